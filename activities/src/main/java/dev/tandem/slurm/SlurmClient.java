@@ -1,0 +1,125 @@
+package dev.tandem.slurm;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything Tandem asks of Slurm, independent of the slurmrestd API version.
+ *
+ * <p>Slurm is reached only through slurmrestd (DESIGN.md). One adapter per REST API version
+ * implements this interface; {@link SlurmClients#create} picks one from the server unless the
+ * version is configured. The records this interface speaks ({@link SlurmNode}, {@link SlurmJob},
+ * {@link JobSubmission}) are version-neutral: base states are lower-case ({@code idle}), flags
+ * upper-case ({@code DRAIN}), times are {@link Instant}s, and "not set" is {@code null}.
+ *
+ * <p>Every method either returns or throws a {@link SlurmException} subtype that says what went
+ * wrong in a way a caller can act on: {@link SlurmNotFoundException}, {@link
+ * SlurmRejectedException} (Slurm's own message, do not retry), {@link SlurmUnavailableException}
+ * (retry later), {@link SlurmUnauthorizedException} (token problem) and {@link
+ * SlurmUnsupportedException} (this API version cannot do that). Every call has a timeout. Tokens
+ * never appear in logs or exception messages.
+ */
+public interface SlurmClient extends AutoCloseable {
+
+  /** The REST API version this client speaks, e.g. {@code v0.0.38}. */
+  ApiVersion apiVersion();
+
+  /** Whether slurmctld answers, and the Slurm version slurmrestd reports. */
+  Ping ping();
+
+  /**
+   * All nodes, or only whether anything changed since {@code since} (a previous listing's {@link
+   * Listing#updateTime()}); {@code null} means a full listing.
+   */
+  Listing<SlurmNode> listNodes(Instant since);
+
+  /** One node; {@link SlurmNotFoundException} if Slurm does not know it. */
+  SlurmNode getNode(String name);
+
+  /**
+   * Sets the DRAIN flag with {@code reason} (also when the node is already drained: the reason is
+   * replaced). Callers decide whether replacing an existing reason is allowed (see {@code
+   * DrainReason} in workflows).
+   */
+  void drain(String node, String reason);
+
+  /** Clears the DRAIN flag only (a DOWN node stays DOWN). */
+  void undrain(String node);
+
+  /** Clears DRAIN and DOWN (Slurm's RESUME). */
+  void resume(String node);
+
+  /** Marks the node DOWN with a reason; Slurm kills or requeues its jobs. */
+  void down(String node, String reason);
+
+  /**
+   * Removes the node record where the API version and the node's kind allow it (dynamic nodes
+   * through REST on 23.02+, FUTURE-declared nodes by returning them to FUTURE on 22.05). {@link
+   * SlurmUnsupportedException} when it cannot be done.
+   */
+  void deleteNode(String node);
+
+  /** Submits a job and returns its id. */
+  long submit(JobSubmission job);
+
+  /** One job; {@link SlurmNotFoundException} if unknown or already purged (after MinJobAge). */
+  SlurmJob getJob(long id);
+
+  /** Like {@link #listNodes} for jobs. */
+  Listing<SlurmJob> listJobs(Instant since);
+
+  /**
+   * Cancels a job, or sends it {@code signal} (e.g. {@code SIGTERM}) when not null. Cancelling a
+   * job that already ended is not an error.
+   */
+  void cancel(long id, String signal);
+
+  @Override
+  void close();
+
+  /** A REST API version Tandem has an adapter for. */
+  enum ApiVersion {
+    V0_0_38("v0.0.38"),
+    V0_0_41("v0.0.41"),
+    V0_0_44("v0.0.44");
+
+    private final String path;
+
+    ApiVersion(String path) {
+      this.path = path;
+    }
+
+    /** The version as it appears in paths, e.g. {@code v0.0.38}. */
+    public String path() {
+      return path;
+    }
+
+    public static Optional<ApiVersion> fromPath(String s) {
+      for (ApiVersion v : values()) {
+        if (v.path.equals(s)) {
+          return Optional.of(v);
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** The answer to {@link #ping()}. */
+  record Ping(boolean controllerUp, String slurmVersion, String cluster) {}
+
+  /**
+   * The answer to an incremental listing. When {@code changed} is false, {@code items} is empty and
+   * the caller keeps its previous view. {@code updateTime} is what to pass as {@code since} next
+   * time.
+   */
+  record Listing<T>(boolean changed, List<T> items, Instant updateTime) {
+    public Listing {
+      items = List.copyOf(items);
+    }
+
+    public static <T> Listing<T> unchanged(Instant updateTime) {
+      return new Listing<>(false, List.of(), updateTime);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.tandem.slurm;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A Slurm job as Tandem sees it, whatever the REST API version.
+ *
+ * @param id job id
+ * @param name job name
+ * @param comment job comment (Tandem tags its placeholder jobs here)
+ * @param state upper-case base state: {@code PENDING}, {@code RUNNING}, {@code SUSPENDED}, {@code
+ *     COMPLETING}, {@code COMPLETED}, {@code CANCELLED}, {@code FAILED}, {@code TIMEOUT}, {@code
+ *     PREEMPTED}, {@code NODE_FAIL}, {@code BOOT_FAIL}, {@code DEADLINE}, {@code OUT_OF_MEMORY}
+ * @param stateFlags extra upper-case flags where the API gives them ({@code COMPLETING}, {@code
+ *     REQUEUED}, ...), else empty
+ * @param stateReason Slurm's reason for the state ({@code None}, {@code Resources}, {@code
+ *     BeginTime}, ...)
+ * @param nodes the allocated nodes as a Slurm hostlist expression, or empty
+ * @param nodeList {@code nodes} expanded to single names
+ * @param partition partition
+ * @param account account, or null
+ * @param qos QOS, or null
+ * @param userName submitting user, or null
+ * @param restartCount how often the job was requeued
+ * @param submitTime submit time, or null
+ * @param startTime start time, or null (future/estimated start for pending jobs is not reported)
+ * @param endTime end time, or null
+ * @param preemptTime when the job was preempted, or null
+ * @param timeLimitMinutes time limit, or null for none/infinite
+ * @param exitCode the exit code, or null
+ */
+public record SlurmJob(
+    long id,
+    String name,
+    String comment,
+    String state,
+    Set<String> stateFlags,
+    String stateReason,
+    String nodes,
+    List<String> nodeList,
+    String partition,
+    String account,
+    String qos,
+    String userName,
+    int restartCount,
+    Instant submitTime,
+    Instant startTime,
+    Instant endTime,
+    Instant preemptTime,
+    Long timeLimitMinutes,
+    Integer exitCode) {
+
+  /** States in which the job may hold resources on its nodes. */
+  public static final Set<String> ACTIVE_STATES =
+      Set.of("RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "STAGE_OUT", "RESIZING");
+
+  public SlurmJob {
+    stateFlags = Set.copyOf(stateFlags);
+    nodeList = List.copyOf(nodeList);
+    nodes = nodes == null ? "" : nodes;
+  }
+
+  /** The job holds (or may still hold) resources on its nodes. */
+  public boolean active() {
+    return ACTIVE_STATES.contains(state)
+        || stateFlags.contains("COMPLETING")
+        || stateFlags.contains("CONFIGURING");
+  }
+
+  public boolean pending() {
+    return "PENDING".equals(state);
+  }
+
+  public boolean running() {
+    return "RUNNING".equals(state);
+  }
+
+  /** The job will not run again. */
+  public boolean finished() {
+    return !pending() && !active() && !"REQUEUED".equals(state);
+  }
+}

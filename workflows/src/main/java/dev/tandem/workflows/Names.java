@@ -1,0 +1,64 @@
+package dev.tandem.workflows;
+
+/**
+ * The names users script against (DESIGN.md "Names"). Changing any of these breaks users and
+ * running workflows: add, never rename.
+ */
+public final class Names {
+  private Names() {}
+
+  /** The one task queue every Tandem worker polls. */
+  public static final String TASK_QUEUE = "tandem";
+
+  /** Prefix of labels and annotations. */
+  public static final String PREFIX = "tandem.dev/";
+
+  /** Scheduler name that routes pods through Slurm. */
+  public static final String SCHEDULER_NAME = "tandem-slurm";
+
+  // Search attributes (Keyword) shown in the Temporal UI.
+  public static final String SA_NODESET = "TandemNodeSet";
+  public static final String SA_NODE = "TandemNode";
+  public static final String SA_K8S_NODE = "TandemK8sNode";
+  public static final String SA_PHASE = "TandemPhase";
+
+  // Signals: the public control surface.
+  public static final String SIGNAL_DRAIN = "drain";
+  public static final String SIGNAL_UNDRAIN = "undrain";
+  public static final String SIGNAL_DELETE = "delete";
+  public static final String SIGNAL_UPDATE = "update";
+  public static final String SIGNAL_SPEC_CHANGED = "specChanged";
+  public static final String SIGNAL_POD_OBSERVED = "podObserved";
+  public static final String SIGNAL_SLURM_OBSERVED = "slurmObserved";
+  public static final String SIGNAL_JOB_OBSERVED = "jobObserved";
+  public static final String SIGNAL_NODE_REPORTED = "nodeReported";
+  public static final String SIGNAL_RESYNC = "resync";
+
+  // Queries.
+  public static final String QUERY_STATUS = "status";
+
+  /** {@code nodeset/<ns>/<name>} */
+  public static String nodeSetWorkflowId(String namespace, String name) {
+    return "nodeset/" + namespace + "/" + name;
+  }
+
+  /** {@code node/<ns>/<pod>} */
+  public static String nodeWorkflowId(String namespace, String pod) {
+    return "node/" + namespace + "/" + pod;
+  }
+
+  /** {@code schedule/<ns>/<pod>/<uid>} */
+  public static String scheduleWorkflowId(String namespace, String pod, String uid) {
+    return "schedule/" + namespace + "/" + pod + "/" + uid;
+  }
+
+  /** {@code remediation/<k8s-node>} */
+  public static String remediationWorkflowId(String k8sNode) {
+    return "remediation/" + k8sNode;
+  }
+
+  /** The pod (and Slurm node) name of a NodeSet ordinal: {@code <nodeset>-<ordinal>}. */
+  public static String podName(String nodeSet, int ordinal) {
+    return nodeSet + "-" + ordinal;
+  }
+}

@@ -1,0 +1,58 @@
+package dev.tandem.workflows.activities;
+
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.PodRequest;
+import dev.tandem.workflows.model.PodView;
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+import java.util.List;
+
+/**
+ * Kubernetes side of the node lifecycle. Implemented with fabric8 in {@code activities}.
+ *
+ * <p>Every method is idempotent: running it again after a crash changes nothing more. Conflicts
+ * (409) are retried inside; failures that retrying cannot fix are thrown as non-retryable
+ * application failures of type {@link #REJECTED}.
+ */
+@ActivityInterface(namePrefix = "Kube")
+public interface KubeActivities {
+
+  /** Failure type for requests Kubernetes refuses for good (invalid pod template, forbidden). */
+  String REJECTED = "KubeRejected";
+
+  /** The pod, or {@link PodView#absent} if there is none. */
+  @ActivityMethod
+  PodView getPod(String namespace, String name);
+
+  /**
+   * Creates the pod if no pod of that name exists and returns the pod that exists afterwards (which
+   * may be an older one: the caller compares revisions).
+   */
+  @ActivityMethod
+  PodView ensurePod(PodRequest request);
+
+  /**
+   * Deletes the pod if present (only the one with {@code uid} when it is not null) and returns what
+   * is left: absent, or terminating.
+   */
+  @ActivityMethod
+  PodView deletePod(String namespace, String name, String uid);
+
+  /** The NodeSet's pods (label {@code tandem.dev/nodeset}), for adoption after a restart. */
+  @ActivityMethod
+  List<PodView> listPods(String namespace, String nodeSet);
+
+  /** Writes the NodeSet's status subresource; absent NodeSet is not an error. */
+  @ActivityMethod
+  void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status);
+
+  /** Removes Tandem's finalizer from a NodeSet being deleted; absent NodeSet is not an error. */
+  @ActivityMethod
+  void releaseNodeSet(NodeSetRef ref);
+
+  /** Records a Kubernetes Event (best effort: never fails the caller). */
+  @ActivityMethod
+  void recordEvent(EventRequest event);
+}

@@ -1,0 +1,119 @@
+package dev.tandem.workflows.model;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Payload of the public node signals {@code drain}, {@code undrain} and {@code delete}, e.g. {@code
+ * {"owner":"manual","reason":"GPU 3 throws Xid 79"}}.
+ *
+ * <p>{@code owner} says who holds the drain and is the drain cause ({@code manual}, {@code
+ * k8s-cordon}, {@code k8s-unhealthy}, {@code remediation}, ...); an {@code undrain} releases only
+ * the drain of the same owner, so an uncordon never lifts a manual drain.
+ *
+ * <p>Signals may come from the Temporal CLI with any JSON at all. Deserialization therefore never
+ * fails: whatever arrives becomes a command, and a malformed one carries a {@code problem} that the
+ * workflow records in the node's timeline (visible in {@code tandem history} and the Temporal UI)
+ * instead of acting on it. A payload the SDK could not even hand over would be dropped silently.
+ *
+ * @param owner who holds the drain; one of {@link DrainCause}'s labels
+ * @param reason free text shown in Slurm's reason
+ * @param policy drain timeout policy for {@code delete}, or null for the NodeSet's
+ * @param problem why the payload is unusable, or null
+ */
+public record NodeCommand(String owner, String reason, DrainPolicy policy, String problem) {
+
+  public static NodeCommand of(String owner, String reason) {
+    return new NodeCommand(owner, reason, null, null);
+  }
+
+  public static NodeCommand of(DrainCause cause, String reason) {
+    return new NodeCommand(cause.label(), reason, null, null);
+  }
+
+  public NodeCommand withPolicy(DrainPolicy p) {
+    return new NodeCommand(owner, reason, p, problem);
+  }
+
+  /** The owner as a drain cause, if it is one. */
+  public java.util.Optional<DrainCause> cause() {
+    return DrainCause.fromLabel(owner);
+  }
+
+  public boolean valid() {
+    return problem == null;
+  }
+
+  /** Accepts any JSON; see the class comment. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static NodeCommand fromJson(JsonNode n) {
+    if (n == null || !n.isObject()) {
+      return new NodeCommand(
+          null,
+          null,
+          null,
+          "payload must be a JSON object like {\"owner\":\"manual\",\"reason\":\"...\"}, got: "
+              + abbreviate(String.valueOf(n)));
+    }
+    List<String> problems = new ArrayList<>();
+    String owner = text(n, "owner");
+    String reason = text(n, "reason");
+    if (owner == null || owner.isBlank()) {
+      problems.add("\"owner\" is required (one of " + causes() + ")");
+    } else if (DrainCause.fromLabel(owner).isEmpty()) {
+      problems.add("\"owner\" must be one of " + causes() + ", got \"" + abbreviate(owner) + "\"");
+    }
+    DrainPolicy policy = null;
+    JsonNode p = n.get("policy");
+    if (p != null && !p.isNull()) {
+      if (!p.isObject()) {
+        problems.add("\"policy\" must be an object {\"timeoutSeconds\":N,\"onTimeout\":\"WAIT\"}");
+      } else {
+        JsonNode t = p.get("timeoutSeconds");
+        long timeout = 0;
+        if (t != null && !t.isNull()) {
+          if (!t.canConvertToLong() || t.asLong() < 0) {
+            problems.add("\"policy.timeoutSeconds\" must be a non-negative number");
+          } else {
+            timeout = t.asLong();
+          }
+        }
+        TimeoutAction action = TimeoutAction.WAIT;
+        String a = text(p, "onTimeout");
+        if (a != null) {
+          try {
+            action = TimeoutAction.valueOf(a.trim().toUpperCase(Locale.ROOT));
+          } catch (IllegalArgumentException e) {
+            problems.add("\"policy.onTimeout\" must be WAIT or FORCE");
+          }
+        }
+        policy = new DrainPolicy(timeout, action);
+      }
+    }
+    return new NodeCommand(
+        owner == null ? null : owner.trim(),
+        reason,
+        policy,
+        problems.isEmpty() ? null : String.join("; ", problems));
+  }
+
+  private static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? null : v.isValueNode() ? v.asText() : v.toString();
+  }
+
+  private static String causes() {
+    StringBuilder b = new StringBuilder();
+    for (DrainCause c : DrainCause.values()) {
+      b.append(b.length() == 0 ? "" : ", ").append(c.label());
+    }
+    return b.toString();
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+  }
+}

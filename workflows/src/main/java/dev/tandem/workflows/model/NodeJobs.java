@@ -1,0 +1,17 @@
+package dev.tandem.workflows.model;
+
+import java.util.List;
+
+/**
+ * Jobs that hold resources on a node (running, completing, suspended...), derived from Slurm's job
+ * list rather than node counters (which lag on 22.05).
+ */
+public record NodeJobs(String node, List<Long> jobIds) {
+  public NodeJobs {
+    jobIds = jobIds == null ? List.of() : List.copyOf(jobIds);
+  }
+
+  public boolean busy() {
+    return !jobIds.isEmpty();
+  }
+}

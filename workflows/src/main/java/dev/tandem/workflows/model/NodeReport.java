@@ -1,0 +1,30 @@
+package dev.tandem.workflows.model;
+
+/**
+ * What a node workflow tells its NodeSet workflow (signal {@code nodeReported}) whenever something
+ * the NodeSet decides on changes.
+ *
+ * @param pod pod name
+ * @param ordinal ordinal
+ * @param phase lifecycle phase
+ * @param revision revision the pod runs
+ * @param targetRevision revision the node is moving to (same as revision when settled)
+ * @param slurmState short Slurm state ({@code idle}, {@code allocated+DRAIN}, ...)
+ * @param busy jobs run on it; null if unknown (counts as busy)
+ * @param reason Slurm reason, or null
+ * @param k8sNode the Kubernetes node hosting the pod, or null
+ * @param problem a problem worth surfacing on the NodeSet (stuck, rejected by Slurm), or null
+ * @param seq increasing per node workflow, so a late report never overwrites a newer one
+ */
+public record NodeReport(
+    String pod,
+    int ordinal,
+    NodePhase phase,
+    String revision,
+    String targetRevision,
+    String slurmState,
+    Boolean busy,
+    String reason,
+    String k8sNode,
+    String problem,
+    long seq) {}

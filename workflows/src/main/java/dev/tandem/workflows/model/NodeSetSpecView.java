@@ -1,0 +1,34 @@
+package dev.tandem.workflows.model;
+
+import java.util.List;
+
+/**
+ * A NodeSet's spec as the workflow sees it: plain data converted by the watcher from the custom
+ * resource. The workflow validates it ({@code NodeSetSpecValidator}) before acting; an invalid spec
+ * is reported on the status and the last valid spec stays in force.
+ *
+ * @param generation {@code metadata.generation}, reported back as observedGeneration
+ * @param uid the custom resource's uid (owner of the pods)
+ * @param replicas desired number of nodes (null if missing)
+ * @param template the pod template revision (null if it could not be read)
+ * @param updateStrategy how template changes roll out
+ * @param updateDrain drain policy for updates
+ * @param scaleDownDrain drain policy for scale-down and deletion
+ * @param problems problems the watcher already found while converting (shown as InvalidSpec)
+ */
+public record NodeSetSpecView(
+    long generation,
+    String uid,
+    Integer replicas,
+    PodTemplate template,
+    UpdateStrategy updateStrategy,
+    DrainPolicy updateDrain,
+    DrainPolicy scaleDownDrain,
+    List<String> problems) {
+  public NodeSetSpecView {
+    problems = problems == null ? List.of() : List.copyOf(problems);
+    updateStrategy = updateStrategy == null ? UpdateStrategy.rolling("1") : updateStrategy;
+    updateDrain = updateDrain == null ? DrainPolicy.waitForever() : updateDrain;
+    scaleDownDrain = scaleDownDrain == null ? DrainPolicy.waitForever() : scaleDownDrain;
+  }
+}

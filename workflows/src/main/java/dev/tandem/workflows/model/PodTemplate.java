@@ -1,0 +1,15 @@
+package dev.tandem.workflows.model;
+
+/**
+ * A revision of a NodeSet's slurmd pod: everything an activity needs to build the pod. Workflows
+ * never look inside {@code templateJson}; they only compare revisions.
+ *
+ * @param revision short hash of template and Slurm settings, computed outside workflows
+ * @param templateJson the NodeSet's {@code spec.template} (a Kubernetes PodTemplateSpec) as JSON
+ * @param slurm the NodeSet's Slurm settings
+ */
+public record PodTemplate(String revision, String templateJson, SlurmSettings slurm) {
+  public PodTemplate {
+    slurm = slurm == null ? SlurmSettings.none() : slurm;
+  }
+}

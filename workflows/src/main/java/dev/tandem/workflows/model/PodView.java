@@ -1,0 +1,46 @@
+package dev.tandem.workflows.model;
+
+import java.time.Instant;
+
+/**
+ * What Kubernetes says about a slurmd pod.
+ *
+ * @param exists false if the pod is absent (all other fields then say nothing)
+ * @param name pod name
+ * @param uid pod uid
+ * @param revision value of the {@code tandem.dev/revision} label, or null
+ * @param phase {@code Pending}, {@code Running}, {@code Succeeded}, {@code Failed}, {@code Unknown}
+ * @param ready the pod's Ready condition is True
+ * @param k8sNode the Kubernetes node it is bound to, or null
+ * @param terminating the pod has a deletionTimestamp
+ * @param createdAt creationTimestamp
+ * @param startedAt status.startTime, or null
+ * @param message a short human-readable note (e.g. why it is pending), or null
+ */
+public record PodView(
+    boolean exists,
+    String name,
+    String uid,
+    String revision,
+    String phase,
+    boolean ready,
+    String k8sNode,
+    boolean terminating,
+    Instant createdAt,
+    Instant startedAt,
+    String message) {
+
+  public static PodView absent(String name) {
+    return new PodView(false, name, null, null, null, false, null, false, null, null, null);
+  }
+
+  /** Running and not being deleted. */
+  public boolean running() {
+    return exists && !terminating && "Running".equals(phase);
+  }
+
+  /** Ended or failed for good: it has to be replaced to serve again. */
+  public boolean failed() {
+    return exists && ("Failed".equals(phase) || "Succeeded".equals(phase));
+  }
+}

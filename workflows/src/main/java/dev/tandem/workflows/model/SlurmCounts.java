@@ -1,0 +1,12 @@
+package dev.tandem.workflows.model;
+
+/**
+ * How a NodeSet's nodes look in Slurm.
+ *
+ * @param idle idle, not drained
+ * @param allocated allocated or mixed, not drained
+ * @param draining DRAIN flag with jobs still running
+ * @param drained DRAIN flag, no jobs
+ * @param down down, not responding, or unknown to Slurm
+ */
+public record SlurmCounts(int idle, int allocated, int draining, int drained, int down) {}

@@ -1,0 +1,13 @@
+package dev.tandem.workflows.model;
+
+import java.time.Instant;
+
+/**
+ * One line of a node's history, as {@code tandem history} shows it.
+ *
+ * @param at workflow time of the event
+ * @param phase the phase after the event
+ * @param event what happened, one word ({@code provisioned}, {@code drain-requested}, ...)
+ * @param detail why, in words
+ */
+public record TimelineEntry(Instant at, NodePhase phase, String event, String detail) {}

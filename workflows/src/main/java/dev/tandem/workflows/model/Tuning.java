@@ -1,0 +1,40 @@
+package dev.tandem.workflows.model;
+
+/**
+ * Timing knobs of the long-lived workflows. Production uses {@link #defaults()}; tests shorten
+ * them. Carried in workflow inputs so that a running workflow keeps the values it started with.
+ *
+ * @param pollSeconds how often a node in a transitional phase re-reads Kubernetes and Slurm when no
+ *     signal arrives (signals may be lost: the timer makes that a delay, never a wedge)
+ * @param resyncSeconds the same for steady phases (ready, drained) and for the NodeSet
+ * @param maxHistoryEvents continue-as-new once the history is this long
+ * @param timelineLimit how many timeline entries a node keeps
+ * @param slowSeconds after this long in a transitional phase the node reports itself stuck
+ * @param searchAttributes upsert the Tandem search attributes (they must be registered on the
+ *     Temporal namespace first: upserting an unregistered one fails the workflow task)
+ */
+public record Tuning(
+    long pollSeconds,
+    long resyncSeconds,
+    int maxHistoryEvents,
+    int timelineLimit,
+    long slowSeconds,
+    boolean searchAttributes) {
+
+  public Tuning {
+    if (pollSeconds < 1 || resyncSeconds < 1) {
+      throw new IllegalArgumentException("poll and resync intervals must be >= 1 s");
+    }
+    if (maxHistoryEvents < 200) {
+      throw new IllegalArgumentException("maxHistoryEvents must be >= 200");
+    }
+  }
+
+  public static Tuning defaults() {
+    return new Tuning(5, 120, 4000, 100, 900, true);
+  }
+
+  public Tuning withSearchAttributes(boolean on) {
+    return new Tuning(pollSeconds, resyncSeconds, maxHistoryEvents, timelineLimit, slowSeconds, on);
+  }
+}

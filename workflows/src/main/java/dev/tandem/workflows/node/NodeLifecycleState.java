@@ -1,0 +1,84 @@
+package dev.tandem.workflows.node;
+
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.DrainPolicy;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.PodTemplate;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmNodeView;
+import dev.tandem.workflows.model.TimelineEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Everything a {@link NodeLifecycleWorkflow} knows, in one serializable object: it is the whole
+ * memory carried across continue-as-new, so nothing else may hold state. Mutated only by the
+ * workflow thread (signal handlers and the main loop).
+ */
+public final class NodeLifecycleState {
+
+  /** Pending operation; at most one, and delete wins over update. */
+  public enum Operation {
+    NONE,
+    UPDATE,
+    DELETE
+  }
+
+  NodePhase phase = NodePhase.PROVISIONING;
+
+  /** Revision of the pod that runs (or last ran). */
+  PodTemplate current;
+
+  /** Revision to run: what the next pod is created with. */
+  PodTemplate target;
+
+  Operation operation = Operation.NONE;
+
+  /** Drain policy of the pending operation. */
+  DrainPolicy operationPolicy;
+
+  /** Owner (a {@link DrainCause} label) of the pending delete; its drain reason. */
+  String deleteOwner;
+
+  /** Workflow time (ms) the current drain started waiting for jobs, or 0. */
+  long drainStartedMillis;
+
+  /** A drain timeout with Force already marked the node down. */
+  boolean forced;
+
+  /** Drains Tandem holds: cause label to the Slurm reason, ordered by cause precedence. */
+  Map<String, String> holds = new TreeMap<>();
+
+  /** Last views of the world, from activities or watcher signals. */
+  PodView pod;
+
+  SlurmNodeView slurm;
+
+  /** Jobs run on the node: true, false, or null when unknown (counts as busy). */
+  Boolean busy;
+
+  List<Long> jobIds = new ArrayList<>();
+
+  /** The Slurm reason Tandem last set, so it is not set again on every poll. */
+  String appliedReason;
+
+  /** The current problem (stuck, refused), or null. */
+  String problem;
+
+  long phaseSinceMillis;
+
+  List<TimelineEntry> timeline = new ArrayList<>();
+
+  /** Sequence number of the last report sent to the NodeSet workflow. */
+  long reportSeq;
+
+  public NodePhase phase() {
+    return phase;
+  }
+
+  public Map<String, String> holds() {
+    return holds;
+  }
+}

@@ -1,0 +1,73 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Everything a {@link NodeSetWorkflow} knows, in one serializable object carried across
+ * continue-as-new. Mutated only by the workflow thread.
+ */
+public final class NodeSetState {
+
+  /** One node the NodeSet tracks. */
+  public static final class Entry {
+    String pod;
+    int ordinal;
+
+    /** Last report from the node workflow (null until the first one). */
+    NodeReport report;
+
+    /** The node workflow was started (or found running). */
+    boolean started;
+
+    /** A delete was sent (scale-down or NodeSet deletion). */
+    boolean deleteSent;
+
+    /** The last revision an update was sent for. */
+    String updateSentFor;
+
+    /** Whether the update sent was immediate (RollingUpdate) or deferred (OnDelete). */
+    boolean updateSentImmediate;
+
+    public String pod() {
+      return pod;
+    }
+
+    public NodeReport report() {
+      return report;
+    }
+  }
+
+  /** The last valid spec: what the workflow acts on. */
+  NodeSetSpecView spec;
+
+  /** The latest spec received, valid or not. */
+  NodeSetSpecView latest;
+
+  /** Why {@code latest} is invalid, or null. */
+  String invalidMessage;
+
+  boolean deleting;
+
+  String deleteReason;
+
+  /** Pods were listed once to adopt what exists. */
+  boolean adopted;
+
+  Map<Integer, Entry> nodes = new TreeMap<>();
+
+  /** The status last written to the custom resource. */
+  NodeSetStatusView written;
+
+  List<Condition> conditions = new ArrayList<>();
+
+  public Map<Integer, Entry> nodes() {
+    return nodes;
+  }
+}
