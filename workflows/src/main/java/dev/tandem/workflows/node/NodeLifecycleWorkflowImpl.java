@@ -132,8 +132,12 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       return;
     }
     DrainCause cause = c.cause().orElseThrow();
+    String before = s.holds.get(cause.label());
     fx.hold(
         cause, c.reason() == null || c.reason().isBlank() ? "drained by " + c.owner() : c.reason());
+    if (Objects.equals(before, s.holds.get(cause.label()))) {
+      return; // a duplicate (watchers re-send their state after a restart)
+    }
     fx.timeline("drain-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
     dirty = true;
   }
@@ -144,13 +148,13 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       return;
     }
     if (s.holds.remove(c.owner()) == null) {
-      fx.timeline(
-          "undrain-ignored",
-          "no drain held by "
-              + c.owner()
-              + " (held by: "
-              + String.join(", ", s.holds.keySet())
-              + ")");
+      // Watchers send undrains after a restart without knowing what was held: stay silent for
+      // them; tell a person (manual) why nothing happened.
+      if (DrainCause.MANUAL.label().equals(c.owner())) {
+        String others =
+            s.holds.isEmpty() ? "" : " (held by: " + String.join(", ", s.holds.keySet()) + ")";
+        fx.timeline("undrain-ignored", "no drain held by " + c.owner() + others);
+      }
       return;
     }
     fx.timeline("undrain-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
