@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.JsonMetaSchema;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.NonValidationKeyword;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
@@ -13,7 +15,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,10 +50,19 @@ public final class OpenApiSpec {
     this.document = document;
     this.iri = "https://tandem.dev/test/slurmrestd-openapi/" + version + ".json";
     String prepared = write(prepare(document));
+    // Draft-07 plus "components" as a known, non-validating keyword: the container of the
+    // schemas is not itself a schema.
+    JsonMetaSchema meta =
+        JsonMetaSchema.builder(JsonMetaSchema.getV7())
+            .keyword(new NonValidationKeyword("components"))
+            .build();
     this.factory =
         JsonSchemaFactory.getInstance(
             SpecVersion.VersionFlag.V7,
-            b -> b.schemaLoaders(l -> l.schemas(Map.of(iri, prepared))));
+            b ->
+                b.metaSchema(meta)
+                    .defaultMetaSchemaIri(meta.getIri())
+                    .schemaLoaders(l -> l.schemas(Map.of(iri, prepared))));
   }
 
   /**
@@ -155,8 +165,7 @@ public final class OpenApiSpec {
       if (props.isEmpty()) {
         return;
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> f = it.next();
+      for (Map.Entry<String, JsonNode> f : value.properties()) {
         String p = path + "." + f.getKey();
         JsonNode ps = props.get(f.getKey());
         if (ps == null) {

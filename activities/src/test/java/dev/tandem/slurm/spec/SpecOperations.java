@@ -6,7 +6,6 @@ import dev.tandem.slurm.SlurmTransport.Request;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -59,12 +58,9 @@ public final class SpecOperations {
 
   public SpecOperations(OpenApiSpec spec) {
     this.spec = spec;
-    for (Iterator<Map.Entry<String, JsonNode>> it = spec.document().path("paths").fields();
-        it.hasNext(); ) {
-      Map.Entry<String, JsonNode> p = it.next();
+    for (Map.Entry<String, JsonNode> p : spec.document().path("paths").properties()) {
       Pattern pattern = Pattern.compile(toRegex(p.getKey()));
-      for (Iterator<Map.Entry<String, JsonNode>> m = p.getValue().fields(); m.hasNext(); ) {
-        Map.Entry<String, JsonNode> op = m.next();
+      for (Map.Entry<String, JsonNode> op : p.getValue().properties()) {
         operations.add(
             new Operation(
                 op.getKey().toUpperCase(Locale.ROOT), p.getKey(), pattern, op.getValue()));
@@ -166,7 +162,8 @@ public final class SpecOperations {
     return sb.toString();
   }
 
-  static JsonNode parse(String json) {
+  /** Parses JSON text; fails with the text in the message. */
+  public static JsonNode parse(String json) {
     try {
       return MAPPER.readTree(json);
     } catch (IOException e) {
