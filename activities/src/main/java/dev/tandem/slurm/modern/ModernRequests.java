@@ -27,7 +27,7 @@ public final class ModernRequests {
    * A single node name. Anything that Slurm could read as a hostlist expression ({@code n[1-9]},
    * {@code a,b}) is refused: {@code POST /node/{name}} would change every node it expands to.
    */
-  private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,252}");
 
   /** Signal names or numbers as {@code scancel --signal} takes them. */
   private static final Pattern SIGNAL = Pattern.compile("(SIG)?[A-Z][A-Z0-9+]{0,15}|[0-9]{1,2}");

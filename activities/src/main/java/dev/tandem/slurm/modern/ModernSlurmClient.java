@@ -85,7 +85,7 @@ public abstract class ModernSlurmClient implements SlurmClient {
       if (r.status() == 304) {
         return Listing.unchanged(since);
       }
-      if (r.status() >= 500 && r.status() != 511) {
+      if (r.status() == 500 && !Responses.knownOutage(r)) {
         // Slurm 22.05 to 25.11 answer 500 "Unable to query partitions" when nodes changed but
         // partitions did not (the handler passes update_time to the partition query too). Nodes
         // did change, so a full listing is the right answer.
@@ -126,7 +126,21 @@ public abstract class ModernSlurmClient implements SlurmClient {
 
   @Override
   public void resume(String node) {
-    updateNode(node, "RESUME", null, "resume");
+    try {
+      updateNode(node, "RESUME", null, "resume");
+    } catch (SlurmRejectedException e) {
+      if (e.errorNumber() != SlurmErrors.INVALID_NODE_STATE_TRANSITION) {
+        throw e;
+      }
+      // slurmctld refuses RESUME for a node that is neither down, drained, failed nor future,
+      // i.e. one already in service: a retried activity has nothing left to do. The same error
+      // also means "registered with an invalid configuration", so look before calling it done.
+      SlurmNode n = getNode(node);
+      if (n.drainFlag() || n.down() || n.future()) {
+        throw e;
+      }
+      log.debug("resume node {}: already in service ({})", node, e.slurmMessage());
+    }
   }
 
   @Override
@@ -169,6 +183,11 @@ public abstract class ModernSlurmClient implements SlurmClient {
   @Override
   public long submit(JobSubmission job) {
     String ctx = "submit job " + job.name();
+    if (job.userName() != null) {
+      // The job belongs to the token's user; v0.0.41+ has no safe way to act for another user
+      // (a non-operator cancelling another user's job deadlocked a 25.11 slurmctld).
+      log.debug("{}: userName {} is not sent; the token's user owns the job", ctx, job.userName());
+    }
     String json = Responses.write(ModernRequests.submit(job));
     Response r = transport.send(Request.post(base + "/job/submit", json));
     JsonNode body = Responses.parseQuietly(r.body());
@@ -218,16 +237,12 @@ public abstract class ModernSlurmClient implements SlurmClient {
     JsonNode body = Responses.requireOk(ctx, r);
     JsonNode jobs = body.path("jobs");
     Instant lastUpdate = Json.instant(body.get("last_update"));
-    if (since != null && jobs.isEmpty() && (lastUpdate == null || noJobChanges(body))) {
+    if (since != null && jobs.isEmpty() && (lastUpdate == null || Responses.noJobChanges(body))) {
       // 24.05/25.11 answer "unchanged" with 200, "jobs": [], no last_update and the warning
       // "No job changes since update_time[...]". A real listing always carries last_update.
       return Listing.unchanged(since);
     }
     return new Listing<>(true, Responses.parseAll(ctx, jobs, ModernParsers::job), lastUpdate);
-  }
-
-  private static boolean noJobChanges(JsonNode body) {
-    return SlurmErrors.warnings(body).stream().anyMatch(w -> w.contains("No job changes"));
   }
 
   @Override

@@ -88,4 +88,16 @@ final class Responses {
       throw new IllegalStateException("cannot serialize a request body", e);
     }
   }
+
+  /** A 500 whose Slurm error says "credentials" or "slurmctld unreachable": no fallback helps. */
+  static boolean knownOutage(Response r) {
+    SlurmErrors.SlurmError e =
+        SlurmErrors.primary(SlurmErrors.errors(Responses.parseQuietly(r.body())));
+    SlurmErrors.Kind k = e == null ? null : SlurmErrors.kind(e.number());
+    return k == SlurmErrors.Kind.UNAUTHORIZED || k == SlurmErrors.Kind.UNAVAILABLE;
+  }
+
+  static boolean noJobChanges(JsonNode body) {
+    return SlurmErrors.warnings(body).stream().anyMatch(w -> w.contains("No job changes"));
+  }
 }

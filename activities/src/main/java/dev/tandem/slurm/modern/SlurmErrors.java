@@ -30,6 +30,7 @@ public final class SlurmErrors {
   public static final int TRANSITION_STATE_NO_UPDATE = 2020;
   public static final int ALREADY_DONE = 2021;
   public static final int INVALID_NODE_STATE = 2028;
+  public static final int INVALID_NODE_STATE_TRANSITION = 2180;
   public static final int PROTOCOL_AUTHENTICATION_ERROR = 1007;
 
   /** What an error number means for the caller. */

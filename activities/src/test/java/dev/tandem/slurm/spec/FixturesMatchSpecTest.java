@@ -40,6 +40,7 @@ class FixturesMatchSpecTest {
             op(v, "ping.json", "GET", p + "/ping/", 200),
             schema(v, "node-unknown.json", "openapi_resp"),
             schema(v, "node-update-unknown.json", "openapi_resp"),
+            schema(v, "node-resume-in-service.json", "openapi_resp"),
             schema(v, "node-delete-static.json", "openapi_resp"),
             schema(v, "node-delete-busy.json", "openapi_resp"),
             schema(v, "nodes-partitions-500.json", "openapi_resp"),

@@ -120,6 +120,9 @@ class SlurmClientV0041Test {
   void badTokenIs500With1007() {
     fake.onResource("GET", P + "/nodes/", 500, P + "/auth-bad-token.json");
     fails(SlurmUnauthorizedException.class, () -> client.listNodes(null));
+    fake.onResource("GET", P + "/nodes/", 500, P + "/auth-bad-token.json");
+    fails(SlurmUnauthorizedException.class, () -> client.listNodes(T0));
+    assertEquals(2, fake.requests().size(), "no fallback listing for a credentials error");
     fake.on("GET", P + "/jobs/", 401, "Authentication failure");
     fails(SlurmUnauthorizedException.class, () -> client.listJobs(null));
   }

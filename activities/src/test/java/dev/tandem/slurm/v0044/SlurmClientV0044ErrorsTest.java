@@ -149,6 +149,23 @@ class SlurmClientV0044ErrorsTest {
   }
 
   @Test
+  void resumingANodeAlreadyInServiceIsDone() {
+    fake.onResource("POST", P + "/node/gpu-a-0", 500, P + "/node-resume-in-service.json");
+    fake.onResource("GET", P + "/node/gpu-a-0", 200, P + "/nodes.json");
+    client.resume("gpu-a-0");
+    assertEquals(2, fake.requests().size(), "looked before calling it done");
+  }
+
+  @Test
+  void resumeRefusedForADrainedNodeIsStillAnError() {
+    // 2180 also means "registered with an invalid configuration": the node stays drained.
+    fake.onResource("POST", P + "/node/gpu-a-1", 500, P + "/node-resume-in-service.json");
+    fake.onResource("GET", P + "/node/gpu-a-1", 200, P + "/node-drained.json");
+    SlurmRejectedException e = fails(SlurmRejectedException.class, () -> client.resume("gpu-a-1"));
+    assertEquals(2180, e.errorNumber());
+  }
+
+  @Test
   void deletingASlurmConfNodeIsUnsupported() {
     fake.onResource("DELETE", P + "/node/gpu-a-1", 500, P + "/node-delete-static.json");
     SlurmUnsupportedException e =

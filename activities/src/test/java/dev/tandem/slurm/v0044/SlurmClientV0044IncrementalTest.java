@@ -75,6 +75,13 @@ class SlurmClientV0044IncrementalTest {
   }
 
   @Test
+  void slurmctldDownOnAnIncrementalListingIsNotRetried() {
+    fake.onResource("GET", P + "/nodes/", 500, P + "/slurmctld-down.json");
+    assertThrows(SlurmUnavailableException.class, () -> client.listNodes(SINCE));
+    assertEquals(1, fake.requests().size());
+  }
+
+  @Test
   void badTokenOnAnIncrementalListingIsNotRetriedWithoutUpdateTime() {
     fake.onResource("GET", P + "/nodes/", 511, P + "/auth-511.json");
     assertThrows(SlurmUnauthorizedException.class, () -> client.listNodes(SINCE));
