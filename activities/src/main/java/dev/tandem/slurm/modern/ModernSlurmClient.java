@@ -94,7 +94,8 @@ public abstract class ModernSlurmClient implements SlurmClient {
       }
     }
     JsonNode body = Responses.requireOk(ctx, r);
-    List<SlurmNode> nodes = Responses.parseAll(ctx, body.path("nodes"), ModernParsers::node);
+    List<SlurmNode> nodes =
+        Responses.parseAll(ctx, Responses.list(ctx, body, "nodes"), ModernParsers::node);
     return new Listing<>(true, nodes, Json.instant(body.get("last_update")));
   }
 
@@ -242,7 +243,10 @@ public abstract class ModernSlurmClient implements SlurmClient {
       // "No job changes since update_time[...]". A real listing always carries last_update.
       return Listing.unchanged(since);
     }
-    return new Listing<>(true, Responses.parseAll(ctx, jobs, ModernParsers::job), lastUpdate);
+    return new Listing<>(
+        true,
+        Responses.parseAll(ctx, Responses.list(ctx, body, "jobs"), ModernParsers::job),
+        lastUpdate);
   }
 
   @Override
@@ -258,6 +262,9 @@ public abstract class ModernSlurmClient implements SlurmClient {
         return;
       }
       throw SlurmErrors.toException(ctx, r.status(), body, r.body());
+    }
+    if (r.body() == null || r.body().isBlank()) {
+      return; // an empty 200/204 carries no error
     }
     body = Responses.requireJson(ctx, r);
     // v0.0.44: 200 with {"status":[...]}; an empty list is success, per-job failures sit in

@@ -25,7 +25,13 @@ final class Responses {
    * 2xx answer is still a failure: the change did not happen.
    */
   static void requireSuccess(String ctx, Response r) {
-    JsonNode body = requireOk(ctx, r);
+    if (!r.ok()) {
+      throw SlurmErrors.toException(ctx, r.status(), parseQuietly(r.body()), r.body());
+    }
+    if (r.body() == null || r.body().isBlank()) {
+      return; // an empty 200/204 to a change carries no error either
+    }
+    JsonNode body = requireJson(ctx, r);
     List<SlurmErrors.SlurmError> errors = SlurmErrors.errors(body);
     SlurmErrors.SlurmError e = SlurmErrors.primary(errors);
     if (e != null) {
@@ -33,12 +39,10 @@ final class Responses {
     }
   }
 
+  /** The body as a JSON object; anything else (empty, HTML, a list) is an unusable answer. */
   static JsonNode requireJson(String ctx, Response r) {
     String b = r.body();
-    if (b == null || b.isBlank()) {
-      // 25.11 answers most changes with a JSON body; an empty 200/204 carries no error either.
-      return Json.MAPPER.createObjectNode();
-    }
+    // An empty answer to a read is not "no nodes": callers would take every node for gone.
     JsonNode body = parseQuietly(b);
     if (body == null || !body.isObject()) {
       throw new SlurmUnavailableException(
@@ -99,5 +103,15 @@ final class Responses {
 
   static boolean noJobChanges(JsonNode body) {
     return SlurmErrors.warnings(body).stream().anyMatch(w -> w.contains("No job changes"));
+  }
+
+  /** The array {@code key} of a listing; a listing without it is unusable, not empty. */
+  static JsonNode list(String ctx, JsonNode body, String key) {
+    JsonNode a = body.get(key);
+    if (a == null || !a.isArray()) {
+      throw new SlurmUnavailableException(
+          ctx + ": slurmrestd answered without a \"" + key + "\" list" + errorText(body));
+    }
+    return a;
   }
 }

@@ -78,6 +78,26 @@ class SlurmClientV0044ErrorsTest {
   }
 
   @Test
+  void emptyOrListlessReadsAreUnavailableNotEmpty() {
+    fake.on("GET", P + "/nodes/", 200, "");
+    fails(SlurmUnavailableException.class, () -> client.listNodes(null));
+    fake.on("GET", P + "/nodes/", 200, "{\"errors\":[],\"warnings\":[]}");
+    SlurmUnavailableException e =
+        fails(SlurmUnavailableException.class, () -> client.listNodes(null));
+    assertTrue(e.getMessage().contains("without a \"nodes\" list"), e.getMessage());
+    fake.on("GET", P + "/jobs/", 200, "{\"jobs\":{}}");
+    fails(SlurmUnavailableException.class, () -> client.listJobs(null));
+  }
+
+  @Test
+  void emptySuccessfulChangesAreFine() {
+    fake.on("POST", P + "/node/gpu-a-1", 200, "");
+    fake.on("DELETE", P + "/job/4242", 204, "");
+    client.undrain("gpu-a-1");
+    client.cancel(4242, null);
+  }
+
+  @Test
   void unreadableEntryFailsTheWholeListing() {
     fake.on("GET", P + "/jobs/", 200, "{\"jobs\":[{\"job_id\":5,\"nodes\":\"n[3-1]\"}]}");
     fails(SlurmUnavailableException.class, () -> client.listJobs(null));
