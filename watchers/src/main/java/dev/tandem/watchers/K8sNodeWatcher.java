@@ -176,10 +176,16 @@ public final class K8sNodeWatcher implements AutoCloseable {
     return bad.isEmpty() ? null : String.join("; ", bad);
   }
 
+  /** False once the informer has stopped for good (the supervisor then restarts it). */
+  public boolean running() {
+    return informer != null && informer.isRunning();
+  }
+
   @Override
   public void close() {
     if (informer != null) {
       informer.close();
+      informer = null;
     }
   }
 }

@@ -145,10 +145,16 @@ public final class PodWatcher implements AutoCloseable {
     return informer == null ? List.of() : informer.getIndexer().list();
   }
 
+  /** False once the informer has stopped for good (the supervisor then restarts it). */
+  public boolean running() {
+    return informer != null && informer.isRunning();
+  }
+
   @Override
   public void close() {
     if (informer != null) {
       informer.close();
+      informer = null;
     }
   }
 }

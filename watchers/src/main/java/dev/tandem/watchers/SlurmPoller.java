@@ -1,0 +1,261 @@
+package dev.tandem.watchers;
+
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClient.Listing;
+import dev.tandem.slurm.SlurmException;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmViews;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.model.SlurmNodeView;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls slurmrestd and turns what changed into signals: {@code slurmObserved} to the node workflow
+ * of each Tandem-managed Slurm node, {@code jobObserved} to the workflow that owns a placeholder
+ * job (its id is the job's comment), and the mirror of administrators' drains onto pods.
+ *
+ * <ol>
+ *   <li>Every interval (default 2 s) list nodes and jobs incrementally: an unchanged cluster costs
+ *       one 304 each.
+ *   <li>Diff against the last view by state, flags, reason and slurmd start; only differences
+ *       become signals. Every {@code fullResync} the whole view is listed and sent again, so a
+ *       lost signal or a missed change is repaired.
+ *   <li>When slurmrestd cannot be reached, say so once (log, {@code tandem_slurm_up} 0), back off
+ *       up to 30 s, and on recovery list everything again. Nothing is signalled from a failed poll:
+ *       unknown is not "idle".
+ * </ol>
+ */
+public final class SlurmPoller implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SlurmPoller.class);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final SlurmClient slurm;
+  private final PodWatcher pods;
+  private final Coalescer coalescer;
+  private final WorkflowSignals signals;
+  private final SlurmMirror mirror;
+  private final WatcherMetrics metrics;
+  private final Duration interval;
+  private final Duration fullResync;
+  private final Clock clock;
+
+  private final Map<String, SlurmNodeView> nodes = new ConcurrentHashMap<>();
+  private final Map<Long, SlurmJobView> jobs = new HashMap<>();
+  private Instant nodesSince;
+  private Instant jobsSince;
+  private Instant lastFull = Instant.EPOCH;
+  private Instant downSince;
+  private Duration delay;
+  private volatile boolean closed;
+  private Thread thread;
+
+  public SlurmPoller(
+      SlurmClient slurm,
+      PodWatcher pods,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      SlurmMirror mirror,
+      WatcherMetrics metrics,
+      Duration interval,
+      Duration fullResync,
+      Clock clock) {
+    this.slurm = slurm;
+    this.pods = pods;
+    this.coalescer = coalescer;
+    this.signals = signals;
+    this.mirror = mirror;
+    this.metrics = metrics;
+    this.interval = interval;
+    this.fullResync = fullResync;
+    this.clock = clock;
+    this.delay = interval;
+  }
+
+  public void start() {
+    thread = new Thread(this::loop, "tandem-slurm-poller");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private void loop() {
+    while (!closed) {
+      pollOnceSafely();
+      try {
+        Thread.sleep(delay.toMillis());
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  /** One poll; failures are reported, never thrown. Public for tests and benchmarks. */
+  public void pollOnceSafely() {
+    long t0 = System.nanoTime();
+    try {
+      pollOnce();
+      metrics.slurmPoll(Duration.ofNanos(System.nanoTime() - t0), "ok");
+      if (downSince != null) {
+        log.info(
+            "slurmrestd answers again after {}s",
+            Duration.between(downSince, clock.instant()).toSeconds());
+        downSince = null;
+        lastFull = Instant.EPOCH; // list everything: changes were missed
+      }
+      metrics.slurmUp(true);
+      delay = interval;
+    } catch (SlurmException | RuntimeException e) {
+      metrics.slurmPoll(Duration.ofNanos(System.nanoTime() - t0), "error");
+      metrics.error("slurm-poll");
+      metrics.slurmUp(false);
+      if (downSince == null) {
+        downSince = clock.instant();
+        log.warn("cannot poll slurmrestd (will keep trying, backing off): {}", e.getMessage());
+      }
+      delay = delay.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay.multipliedBy(2);
+    }
+  }
+
+  private void pollOnce() {
+    Instant now = clock.instant();
+    boolean full = Duration.between(lastFull, now).compareTo(fullResync) >= 0;
+    Listing<SlurmNode> ln = slurm.listNodes(full ? null : nodesSince);
+    if (ln.changed()) {
+      Map<String, SlurmNodeView> seen = new HashMap<>();
+      for (SlurmNode n : ln.items()) {
+        SlurmNodeView v = SlurmViews.node(n, now);
+        seen.put(n.name(), v);
+        SlurmNodeView before = nodes.put(n.name(), v);
+        if (full || before == null || !sameNode(before, v)) {
+          metrics.event("slurm", "node");
+          onNode(v, full);
+        }
+      }
+      for (String gone : List.copyOf(nodes.keySet())) {
+        if (!seen.containsKey(gone)) {
+          nodes.remove(gone);
+          onNode(SlurmNodeView.unknown(gone, now), true);
+        }
+      }
+      nodesSince = ln.updateTime();
+    }
+    Listing<SlurmJob> lj = slurm.listJobs(full ? null : jobsSince);
+    if (lj.changed()) {
+      Map<Long, SlurmJobView> seen = new HashMap<>();
+      for (SlurmJob j : lj.items()) {
+        if (!ownedByWorkflow(j.comment())) {
+          continue;
+        }
+        SlurmJobView v = SlurmViews.job(j, now);
+        seen.put(j.id(), v);
+        SlurmJobView before = jobs.put(j.id(), v);
+        if (full || before == null || !sameJob(before, v)) {
+          metrics.event("slurm", "job");
+          onJob(v);
+        }
+      }
+      for (Long gone : List.copyOf(jobs.keySet())) {
+        if (!seen.containsKey(gone)) {
+          SlurmJobView last = jobs.remove(gone);
+          onJob(
+              new SlurmJobView(
+                  last.id(), last.name(), last.comment(), SlurmJobView.GONE, "purged", last.nodes(),
+                  last.restartCount(), now));
+        }
+      }
+      jobsSince = lj.updateTime();
+    }
+    if (full) {
+      lastFull = now;
+    }
+  }
+
+  /** A pod appeared or changed: bring its mirror up to date with what Slurm last said. */
+  public void podChanged(Pod pod) {
+    SlurmNodeView v = nodes.get(pod.getMetadata().getName());
+    if (v != null) {
+      submitMirror(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), v);
+    }
+  }
+
+  private void onNode(SlurmNodeView v, boolean full) {
+    Pod pod = pods.podFor(v.name()).orElse(null);
+    if (pod == null) {
+      return; // not a Tandem-managed node (static nodes, other pools)
+    }
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    Instant seen = clock.instant();
+    coalescer.submit(
+        ns + "/" + name + ":slurm",
+        () -> {
+          boolean ok = signals.node(ns, name, Names.SIGNAL_SLURM_OBSERVED, v);
+          metrics.signal(Names.SIGNAL_SLURM_OBSERVED, ok ? "sent" : "not-running");
+          metrics.lag("slurm", Duration.between(seen, clock.instant()));
+        });
+    submitMirror(ns, name, v);
+  }
+
+  private void submitMirror(String ns, String name, SlurmNodeView v) {
+    Instant seen = clock.instant();
+    coalescer.submit(
+        ns + "/" + name + ":mirror",
+        () -> {
+          mirror.apply(ns, name, v);
+          metrics.lag("mirror", Duration.between(seen, clock.instant()));
+        });
+  }
+
+  private void onJob(SlurmJobView v) {
+    coalescer.submit(
+        "job:" + v.id(),
+        () -> {
+          boolean ok = signals.workflow(v.comment(), Names.SIGNAL_JOB_OBSERVED, v);
+          metrics.signal(Names.SIGNAL_JOB_OBSERVED, ok ? "sent" : "not-running");
+        });
+  }
+
+  /** Tandem's placeholder jobs carry their owner's workflow id as the comment. */
+  static boolean ownedByWorkflow(String comment) {
+    return comment != null && comment.startsWith("schedule/");
+  }
+
+  static boolean sameNode(SlurmNodeView a, SlurmNodeView b) {
+    return a.known() == b.known()
+        && Objects.equals(a.state(), b.state())
+        && a.flags().equals(b.flags())
+        && Objects.equals(a.reason(), b.reason())
+        && Objects.equals(a.slurmdStartTime(), b.slurmdStartTime());
+  }
+
+  static boolean sameJob(SlurmJobView a, SlurmJobView b) {
+    return Objects.equals(a.state(), b.state())
+        && Objects.equals(a.stateReason(), b.stateReason())
+        && a.nodes().equals(b.nodes())
+        && a.restartCount() == b.restartCount();
+  }
+
+  /** The last view of a Slurm node, if any. */
+  public SlurmNodeView lastView(String node) {
+    return nodes.get(node);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    if (thread != null) {
+      thread.interrupt();
+    }
+  }
+}
