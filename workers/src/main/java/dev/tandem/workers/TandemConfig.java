@@ -1,0 +1,128 @@
+package dev.tandem.workers;
+
+import dev.tandem.workflows.model.Tuning;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * The worker's configuration, read from environment variables (documented with their defaults in
+ * docs/configuration.md). A bad value stops the process at start with a message that names the
+ * variable; nothing is guessed.
+ */
+public record TandemConfig(
+    Temporal temporal, Http http, Watching watching, Tuning tuning, Worker worker) {
+
+  /**
+   * Where Temporal is, in the Temporal CLI's terms.
+   *
+   * @param address host:port ({@code TEMPORAL_ADDRESS}, default 127.0.0.1:7233)
+   * @param namespace {@code TEMPORAL_NAMESPACE}, default {@code default}
+   * @param tlsCert client certificate file ({@code TEMPORAL_TLS_CERT}), for mTLS
+   * @param tlsKey client key file ({@code TEMPORAL_TLS_KEY})
+   * @param tlsCa CA file to trust ({@code TEMPORAL_TLS_CA}); TLS on with system CAs if only {@code
+   *     TEMPORAL_TLS=true}
+   * @param tlsServerName server name to verify ({@code TEMPORAL_TLS_SERVER_NAME})
+   * @param tls TLS on ({@code TEMPORAL_TLS}, default: on when a cert or CA is given)
+   * @param apiKey API key sent as a bearer token ({@code TEMPORAL_API_KEY}, e.g. Temporal Cloud)
+   */
+  public record Temporal(
+      String address,
+      String namespace,
+      String tlsCert,
+      String tlsKey,
+      String tlsCa,
+      String tlsServerName,
+      boolean tls,
+      String apiKey) {
+    @Override
+    public String toString() {
+      return "Temporal[" + address + ", namespace " + namespace + (tls ? ", tls" : "") + "]";
+    }
+  }
+
+  /** The HTTP endpoints ({@code /metrics}, {@code /healthz}, {@code /readyz}). */
+  public record Http(String bind, int port) {}
+
+  /** The watchers. */
+  public record Watching(
+      boolean enabled,
+      boolean leaderElection,
+      String leaseNamespace,
+      String leaseName,
+      String identity,
+      Duration informerResync,
+      Duration slurmInterval,
+      Duration slurmFullResync,
+      Set<String> unhealthyConditions,
+      int signalThreads) {}
+
+  /** The Temporal worker. */
+  public record Worker(
+      int maxConcurrentActivities,
+      int maxConcurrentWorkflowTasks,
+      Duration shutdownGrace,
+      boolean registerSearchAttributes) {}
+
+  public static TandemConfig from(Env env) {
+    String cert = env.string("TEMPORAL_TLS_CERT", null);
+    String key = env.string("TEMPORAL_TLS_KEY", null);
+    if ((cert == null) != (key == null)) {
+      throw new ConfigException("TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together");
+    }
+    String ca = env.string("TEMPORAL_TLS_CA", null);
+    String apiKey = env.string("TEMPORAL_API_KEY", null);
+    boolean tls = env.bool("TEMPORAL_TLS", cert != null || ca != null || apiKey != null);
+    String address = env.string("TEMPORAL_ADDRESS", "127.0.0.1:7233");
+    if (!address.matches("^[^:\\s]+:\\d{1,5}$")) {
+      throw new ConfigException("TEMPORAL_ADDRESS=\"" + address + "\" is not host:port");
+    }
+    Temporal temporal =
+        new Temporal(
+            address,
+            env.string("TEMPORAL_NAMESPACE", "default"),
+            cert,
+            key,
+            ca,
+            env.string("TEMPORAL_TLS_SERVER_NAME", null),
+            tls,
+            apiKey);
+    Http http =
+        new Http(env.string("TANDEM_HTTP_BIND", "0.0.0.0"), env.integer("TANDEM_HTTP_PORT", 9090, 0, 65535));
+    Watching watching =
+        new Watching(
+            env.bool("TANDEM_WATCHERS", true),
+            env.bool("TANDEM_LEADER_ELECTION", true),
+            env.string("TANDEM_LEASE_NAMESPACE", env.string("POD_NAMESPACE", "default")),
+            env.string("TANDEM_LEASE_NAME", "tandem-watchers"),
+            env.string("TANDEM_IDENTITY", env.string("POD_NAME", hostname())),
+            env.duration("TANDEM_INFORMER_RESYNC", Duration.ofMinutes(10), Duration.ofSeconds(10)),
+            env.duration("TANDEM_SLURM_POLL_INTERVAL", Duration.ofSeconds(2), Duration.ofMillis(100)),
+            env.duration("TANDEM_SLURM_FULL_RESYNC", Duration.ofMinutes(1), Duration.ofSeconds(1)),
+            env.list("TANDEM_UNHEALTHY_CONDITIONS", Set.of("GpuUnhealthy", "KernelDeadlock")),
+            env.integer("TANDEM_SIGNAL_THREADS", 4, 1, 64));
+    Tuning tuning =
+        new Tuning(
+            env.duration("TANDEM_NODE_POLL", Duration.ofSeconds(5), Duration.ofSeconds(1)).toSeconds(),
+            env.duration("TANDEM_NODE_RESYNC", Duration.ofMinutes(2), Duration.ofSeconds(1)).toSeconds(),
+            env.integer("TANDEM_MAX_HISTORY_EVENTS", 4000, 200, 40_000),
+            env.integer("TANDEM_TIMELINE_LIMIT", 100, 10, 10_000),
+            env.duration("TANDEM_SLOW_AFTER", Duration.ofMinutes(15), Duration.ofSeconds(1)).toSeconds(),
+            env.bool("TANDEM_SEARCH_ATTRIBUTES", true));
+    Worker worker =
+        new Worker(
+            env.integer("TANDEM_MAX_CONCURRENT_ACTIVITIES", 50, 1, 10_000),
+            env.integer("TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", 50, 2, 10_000),
+            env.duration("TANDEM_SHUTDOWN_GRACE", Duration.ofSeconds(30), Duration.ZERO),
+            env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true));
+    return new TandemConfig(temporal, http, watching, tuning, worker);
+  }
+
+  private static String hostname() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      return "tandem";
+    }
+  }
+}

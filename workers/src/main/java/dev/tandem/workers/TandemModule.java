@@ -1,0 +1,154 @@
+package dev.tandem.workers;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.tandem.activities.KubeActivitiesImpl;
+import dev.tandem.activities.SlurmActivitiesImpl;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClientConfig;
+import dev.tandem.slurm.SlurmClients;
+import dev.tandem.watchers.TemporalWorkflowSignals;
+import dev.tandem.watchers.WatcherMetrics;
+import dev.tandem.watchers.Watchers;
+import dev.tandem.watchers.WorkflowSignals;
+import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.Tuning;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+
+/**
+ * Wires the worker process. Guice builds the long-lived clients, activities and watchers once;
+ * workflow instances are never injected (Temporal creates and replays them).
+ */
+public final class TandemModule extends AbstractModule {
+  private final Env env;
+  private final TandemConfig cfg;
+
+  public TandemModule(Env env, TandemConfig cfg) {
+    this.env = env;
+    this.cfg = cfg;
+  }
+
+  @Override
+  protected void configure() {
+    bind(Env.class).toInstance(env);
+    bind(TandemConfig.class).toInstance(cfg);
+    bind(Clock.class).toInstance(Clock.systemUTC());
+  }
+
+  @Provides
+  @Singleton
+  PrometheusMeterRegistry registry() {
+    return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  }
+
+  /** {@code KUBECONFIG} if set (one file), else the in-cluster service account or ~/.kube/config. */
+  @Provides
+  @Singleton
+  KubernetesClient kubernetes() {
+    String file = env.string("KUBECONFIG", null);
+    if (file == null) {
+      return new KubernetesClientBuilder().build();
+    }
+    try {
+      Config c = Config.fromKubeconfig(null, Files.readString(Path.of(file)), file);
+      return new KubernetesClientBuilder().withConfig(c).build();
+    } catch (IOException e) {
+      throw new ConfigException("KUBECONFIG=" + file + " cannot be read: " + e.getMessage());
+    }
+  }
+
+  @Provides
+  @Singleton
+  SlurmClient slurm() {
+    return SlurmClients.create(SlurmClientConfig.fromEnv(env.raw()));
+  }
+
+  @Provides
+  @Singleton
+  WorkflowServiceStubs service(PrometheusMeterRegistry registry) {
+    return TemporalConnection.connect(cfg.temporal(), TemporalConnection.metricsScope(registry));
+  }
+
+  @Provides
+  @Singleton
+  WorkflowClient workflowClient(WorkflowServiceStubs service) {
+    return WorkflowClient.newInstance(
+        service,
+        WorkflowClientOptions.newBuilder().setNamespace(cfg.temporal().namespace()).build());
+  }
+
+  /** The tuning workflows start with; search attributes only if the namespace has them. */
+  @Provides
+  @Singleton
+  Tuning tuning(WorkflowServiceStubs service) {
+    Tuning t = cfg.tuning();
+    if (!t.searchAttributes() || !cfg.worker().registerSearchAttributes()) {
+      return t;
+    }
+    return t.withSearchAttributes(
+        SearchAttributeRegistrar.ensure(service, cfg.temporal().namespace()));
+  }
+
+  @Provides
+  @Singleton
+  KubeActivities kubeActivities(KubernetesClient k8s, Clock clock) {
+    return new KubeActivitiesImpl(k8s, clock);
+  }
+
+  @Provides
+  @Singleton
+  SlurmActivities slurmActivities(SlurmClient slurm, Clock clock) {
+    return new SlurmActivitiesImpl(slurm, clock);
+  }
+
+  @Provides
+  @Singleton
+  WatcherMetrics watcherMetrics(PrometheusMeterRegistry registry) {
+    return new WatcherMetrics(registry);
+  }
+
+  @Provides
+  @Singleton
+  WorkflowSignals signals(WorkflowClient client, Tuning tuning) {
+    return new TemporalWorkflowSignals(client, tuning);
+  }
+
+  @Provides
+  @Singleton
+  Watchers watchers(
+      KubernetesClient k8s,
+      SlurmClient slurm,
+      WorkflowSignals signals,
+      WatcherMetrics metrics,
+      Clock clock) {
+    TandemConfig.Watching w = cfg.watching();
+    return new Watchers(
+        k8s,
+        slurm,
+        signals,
+        metrics,
+        new Watchers.Config(
+            w.informerResync(),
+            w.slurmInterval(),
+            w.slurmFullResync(),
+            w.unhealthyConditions(),
+            w.signalThreads(),
+            w.leaseNamespace(),
+            w.leaseName(),
+            w.identity()),
+        clock);
+  }
+}

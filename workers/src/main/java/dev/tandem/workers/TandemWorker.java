@@ -1,0 +1,148 @@
+package dev.tandem.workers;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.watchers.Watchers;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
+import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Tandem process: a Temporal worker on the {@code tandem} queue (every replica), the watchers
+ * (the leader only), and the HTTP endpoints. {@link #close()} shuts down gracefully: watchers stop
+ * first (no new signals), then the worker stops polling and in-flight activities get the
+ * configured grace period to finish.
+ */
+public final class TandemWorker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TandemWorker.class);
+
+  private final TandemConfig cfg;
+  private final Injector injector;
+  private WorkerFactory factory;
+  private HttpEndpoints http;
+  private Watchers watchers;
+  private volatile boolean started;
+
+  public TandemWorker(Map<String, String> environment) {
+    Env env = new Env(environment);
+    this.cfg = TandemConfig.from(env);
+    this.injector = Guice.createInjector(new TandemModule(env, cfg));
+  }
+
+  public TandemWorker start() throws IOException {
+    log.info("starting Tandem: {}", cfg.temporal());
+    WorkflowClient client = injector.getInstance(WorkflowClient.class);
+    factory = WorkerFactory.newInstance(client);
+    Worker worker =
+        factory.newWorker(
+            Names.TASK_QUEUE,
+            WorkerOptions.newBuilder()
+                .setMaxConcurrentActivityExecutionSize(cfg.worker().maxConcurrentActivities())
+                .setMaxConcurrentWorkflowTaskExecutionSize(cfg.worker().maxConcurrentWorkflowTasks())
+                .build());
+    worker.registerWorkflowImplementationTypes(
+        NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        injector.getInstance(KubeActivities.class), injector.getInstance(SlurmActivities.class));
+    injector.getInstance(dev.tandem.workflows.model.Tuning.class); // registers search attributes
+    factory.start();
+    http =
+        new HttpEndpoints(
+            cfg.http().bind(),
+            cfg.http().port(),
+            injector.getInstance(PrometheusMeterRegistry.class),
+            this::notReadyBecause);
+    if (cfg.watching().enabled()) {
+      watchers = injector.getInstance(Watchers.class);
+      if (cfg.watching().leaderElection()) {
+        watchers.startWithLeaderElection();
+      } else {
+        watchers.startWatching();
+      }
+    }
+    started = true;
+    log.info(
+        "Tandem worker polling task queue {}; metrics and probes on {}:{}",
+        Names.TASK_QUEUE,
+        cfg.http().bind(),
+        http.port());
+    return this;
+  }
+
+  /** Null when ready; otherwise why not (shown by {@code /readyz}). */
+  String notReadyBecause() {
+    if (!started) {
+      return "starting";
+    }
+    if (factory.isShutdown()) {
+      return "shutting down";
+    }
+    try {
+      injector
+          .getInstance(WorkflowServiceStubs.class)
+          .blockingStub()
+          .withDeadlineAfter(2, TimeUnit.SECONDS)
+          .getSystemInfo(io.temporal.api.workflowservice.v1.GetSystemInfoRequest.getDefaultInstance());
+    } catch (RuntimeException e) {
+      return "Temporal unreachable: " + e.getMessage();
+    }
+    if (watchers != null && watchers.leading() && !watchers.pods().synced()) {
+      return "watchers not synced yet";
+    }
+    return null;
+  }
+
+  public int httpPort() {
+    return http.port();
+  }
+
+  public Injector injector() {
+    return injector;
+  }
+
+  public Watchers watchers() {
+    return watchers;
+  }
+
+  @Override
+  public void close() {
+    log.info("stopping Tandem");
+    started = false;
+    if (watchers != null) {
+      watchers.close();
+    }
+    if (factory != null) {
+      factory.shutdown();
+      try {
+        if (!factory.awaitTermination(cfg.worker().shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
+          log.warn("activities still running after {}; stopping them", cfg.worker().shutdownGrace());
+          factory.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        factory.shutdownNow();
+      }
+    }
+    if (http != null) {
+      http.close();
+    }
+    injector.getInstance(KubernetesClient.class).close();
+    injector.getInstance(SlurmClient.class).close();
+    injector.getInstance(WorkflowServiceStubs.class).shutdown();
+  }
+}

@@ -1,0 +1,29 @@
+package dev.tandem.workers;
+
+import java.util.concurrent.CountDownLatch;
+
+/** {@code java -cp ... dev.tandem.workers.WorkerMain}: the container's entry point. */
+public final class WorkerMain {
+  private WorkerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    TandemWorker worker;
+    try {
+      worker = new TandemWorker(System.getenv()).start();
+    } catch (ConfigException e) {
+      System.err.println("tandem: configuration error: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  worker.close();
+                  stopped.countDown();
+                },
+                "tandem-shutdown"));
+    stopped.await();
+  }
+}
