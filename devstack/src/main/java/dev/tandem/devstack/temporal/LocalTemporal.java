@@ -1,0 +1,61 @@
+package dev.tandem.devstack.temporal;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.temporal.internal.testservice.TestServicesStarter;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * Temporal's Java test server as the local Temporal of {@code tandem dev}, bound to 127.0.0.1 only.
+ *
+ * <p>{@code TestServer.createPortBoundServer} binds every interface, so the same services are
+ * served here through a gRPC server bound to the loopback address. Time runs normally (skipping
+ * is locked): this is a server for people and real processes, not for unit tests.
+ *
+ * <p>What it cannot do (see ../shared/notes/java-stack.md): list workflows, schedules, the Temporal
+ * UI. Everything is in memory: stopping it forgets every workflow.
+ */
+public final class LocalTemporal implements AutoCloseable {
+  private final TestServicesStarter services;
+  private final Server server;
+
+  private LocalTemporal(TestServicesStarter services, Server server) {
+    this.services = services;
+    this.server = server;
+  }
+
+  /** Starts on {@code 127.0.0.1:port} (0 picks a free port). */
+  public static LocalTemporal start(int port) throws IOException {
+    TestServicesStarter services = new TestServicesStarter(true, 0);
+    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
+    for (BindableService s : services.getServices()) {
+      b.addService(s);
+    }
+    Server server;
+    try {
+      server = b.build().start();
+    } catch (IOException e) {
+      services.close();
+      throw new IOException(
+          "cannot listen on 127.0.0.1:" + port + " for Temporal (is another server running?)", e);
+    }
+    return new LocalTemporal(services, server);
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  /** {@code 127.0.0.1:<port>}, the value for {@code TEMPORAL_ADDRESS} and {@code --address}. */
+  public String address() {
+    return "127.0.0.1:" + port();
+  }
+
+  @Override
+  public void close() {
+    server.shutdownNow();
+    services.close();
+  }
+}

@@ -1,0 +1,93 @@
+package dev.tandem.cli;
+
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.DrainReason;
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeStatus;
+import io.temporal.client.WorkflowClient;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tandem drain NODE --reason TEXT}: holds a node out of Slurm service for owner {@code
+ * manual}. Sends the same signal as {@code temporal workflow signal --workflow-id node/<ns>/<pod>
+ * --name drain --input '{"owner":"manual","reason":"..."}'}.
+ */
+@Command(
+    name = "drain",
+    description = "Drain a Slurm node (owner manual): no new jobs; running jobs finish.",
+    mixinStandardHelpOptions = true)
+final class DrainCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin TemporalOptions temporal;
+
+  @Parameters(index = "0", paramLabel = "NODE", description = "node (pod) name, or ns/name")
+  String node;
+
+  @Option(
+      names = "--reason",
+      required = true,
+      description = "why (shown in Slurm as tandem:manual: <reason>)")
+  String reason;
+
+  @Option(
+      names = {"-k", "--k8s-namespace"},
+      defaultValue = "${env:TANDEM_K8S_NAMESPACE:-default}",
+      description = "Kubernetes namespace of the node's NodeSet (default ${DEFAULT-VALUE})")
+  String k8sNamespace;
+
+  @Option(names = "--wait", description = "wait until the node is drained (no job runs)")
+  boolean waitDrained;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "10m",
+      description = "how long --wait waits (default ${DEFAULT-VALUE})")
+  String timeout;
+
+  @Override
+  public Integer call() throws Exception {
+    if (reason.isBlank()) {
+      throw new CliException("--reason must say why the node is drained");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    NodeLookup.Target t = NodeLookup.parse(node, k8sNamespace);
+    WorkflowClient client = temporal.connect();
+    try {
+      NodeStatus s = NodeLookup.status(client, t);
+      if (s.phase() == NodePhase.DELETED || s.phase() == NodePhase.DELETING) {
+        throw new CliException("node " + t + " is " + s.phase().label() + ": nothing to drain");
+      }
+      NodeLookup.stub(client, t).drain(NodeCommand.of(DrainCause.MANUAL, reason));
+      out.printf(
+          "drain requested for %s (owner manual); Slurm reason: %s%n",
+          t, DrainReason.format(DrainCause.MANUAL, reason));
+      if (waitDrained) {
+        Waiter.until(
+            out,
+            client,
+            t,
+            Durations.parse(timeout),
+            st -> st.phase() == NodePhase.DRAINED,
+            "drained");
+      } else {
+        out.printf("follow it with: tandem status %s  or  tandem history %s%n", nodeSetOf(t), t);
+      }
+      return 0;
+    } finally {
+      TemporalOptions.close(client);
+    }
+  }
+
+  private static String nodeSetOf(NodeLookup.Target t) {
+    String s = NodeLookup.nodeSetOf(t.pod());
+    return s == null ? t.toString() : s;
+  }
+}

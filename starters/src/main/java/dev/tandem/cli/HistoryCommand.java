@@ -1,0 +1,73 @@
+package dev.tandem.cli;
+
+import dev.tandem.workflows.model.NodeStatus;
+import dev.tandem.workflows.model.TimelineEntry;
+import io.temporal.client.WorkflowClient;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code tandem history NODE}: the node's timeline of transitions, oldest first. */
+@Command(
+    name = "history",
+    description = "Show a node's timeline: every transition with its time and cause.",
+    mixinStandardHelpOptions = true)
+final class HistoryCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin TemporalOptions temporal;
+
+  @Parameters(index = "0", paramLabel = "NODE", description = "node (pod) name, or ns/name")
+  String node;
+
+  @Option(
+      names = {"-k", "--k8s-namespace"},
+      defaultValue = "${env:TANDEM_K8S_NAMESPACE:-default}",
+      description = "Kubernetes namespace (default ${DEFAULT-VALUE})")
+  String k8sNamespace;
+
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "table",
+      description = "table or json (default ${DEFAULT-VALUE})")
+  Output.Format output;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    NodeLookup.Target t = NodeLookup.parse(node, k8sNamespace);
+    WorkflowClient client = temporal.connect();
+    try {
+      NodeStatus s = NodeLookup.status(client, t);
+      if (output == Output.Format.json) {
+        out.println(Output.json(s.timeline()));
+        return 0;
+      }
+      out.printf(
+          "%s: %s, revision %s%s%n",
+          t,
+          s.phase().label(),
+          s.revision(),
+          s.holds().isEmpty() ? "" : ", held by " + String.join(", ", s.holds().keySet()));
+      List<List<String>> rows = new ArrayList<>();
+      for (TimelineEntry e : s.timeline()) {
+        rows.add(
+            List.of(
+                Output.time(e.at()),
+                e.phase() == null ? "" : e.phase().label(),
+                e.event(),
+                e.detail() == null ? "" : e.detail()));
+      }
+      out.print(Table.render(List.of("TIME", "PHASE", "EVENT", "DETAIL"), rows));
+      return 0;
+    } finally {
+      TemporalOptions.close(client);
+    }
+  }
+}

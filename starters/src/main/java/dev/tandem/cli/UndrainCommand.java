@@ -1,0 +1,92 @@
+package dev.tandem.cli;
+
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeStatus;
+import io.temporal.client.WorkflowClient;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tandem undrain NODE}: releases the manual drain. Drains of other owners (a cordon, an
+ * update) and an administrator's drain set in Slurm stay; the command says so.
+ */
+@Command(
+    name = "undrain",
+    description = "Release a manual drain (other owners' and administrators' drains stay).",
+    mixinStandardHelpOptions = true)
+final class UndrainCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin TemporalOptions temporal;
+
+  @Parameters(index = "0", paramLabel = "NODE", description = "node (pod) name, or ns/name")
+  String node;
+
+  @Option(names = "--reason", defaultValue = "undrained by an operator", description = "why")
+  String reason;
+
+  @Option(
+      names = {"-k", "--k8s-namespace"},
+      defaultValue = "${env:TANDEM_K8S_NAMESPACE:-default}",
+      description = "Kubernetes namespace of the node's NodeSet (default ${DEFAULT-VALUE})")
+  String k8sNamespace;
+
+  @Option(names = "--wait", description = "wait until the node is back in service")
+  boolean waitReady;
+
+  @Option(names = "--timeout", defaultValue = "10m", description = "how long --wait waits")
+  String timeout;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    NodeLookup.Target t = NodeLookup.parse(node, k8sNamespace);
+    WorkflowClient client = temporal.connect();
+    try {
+      NodeStatus s = NodeLookup.status(client, t);
+      if (!s.holds().containsKey(DrainCause.MANUAL.label())) {
+        String held = s.holds().isEmpty() ? "nothing" : String.join(", ", s.holds().keySet());
+        throw new CliException(
+            t + " has no manual drain to release (Tandem holds it for: " + held + ")" + adminNote(s));
+      }
+      NodeLookup.stub(client, t).undrain(NodeCommand.of(DrainCause.MANUAL, reason));
+      s.holds().remove(DrainCause.MANUAL.label());
+      out.printf("manual drain released for %s%n", t);
+      if (!s.holds().isEmpty()) {
+        out.printf(
+            "note: %s stays drained for: %s%n", t, String.join(", ", s.holds().keySet()));
+      }
+      String admin = adminNote(s);
+      if (!admin.isEmpty()) {
+        out.println("note:" + admin);
+      }
+      if (waitReady && s.holds().isEmpty()) {
+        Waiter.until(
+            out, client, t, Durations.parse(timeout), st -> st.phase() == NodePhase.READY, "ready");
+      }
+      return 0;
+    } finally {
+      TemporalOptions.close(client);
+    }
+  }
+
+  private static String adminNote(NodeStatus s) {
+    if (s.slurm() == null || !s.slurm().adminReason()) {
+      return "";
+    }
+    return " Slurm also shows an administrator's "
+        + (s.slurm().down() ? "down" : "drain")
+        + " ('"
+        + s.slurm().reason()
+        + "'), which Tandem never lifts: clear it with scontrol update NodeName="
+        + s.ref().slurmName()
+        + " State=RESUME";
+  }
+}
