@@ -34,6 +34,10 @@ final class EventRecorder {
 
   /** Never throws: an event is worth less than the step that reports it. */
   void record(EventRequest e) {
+    if (e == null || e.namespace() == null || e.name() == null) {
+      log.warn("not recording an event without an object: {}", e);
+      return;
+    }
     try {
       Event ev = build(e, uid(e));
       client.v1().events().inNamespace(e.namespace()).resource(ev).create();

@@ -1,6 +1,7 @@
 package dev.tandem.activities;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.NodeSetResources;
@@ -37,9 +38,14 @@ final class NodeSetWrites {
   }
 
   /**
-   * JSON merge patch of {@code /status} only: never a strategic merge patch (custom resources do
-   * not support it) and never the main resource (status writes must not touch spec). No-op when the
-   * stored status already says the same.
+   * Writes {@code /status} only (never the main resource: a status write must not touch spec) with
+   * a JSON patch that replaces the status object. No-op when the stored status already says the
+   * same.
+   *
+   * <p>Why a JSON patch and not a merge patch: fabric8's mock API server (the local dev API) merges
+   * arrays in a JSON merge patch instead of replacing them (RFC 7386), which duplicates conditions;
+   * a JSON patch means the same on both. Strategic merge patch is not supported on custom resources
+   * at all.
    */
   void writeStatus(NodeSetRef ref, NodeSetStatusView status) {
     String what = "write status of NodeSet " + ref;
@@ -57,11 +63,15 @@ final class NodeSetWrites {
           if (NodeSetStatusDocs.same(current, desired)) {
             return null;
           }
-          ObjectNode patch = JsonNodeFactory.instance.objectNode();
-          patch.set("status", desired);
+          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
+          patch
+              .addObject()
+              .put("op", "add") // "add" on an existing member replaces it; works when absent too
+              .put("path", "/status")
+              .set("value", NodeSetStatusDocs.merged(current, desired));
           try {
             r.subresource("status")
-                .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
+                .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(patch));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return null; // deleted between the read and the write
@@ -97,14 +107,24 @@ final class NodeSetWrites {
           }
           List<String> rest = new ArrayList<>(finalizers);
           rest.removeIf(NodeSet.FINALIZER::equals);
-          // resourceVersion in a merge patch makes it conditional: a concurrent finalizer change
-          // (another controller's) gives 409 and a re-read instead of being overwritten.
-          ObjectNode patch = JsonNodeFactory.instance.objectNode();
-          ObjectNode meta = patch.putObject("metadata");
-          meta.put("resourceVersion", cur.getMetadata().getResourceVersion());
-          rest.forEach(meta.putArray("finalizers")::add);
+          // resourceVersion in the patched object makes the write conditional: a concurrent
+          // finalizer change (another controller's) gives 409 and a re-read instead of being
+          // overwritten. (Not a "test" op: a failed test is a 422, which reads as a refusal.)
+          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
+          patch
+              .addObject()
+              .put("op", "replace")
+              .put("path", "/metadata/resourceVersion")
+              .put("value", cur.getMetadata().getResourceVersion());
+          ArrayNode list =
+              patch
+                  .addObject()
+                  .put("op", "replace")
+                  .put("path", "/metadata/finalizers")
+                  .putArray("value");
+          rest.forEach(list::add);
           try {
-            r.patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
+            r.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(patch));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return null;

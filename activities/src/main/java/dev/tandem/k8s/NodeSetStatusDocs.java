@@ -32,9 +32,9 @@ public final class NodeSetStatusDocs {
   static final int MAX_MESSAGE = 32768;
 
   /**
-   * The status to write. Fields Tandem owns but has no value for are JSON null, which a merge patch
-   * turns into "remove". A condition keeps its stored {@code lastTransitionTime} while its status
-   * stays the same (the Kubernetes convention), so rewriting an unchanged status changes nothing.
+   * The status Tandem wants. Fields Tandem owns but has no value for are JSON null (see {@link
+   * #merged}). A condition keeps its stored {@code lastTransitionTime} while its status stays the
+   * same (the Kubernetes convention), so rewriting an unchanged status changes nothing.
    */
   public static ObjectNode toJson(NodeSetStatusView v, JsonNode current, Instant now) {
     JsonNodeFactory f = JsonNodeFactory.instance;
@@ -79,6 +79,33 @@ public final class NodeSetStatusDocs {
   public static boolean same(JsonNode current, ObjectNode desired) {
     return Revisions.canonicalString(owned(current))
         .equals(Revisions.canonicalString(owned(desired)));
+  }
+
+  /**
+   * The whole status object to store: fields others wrote are kept, Tandem's are replaced, and
+   * Tandem's null fields are dropped.
+   */
+  public static ObjectNode merged(JsonNode current, ObjectNode desired) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode();
+    if (current != null && current.isObject()) {
+      current
+          .fields()
+          .forEachRemaining(
+              e -> {
+                if (!FIELDS.contains(e.getKey())) {
+                  out.set(e.getKey(), e.getValue());
+                }
+              });
+    }
+    desired
+        .fields()
+        .forEachRemaining(
+            e -> {
+              if (!e.getValue().isNull()) {
+                out.set(e.getKey(), e.getValue());
+              }
+            });
+    return out;
   }
 
   private static ObjectNode owned(JsonNode status) {
