@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetStatusDocs;
 import dev.tandem.k8s.api.NodeSet;
@@ -15,7 +16,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +58,7 @@ final class NodeSetWrites {
             log.info("{}: NodeSet is gone, nothing to write", what);
             return null;
           }
-          JsonNode current = Serialization.jsonMapper().valueToTree(cur.get("status"));
+          JsonNode current = Json.MAPPER.valueToTree(cur.get("status"));
           ObjectNode desired = NodeSetStatusDocs.toJson(status, current, clock.instant());
           if (NodeSetStatusDocs.same(current, desired)) {
             return null;
@@ -71,7 +71,7 @@ final class NodeSetWrites {
               .set("value", NodeSetStatusDocs.merged(current, desired));
           try {
             r.subresource("status")
-                .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(patch));
+                .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return null; // deleted between the read and the write
@@ -124,7 +124,7 @@ final class NodeSetWrites {
                   .putArray("value");
           rest.forEach(list::add);
           try {
-            r.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(patch));
+            r.patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return null;

@@ -11,6 +11,7 @@ import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.NodeJobs;
 import dev.tandem.workflows.model.SlurmNodeView;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,9 +102,10 @@ public class SlurmActivitiesImpl implements SlurmActivities {
           SlurmClient.Listing<SlurmJob> jobs = slurm.listJobs(null);
           if (!jobs.changed()) {
             // A full listing was asked for; "unchanged" would mean "don't know": fail closed.
-            throw new IllegalStateException(
+            throw ApplicationFailure.newFailure(
                 "Slurm answered a full job listing with \"unchanged\"; cannot tell what runs on "
-                    + name);
+                    + name,
+                SlurmFailures.UNAVAILABLE);
           }
           List<Long> ids = new ArrayList<>();
           for (SlurmJob j : jobs.items()) {

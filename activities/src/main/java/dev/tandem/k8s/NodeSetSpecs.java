@@ -11,7 +11,6 @@ import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.SlurmSettings;
 import dev.tandem.workflows.model.UpdateStrategy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -44,7 +43,7 @@ public final class NodeSetSpecs {
       return broken("the NodeSet is missing");
     }
     try {
-      return toView(Serialization.jsonMapper().valueToTree(nodeSet));
+      return toView(Json.MAPPER.valueToTree(nodeSet));
     } catch (RuntimeException e) {
       return broken("cannot convert the NodeSet to JSON: " + e.getMessage());
     }
@@ -55,7 +54,7 @@ public final class NodeSetSpecs {
       return broken("the NodeSet is missing");
     }
     try {
-      return toView(Serialization.jsonMapper().valueToTree(resource));
+      return toView(Json.MAPPER.valueToTree(resource));
     } catch (RuntimeException e) {
       return broken("cannot convert the NodeSet to JSON: " + e.getMessage());
     }
@@ -64,7 +63,7 @@ public final class NodeSetSpecs {
   public static NodeSetSpecView toView(String json) {
     JsonNode root;
     try {
-      root = Serialization.jsonMapper().readTree(json == null ? "" : json);
+      root = Json.MAPPER.readTree(json == null ? "" : json);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       return broken("the NodeSet is not valid JSON: " + e.getOriginalMessage());
     }

@@ -10,6 +10,7 @@ import dev.tandem.workflows.model.SlurmCounts;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 
 /** {@link NodeSetStatusView} to the JSON of the NodeSet's {@code status}, and back-comparison. */
 public final class NodeSetStatusDocs {
@@ -88,23 +89,17 @@ public final class NodeSetStatusDocs {
   public static ObjectNode merged(JsonNode current, ObjectNode desired) {
     ObjectNode out = JsonNodeFactory.instance.objectNode();
     if (current != null && current.isObject()) {
-      current
-          .fields()
-          .forEachRemaining(
-              e -> {
-                if (!FIELDS.contains(e.getKey())) {
-                  out.set(e.getKey(), e.getValue());
-                }
-              });
+      for (Map.Entry<String, JsonNode> e : current.properties()) {
+        if (!FIELDS.contains(e.getKey())) {
+          out.set(e.getKey(), e.getValue());
+        }
+      }
     }
-    desired
-        .fields()
-        .forEachRemaining(
-            e -> {
-              if (!e.getValue().isNull()) {
-                out.set(e.getKey(), e.getValue());
-              }
-            });
+    for (Map.Entry<String, JsonNode> e : desired.properties()) {
+      if (!e.getValue().isNull()) {
+        out.set(e.getKey(), e.getValue());
+      }
+    }
     return out;
   }
 

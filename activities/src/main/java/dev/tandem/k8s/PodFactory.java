@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -171,7 +170,7 @@ public final class PodFactory {
       throw new IllegalArgumentException("the pod template is empty");
     }
     try {
-      return Serialization.jsonMapper().readValue(json, PodTemplateSpec.class);
+      return Json.MAPPER.readValue(json, PodTemplateSpec.class);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException(
           "the pod template cannot be read: " + e.getOriginalMessage(), e);

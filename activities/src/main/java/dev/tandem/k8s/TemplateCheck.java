@@ -3,7 +3,6 @@ package dev.tandem.k8s;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
 
 /**
@@ -29,7 +28,7 @@ final class TemplateCheck {
       return null;
     }
     try {
-      Serialization.jsonMapper().treeToValue(template, PodTemplateSpec.class);
+      Json.MAPPER.treeToValue(template, PodTemplateSpec.class);
     } catch (JsonMappingException e) {
       problems.add(path(e) + ": cannot be read as part of a pod template: " + firstLine(e));
       return null;

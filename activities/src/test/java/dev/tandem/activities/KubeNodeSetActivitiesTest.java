@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.Fixtures;
+import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.api.NodeSet;
@@ -27,7 +28,6 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,8 +78,7 @@ class KubeNodeSetActivitiesTest {
   private GenericKubernetesResource createNodeSet(ObjectNode json) {
     ((ObjectNode) json.get("metadata")).put("namespace", ns);
     ((ObjectNode) json.get("metadata")).remove(List.of("uid", "generation"));
-    GenericKubernetesResource r =
-        Serialization.jsonMapper().convertValue(json, GenericKubernetesResource.class);
+    GenericKubernetesResource r = Json.MAPPER.convertValue(json, GenericKubernetesResource.class);
     return NodeSetResources.generic(client).inNamespace(ns).resource(r).create();
   }
 

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.api.NodeSet;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -21,7 +20,7 @@ public final class Fixtures {
 
   public static GenericKubernetesResource exampleResource() {
     try (InputStream in = Files.newInputStream(EXAMPLE)) {
-      return Serialization.unmarshal(in, GenericKubernetesResource.class);
+      return Json.SERIALIZATION.unmarshal(in, GenericKubernetesResource.class);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -29,7 +28,7 @@ public final class Fixtures {
 
   /** The example as a mutable JSON tree, with the metadata an API server would add. */
   public static ObjectNode example() {
-    ObjectNode n = Serialization.jsonMapper().valueToTree(exampleResource());
+    ObjectNode n = Json.MAPPER.valueToTree(exampleResource());
     ObjectNode meta = (ObjectNode) n.get("metadata");
     meta.put("namespace", "default");
     meta.put("uid", "0b5c7f5e-1111-4b7e-9a55-000000000001");
@@ -43,7 +42,7 @@ public final class Fixtures {
         throw new IllegalStateException(
             NodeSet.CRD_RESOURCE + " is not on the classpath: the CRD generator did not run");
       }
-      return Serialization.unmarshal(in, CustomResourceDefinition.class);
+      return Json.SERIALIZATION.unmarshal(in, CustomResourceDefinition.class);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -51,8 +50,8 @@ public final class Fixtures {
 
   /** {@code spec.versions[0].schema.openAPIV3Schema} as a JSON tree. */
   public static JsonNode openApiSchema() {
-    return Serialization.jsonMapper()
-        .valueToTree(crd().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema());
+    return Json.MAPPER.valueToTree(
+        crd().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema());
   }
 
   /** Sets {@code value} at a dotted path below the root, creating objects on the way. */
@@ -76,7 +75,7 @@ public final class Fixtures {
 
   public static JsonNode json(String text) {
     try {
-      return Serialization.jsonMapper().readTree(text);
+      return Json.MAPPER.readTree(text);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

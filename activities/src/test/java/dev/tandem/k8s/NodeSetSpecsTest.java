@@ -18,7 +18,6 @@ import dev.tandem.workflows.model.SlurmSettings;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.UpdateStrategy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -44,9 +43,8 @@ class NodeSetSpecsTest {
   @Test
   void typedGenericAndRawJsonAgree() {
     GenericKubernetesResource generic =
-        Serialization.jsonMapper()
-            .convertValue(Fixtures.example(), GenericKubernetesResource.class);
-    NodeSet typed = Serialization.jsonMapper().convertValue(Fixtures.example(), NodeSet.class);
+        Json.MAPPER.convertValue(Fixtures.example(), GenericKubernetesResource.class);
+    NodeSet typed = Json.MAPPER.convertValue(Fixtures.example(), NodeSet.class);
     NodeSetSpecView fromJson = NodeSetSpecs.toView(Fixtures.example().toString());
     assertEquals(fromJson, NodeSetSpecs.toView(generic));
     // The typed model re-serializes the template (e.g. drops nothing it does not know, but may
