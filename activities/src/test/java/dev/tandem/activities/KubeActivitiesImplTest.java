@@ -165,6 +165,26 @@ class KubeActivitiesImplTest {
     assertFalse(f.isNonRetryable());
   }
 
+  /** A create that meets 409 (another attempt won the race) re-reads instead of failing. */
+  @Test
+  void ensurePodRereadsAfterAConflictingCreate() {
+    server
+        .expect()
+        .post()
+        .withPath("/api/v1/namespaces/" + ns + "/pods?fieldValidation=Strict")
+        .andReturn(
+            409,
+            new StatusBuilder()
+                .withCode(409)
+                .withReason("AlreadyExists")
+                .withMessage("pods \"gpu-a-0\" already exists")
+                .build())
+        .once();
+    PodView v = kube.ensurePod(request("gpu-a", 0));
+    assertTrue(v.exists());
+    assertEquals(1, client.pods().inNamespace(ns).list().getItems().size());
+  }
+
   @Test
   void getPodOfNothingIsAbsent() {
     PodView v = kube.getPod(ns, "gpu-a-9");
