@@ -1,0 +1,192 @@
+package dev.tandem.activities;
+
+import dev.tandem.k8s.PodFactory;
+import dev.tandem.k8s.PodLabels;
+import dev.tandem.k8s.PodViews;
+import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.PodRequest;
+import dev.tandem.workflows.model.PodView;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.FieldValidateable;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link KubeActivities} with fabric8. Pods here; NodeSet writes in {@link NodeSetWrites}; events
+ * in {@link EventRecorder}. Every method is idempotent: create-if-absent, delete-if-present, write
+ * only what changed.
+ */
+public class KubeActivitiesImpl implements KubeActivities {
+  private static final Logger log = LoggerFactory.getLogger(KubeActivitiesImpl.class);
+
+  private final KubernetesClient client;
+  private final NodeSetWrites nodeSets;
+  private final EventRecorder events;
+
+  public KubeActivitiesImpl(KubernetesClient client, Clock clock) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.nodeSets = new NodeSetWrites(client, clock);
+    this.events = new EventRecorder(client, clock);
+  }
+
+  @Override
+  public PodView getPod(String namespace, String name) {
+    Pod p = KubeCalls.call("get pod " + namespace + "/" + name, () -> get(namespace, name));
+    return p == null ? PodView.absent(name) : PodViews.of(p);
+  }
+
+  @Override
+  public PodView ensurePod(PodRequest request) {
+    if (request == null || request.node() == null || request.template() == null) {
+      throw KubeCalls.rejected("ensurePod needs a node and a template, got " + request);
+    }
+    String ns = request.node().namespace();
+    String name = request.node().pod();
+    String what = "create pod " + ns + "/" + name;
+    Pod pod;
+    try {
+      pod = PodFactory.build(request);
+    } catch (IllegalArgumentException e) {
+      throw KubeCalls.rejected(what + ": " + e.getMessage());
+    }
+    // 409 here is "already exists" (a concurrent attempt, or the get raced a create): re-read.
+    return KubeCalls.withConflictRetry(
+        what,
+        () -> {
+          Pod existing = get(ns, name);
+          if (existing != null) {
+            return adopt(existing, request);
+          }
+          // Strict: a field this cluster does not know is a typo or a version mismatch in the
+          // template; refusing it (400, KubeRejected) beats a pod silently missing the field.
+          Pod created =
+              client
+                  .pods()
+                  .inNamespace(ns)
+                  .resource(pod)
+                  .fieldValidation(FieldValidateable.Validation.STRICT)
+                  .create();
+          log.info("created pod {}/{} revision {}", ns, name, request.template().revision());
+          return PodViews.of(created);
+        });
+  }
+
+  /**
+   * An existing pod of that name: the caller compares revisions. A pod that is not this NodeSet's
+   * is refused rather than returned: the caller would otherwise delete it as an old revision.
+   */
+  private static PodView adopt(Pod existing, PodRequest request) {
+    var labels = existing.getMetadata().getLabels();
+    String owner = labels == null ? null : labels.get(PodLabels.NODESET);
+    if (!request.node().nodeSet().equals(owner)) {
+      throw KubeCalls.rejected(
+          "pod "
+              + request.node().namespace()
+              + "/"
+              + request.node().pod()
+              + " exists but does not belong to NodeSet "
+              + request.node().nodeSet()
+              + " (label "
+              + PodLabels.NODESET
+              + "="
+              + owner
+              + "); delete or rename that pod");
+    }
+    return PodViews.of(existing);
+  }
+
+  @Override
+  public PodView deletePod(String namespace, String name, String uid) {
+    String what = "delete pod " + namespace + "/" + name;
+    return KubeCalls.withConflictRetry(
+        what,
+        () -> {
+          Pod p = get(namespace, name);
+          if (p == null) {
+            return PodView.absent(name);
+          }
+          if (uid != null && !uid.equals(p.getMetadata().getUid())) {
+            // Another pod now has the name (already replaced): not the one to delete.
+            return PodViews.of(p);
+          }
+          if (p.getMetadata().getDeletionTimestamp() != null) {
+            return PodViews.of(p);
+          }
+          /*
+           * fabric8 has no DSL for a uid precondition; a resourceVersion precondition is stronger
+           * (a resourceVersion names one version of one object, so it implies the uid checked
+           * above). If the pod changed since the read, the API answers 409 and we re-read.
+           * The mock API server does not check delete preconditions: tests cannot see that part.
+           */
+          try {
+            client
+                .pods()
+                .inNamespace(namespace)
+                .withName(name)
+                .lockResourceVersion(p.getMetadata().getResourceVersion())
+                .delete();
+          } catch (KubernetesClientException e) {
+            if (!KubeCalls.is(e, 404)) {
+              throw e;
+            }
+          }
+          log.info("deleted pod {}/{} uid {}", namespace, name, p.getMetadata().getUid());
+          Pod after = get(namespace, name);
+          return after == null ? PodView.absent(name) : PodViews.of(after);
+        });
+  }
+
+  @Override
+  public List<PodView> listPods(String namespace, String nodeSet) {
+    List<Pod> pods =
+        KubeCalls.call(
+            "list pods of NodeSet " + namespace + "/" + nodeSet,
+            () ->
+                client
+                    .pods()
+                    .inNamespace(namespace)
+                    .withLabel(PodLabels.NODESET, nodeSet)
+                    .list()
+                    .getItems());
+    // The equality selector is what the API filters on; filtering again costs nothing and keeps
+    // a server that mishandles selectors (the mock does for set-based ones) from handing us
+    // another NodeSet's pods.
+    return pods.stream()
+        .filter(p -> p.getMetadata().getLabels() != null)
+        .filter(p -> nodeSet.equals(p.getMetadata().getLabels().get(PodLabels.NODESET)))
+        .sorted(
+            Comparator.comparingInt(PodViews::ordinal)
+                .thenComparing(p -> p.getMetadata().getName()))
+        .map(PodViews::of)
+        .collect(Collectors.toList());
+  }
+
+  @Override
+  public void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
+    nodeSets.writeStatus(ref, status);
+  }
+
+  @Override
+  public void releaseNodeSet(NodeSetRef ref) {
+    nodeSets.release(ref);
+  }
+
+  @Override
+  public void recordEvent(EventRequest event) {
+    events.record(event);
+  }
+
+  private Pod get(String namespace, String name) {
+    return client.pods().inNamespace(namespace).withName(name).get();
+  }
+}

@@ -1,0 +1,142 @@
+package dev.tandem.activities;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.k8s.Json;
+import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.k8s.NodeSetStatusDocs;
+import dev.tandem.k8s.api.NodeSet;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes to NodeSets: the status subresource and the finalizer. NodeSets are handled as generic
+ * resources so that a NodeSet the Java classes cannot read still gets its InvalidSpec condition.
+ */
+final class NodeSetWrites {
+  private static final Logger log = LoggerFactory.getLogger(NodeSetWrites.class);
+
+  private final KubernetesClient client;
+  private final Clock clock;
+
+  NodeSetWrites(KubernetesClient client, Clock clock) {
+    this.client = client;
+    this.clock = clock;
+  }
+
+  /**
+   * Writes {@code /status} only (never the main resource: a status write must not touch spec) with
+   * a JSON patch that replaces the status object. No-op when the stored status already says the
+   * same.
+   *
+   * <p>Why a JSON patch and not a merge patch: fabric8's mock API server (the local dev API) merges
+   * arrays in a JSON merge patch instead of replacing them (RFC 7386), which duplicates conditions;
+   * a JSON patch means the same on both. Strategic merge patch is not supported on custom resources
+   * at all.
+   */
+  void writeStatus(NodeSetRef ref, NodeSetStatusView status) {
+    String what = "write status of NodeSet " + ref;
+    KubeCalls.withConflictRetry(
+        what,
+        () -> {
+          Resource<GenericKubernetesResource> r = resource(ref);
+          GenericKubernetesResource cur = r.get();
+          if (cur == null) {
+            log.info("{}: NodeSet is gone, nothing to write", what);
+            return null;
+          }
+          JsonNode current = Json.MAPPER.valueToTree(cur.get("status"));
+          ObjectNode desired = NodeSetStatusDocs.toJson(status, current, clock.instant());
+          if (NodeSetStatusDocs.same(current, desired)) {
+            return null;
+          }
+          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
+          patch
+              .addObject()
+              .put("op", "add") // "add" on an existing member replaces it; works when absent too
+              .put("path", "/status")
+              .set("value", NodeSetStatusDocs.merged(current, desired));
+          try {
+            r.subresource("status")
+                .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+          } catch (KubernetesClientException e) {
+            if (KubeCalls.is(e, 404)) {
+              return null; // deleted between the read and the write
+            }
+            throw e;
+          }
+          return null;
+        });
+  }
+
+  /**
+   * Removes {@link NodeSet#FINALIZER} from a NodeSet that is being deleted. A NodeSet without a
+   * deletionTimestamp keeps it: a NodeSet of the same name created again after a deletion must not
+   * lose its protection to a late call about the old one.
+   */
+  void release(NodeSetRef ref) {
+    String what = "remove finalizer of NodeSet " + ref;
+    KubeCalls.withConflictRetry(
+        what,
+        () -> {
+          Resource<GenericKubernetesResource> r = resource(ref);
+          GenericKubernetesResource cur = r.get();
+          if (cur == null) {
+            return null;
+          }
+          List<String> finalizers = cur.getMetadata().getFinalizers();
+          if (finalizers == null || !finalizers.contains(NodeSet.FINALIZER)) {
+            return null;
+          }
+          if (cur.getMetadata().getDeletionTimestamp() == null) {
+            log.warn("{}: not being deleted, keeping the finalizer", what);
+            return null;
+          }
+          List<String> rest = new ArrayList<>(finalizers);
+          rest.removeIf(NodeSet.FINALIZER::equals);
+          // resourceVersion in the patched object makes the write conditional: a concurrent
+          // finalizer change (another controller's) gives 409 and a re-read instead of being
+          // overwritten. (Not a "test" op: a failed test is a 422, which reads as a refusal.)
+          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
+          patch
+              .addObject()
+              .put("op", "replace")
+              .put("path", "/metadata/resourceVersion")
+              .put("value", cur.getMetadata().getResourceVersion());
+          ArrayNode list =
+              patch
+                  .addObject()
+                  .put("op", "replace")
+                  .put("path", "/metadata/finalizers")
+                  .putArray("value");
+          rest.forEach(list::add);
+          try {
+            r.patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+          } catch (KubernetesClientException e) {
+            if (KubeCalls.is(e, 404)) {
+              return null;
+            }
+            throw e;
+          }
+          log.info("{}: done", what);
+          return null;
+        });
+  }
+
+  private Resource<GenericKubernetesResource> resource(NodeSetRef ref) {
+    return NodeSetResources.generic(client).inNamespace(ref.namespace()).withName(ref.name());
+  }
+}

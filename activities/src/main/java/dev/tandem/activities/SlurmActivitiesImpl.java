@@ -1,0 +1,191 @@
+package dev.tandem.activities;
+
+import dev.tandem.slurm.Hostlist;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmException;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmUnsupportedException;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.DrainReason;
+import dev.tandem.workflows.model.NodeJobs;
+import dev.tandem.workflows.model.SlurmNodeView;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link SlurmActivities} over a {@link SlurmClient}. Fail closed: when Slurm cannot be read the
+ * call fails (and Temporal retries it); it never answers "idle", "drained" or "no jobs" by default.
+ * Errors are translated by {@link SlurmFailures}.
+ */
+public class SlurmActivitiesImpl implements SlurmActivities {
+  private static final Logger log = LoggerFactory.getLogger(SlurmActivitiesImpl.class);
+
+  private final SlurmClient slurm;
+  private final Clock clock;
+
+  public SlurmActivitiesImpl(SlurmClient slurm, Clock clock) {
+    this.slurm = Objects.requireNonNull(slurm, "slurm");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public SlurmNodeView getNode(String name) {
+    try {
+      return view(slurm.getNode(name));
+    } catch (SlurmNotFoundException e) {
+      return SlurmNodeView.unknown(name, clock.instant());
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate("read node " + name, e);
+    }
+  }
+
+  @Override
+  public SlurmNodeView drain(String name, String reason) {
+    String what = "drain node " + name;
+    requireTandemReason(what, reason);
+    return run(
+        what,
+        () -> {
+          SlurmNode n = slurm.getNode(name);
+          // An administrator's reason on a drained or down node is never replaced: the node
+          // already takes no new jobs, and the reason is what the administrator needs to see.
+          if ((n.drainFlag() || n.down()) && adminReason(n.reason())) {
+            log.info("{}: keeping administrator's reason \"{}\"", what, n.reason());
+            return view(n);
+          }
+          if (n.drainFlag() && reason.equals(n.reason())) {
+            return view(n);
+          }
+          slurm.drain(name, reason);
+          log.info("{}: \"{}\" (was {} \"{}\")", what, reason, n.state(), n.reason());
+          return view(slurm.getNode(name));
+        });
+  }
+
+  @Override
+  public SlurmNodeView undrain(String name) {
+    String what = "undrain node " + name;
+    return run(
+        what,
+        () -> {
+          SlurmNode n = slurm.getNode(name);
+          if (!DrainReason.ownedByTandem(n.reason())) {
+            return view(n); // an administrator's drain (or none): not ours to lift
+          }
+          if (n.down() && !n.notResponding()) {
+            // Down with Tandem's reason (forceDown) and slurmd answering again: RESUME clears
+            // both DOWN and DRAIN; UNDRAIN alone would leave the node down for good.
+            slurm.resume(name);
+          } else if (n.drainFlag()) {
+            slurm.undrain(name);
+          } else {
+            return view(n);
+          }
+          log.info("{}: lifted \"{}\"", what, n.reason());
+          return view(slurm.getNode(name));
+        });
+  }
+
+  @Override
+  public NodeJobs jobsOnNode(String name) {
+    return run(
+        "list jobs on node " + name,
+        () -> {
+          SlurmClient.Listing<SlurmJob> jobs = slurm.listJobs(null);
+          if (!jobs.changed()) {
+            // A full listing was asked for; "unchanged" would mean "don't know": fail closed.
+            throw ApplicationFailure.newFailure(
+                "Slurm answered a full job listing with \"unchanged\"; cannot tell what runs on "
+                    + name,
+                SlurmFailures.UNAVAILABLE);
+          }
+          List<Long> ids = new ArrayList<>();
+          for (SlurmJob j : jobs.items()) {
+            if (j.active() && runsOn(j, name)) {
+              ids.add(j.id());
+            }
+          }
+          ids.sort(null);
+          return new NodeJobs(name, ids);
+        });
+  }
+
+  @Override
+  public SlurmNodeView forceDown(String name, String reason) {
+    String what = "force node " + name + " down";
+    requireTandemReason(what, reason);
+    return run(
+        what,
+        () -> {
+          SlurmNode n = slurm.getNode(name);
+          if (n.down()) {
+            return view(n); // already down: its jobs are already being requeued or killed
+          }
+          slurm.down(name, reason);
+          log.warn("{}: \"{}\" (was {} \"{}\")", what, reason, n.state(), n.reason());
+          return view(slurm.getNode(name));
+        });
+  }
+
+  @Override
+  public boolean removeNode(String name) {
+    try {
+      slurm.deleteNode(name);
+      return true;
+    } catch (SlurmUnsupportedException e) {
+      log.info(
+          "remove node {}: not possible here ({}); it stays down/future", name, e.getMessage());
+      return false;
+    } catch (SlurmNotFoundException e) {
+      return true; // already gone: what removal wanted
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate("remove node " + name, e);
+    }
+  }
+
+  /** Slurm lists the job's nodes as a hostlist; the expanded list is authoritative if present. */
+  private static boolean runsOn(SlurmJob j, String node) {
+    List<String> nodes = j.nodeList().isEmpty() ? Hostlist.expand(j.nodes()) : j.nodeList();
+    return nodes.contains(node);
+  }
+
+  private static boolean adminReason(String reason) {
+    return reason != null && !reason.isBlank() && !DrainReason.ownedByTandem(reason);
+  }
+
+  private static void requireTandemReason(String what, String reason) {
+    if (DrainReason.parse(reason).isEmpty()) {
+      // Only Tandem reasons can be lifted by Tandem later: refuse to set any other.
+      throw SlurmFailures.rejected(
+          what + ": reason \"" + reason + "\" is not a Tandem reason (tandem:<cause>: <detail>)");
+    }
+  }
+
+  private <T> T run(String what, Supplier<T> op) {
+    try {
+      return op.get();
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  private SlurmNodeView view(SlurmNode n) {
+    return new SlurmNodeView(
+        n.name(),
+        true,
+        n.state(),
+        n.flags(),
+        n.reason(),
+        n.reasonSetBy(),
+        n.slurmdStartTime(),
+        clock.instant());
+  }
+}

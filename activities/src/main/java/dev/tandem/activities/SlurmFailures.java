@@ -1,0 +1,48 @@
+package dev.tandem.activities;
+
+import dev.tandem.slurm.SlurmException;
+import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmRejectedException;
+import dev.tandem.slurm.SlurmUnauthorizedException;
+import dev.tandem.slurm.SlurmUnsupportedException;
+import dev.tandem.workflows.activities.SlurmActivities;
+import io.temporal.failure.ApplicationFailure;
+
+/**
+ * Slurm client errors to activity failures: what retrying cannot fix (unknown node, refusal,
+ * unsupported) is a non-retryable {@link SlurmActivities#REJECTED} with Slurm's message; an
+ * unavailable slurmrestd or a bad token is retryable (a refreshed token may fix it).
+ */
+final class SlurmFailures {
+  private SlurmFailures() {}
+
+  static final String UNAVAILABLE = "SlurmUnavailable";
+  static final String UNAUTHORIZED = "SlurmUnauthorized";
+
+  static ApplicationFailure translate(String what, SlurmException e) {
+    String message = what + ": " + detail(e);
+    if (e instanceof SlurmNotFoundException
+        || e instanceof SlurmRejectedException
+        || e instanceof SlurmUnsupportedException) {
+      return ApplicationFailure.newNonRetryableFailureWithCause(
+          message, SlurmActivities.REJECTED, e);
+    }
+    if (e instanceof SlurmUnauthorizedException) {
+      return ApplicationFailure.newFailureWithCause(message, UNAUTHORIZED, e);
+    }
+    return ApplicationFailure.newFailureWithCause(message, UNAVAILABLE, e);
+  }
+
+  static ApplicationFailure rejected(String message) {
+    return ApplicationFailure.newNonRetryableFailure(message, SlurmActivities.REJECTED);
+  }
+
+  /** Slurm's own words where the client kept them. */
+  private static String detail(SlurmException e) {
+    if (e instanceof SlurmRejectedException) {
+      SlurmRejectedException r = (SlurmRejectedException) e;
+      return "Slurm error " + r.errorNumber() + ": " + r.slurmMessage();
+    }
+    return e.getMessage();
+  }
+}

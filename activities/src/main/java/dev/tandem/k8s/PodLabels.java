@@ -1,0 +1,25 @@
+package dev.tandem.k8s;
+
+import dev.tandem.workflows.Names;
+
+/** Labels Tandem puts on slurmd pods; users and watchers select on them. Add, never rename. */
+public final class PodLabels {
+  private PodLabels() {}
+
+  public static final String NODESET = Names.PREFIX + "nodeset";
+  public static final String ORDINAL = Names.PREFIX + "ordinal";
+  public static final String REVISION = Names.PREFIX + "revision";
+  public static final String APP_NAME = "app.kubernetes.io/name";
+  public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+
+  public static final String APP_NAME_VALUE = "slurmd";
+  public static final String MANAGED_BY_VALUE = "tandem";
+
+  /**
+   * The label selector of a NodeSet's pods, as written to {@code status.selector} for the scale
+   * subresource. Equality only: fabric8's mock server answers set-based selectors with everything.
+   */
+  public static String selector(String nodeSet) {
+    return NODESET + "=" + nodeSet;
+  }
+}

@@ -1,0 +1,308 @@
+package dev.tandem.activities;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.k8s.Fixtures;
+import dev.tandem.k8s.Json;
+import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.k8s.PodLabels;
+import dev.tandem.k8s.api.NodeSet;
+import dev.tandem.k8s.api.NodeSetStatus;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.SlurmCounts;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * NodeSet status, finalizer and events against fabric8's mock API server (CRUD mode, the CRD
+ * registered). The mock has no optimistic locking on /status and no schema validation; what is
+ * asserted here is what a real API server does too.
+ */
+@EnableKubernetesMockClient(crud = true)
+class KubeNodeSetActivitiesTest {
+  static KubernetesMockServer server;
+  static KubernetesClient mockClient;
+
+  static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
+
+  String ns;
+  NodeSetRef ref;
+  static KubernetesClient client;
+  MutableClock clock;
+  KubeActivitiesImpl kube;
+
+  @BeforeAll
+  static void registerCrd() {
+    client = MockApi.withoutRetries(mockClient);
+    mockClient.apiextensions().v1().customResourceDefinitions().resource(Fixtures.crd()).create();
+  }
+
+  @BeforeEach
+  void setUp() {
+    ns = MockApi.namespace();
+    ref = new NodeSetRef(ns, "gpu-a");
+    clock = new MutableClock(T0);
+    kube = new KubeActivitiesImpl(client, clock);
+  }
+
+  @AfterAll
+  static void closeClient() {
+    client.close();
+  }
+
+  private GenericKubernetesResource createNodeSet(ObjectNode json) {
+    ((ObjectNode) json.get("metadata")).put("namespace", ns);
+    ((ObjectNode) json.get("metadata")).remove(List.of("uid", "generation"));
+    GenericKubernetesResource r = Json.MAPPER.convertValue(json, GenericKubernetesResource.class);
+    return NodeSetResources.generic(client).inNamespace(ns).resource(r).create();
+  }
+
+  private GenericKubernetesResource read() {
+    return NodeSetResources.generic(client).inNamespace(ns).withName("gpu-a").get();
+  }
+
+  private static NodeSetStatusView status(String readyStatus, String message) {
+    return new NodeSetStatusView(
+        3,
+        2,
+        3,
+        new SlurmCounts(1, 1, 0, 0, 1),
+        "aaaaaaaaaa",
+        "bbbbbbbbbb",
+        4,
+        PodLabels.selector("gpu-a"),
+        List.of(new Condition(Condition.READY, readyStatus, "NodesReady", message, null)));
+  }
+
+  @Test
+  void writesTheStatusSubresourceOnly() {
+    GenericKubernetesResource created = createNodeSet(Fixtures.example());
+    kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
+
+    NodeSet typed = client.resources(NodeSet.class).inNamespace(ns).withName("gpu-a").get();
+    NodeSetStatus st = typed.getStatus();
+    assertEquals(3, st.getReplicas());
+    assertEquals(2, st.getReadyReplicas());
+    assertEquals(3, st.getUpdatedReplicas());
+    assertEquals(1, st.getSlurm().getDown());
+    assertEquals("bbbbbbbbbb", st.getUpdateRevision());
+    assertEquals(4L, st.getObservedGeneration());
+    assertEquals("tandem.dev/nodeset=gpu-a", st.getSelector());
+    assertEquals("Ready", st.getConditions().get(0).getType());
+    assertEquals("2 of 3 nodes ready", st.getConditions().get(0).getMessage());
+    assertEquals(T0.toString(), st.getConditions().get(0).getLastTransitionTime());
+    assertEquals(3, typed.getSpec().getReplicas(), "spec untouched");
+    assertEquals(created.getMetadata().getGeneration(), typed.getMetadata().getGeneration());
+  }
+
+  @Test
+  void rewritingTheSameStatusChangesNothing() throws InterruptedException {
+    createNodeSet(Fixtures.example());
+    kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
+    clock.advance(Duration.ofMinutes(5));
+    // The mock does not bump resourceVersion on an identical status patch, so count requests.
+    int before = server.getRequestCount();
+    kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
+    assertEquals(1, server.getRequestCount() - before, "one read, no write");
+    assertEquals("GET", server.getLastRequest().getMethod());
+  }
+
+  @Test
+  void aConditionKeepsItsTransitionTimeUntilItsStatusChanges() {
+    createNodeSet(Fixtures.example());
+    kube.writeNodeSetStatus(ref, status("False", "1 of 3 nodes ready"));
+    clock.advance(Duration.ofMinutes(5));
+    kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
+    Map<String, Object> c = condition();
+    assertEquals("2 of 3 nodes ready", c.get("message"));
+    assertEquals(T0.toString(), c.get("lastTransitionTime"));
+
+    clock.advance(Duration.ofMinutes(5));
+    kube.writeNodeSetStatus(ref, status("True", "3 of 3 nodes ready"));
+    assertEquals(T0.plus(Duration.ofMinutes(10)).toString(), condition().get("lastTransitionTime"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> condition() {
+    Map<String, Object> st = (Map<String, Object>) read().getAdditionalProperties().get("status");
+    return ((List<Map<String, Object>>) st.get("conditions")).get(0);
+  }
+
+  /** The mock stores what a real API server would refuse; Tandem must still report on it. */
+  @Test
+  void writesTheStatusOfANodeSetTheJavaClassesCannotRead() {
+    ObjectNode bad = Fixtures.example();
+    Fixtures.with(bad, "spec.drain.onTimeout", Fixtures.json("\"Kill\""));
+    createNodeSet(bad);
+    assertThrows(
+        RuntimeException.class,
+        () -> client.resources(NodeSet.class).inNamespace(ns).withName("gpu-a").get());
+    NodeSetStatusView invalid =
+        new NodeSetStatusView(
+            0,
+            0,
+            0,
+            null,
+            null,
+            null,
+            1,
+            PodLabels.selector("gpu-a"),
+            List.of(
+                new Condition(
+                    Condition.INVALID_SPEC,
+                    "True",
+                    "InvalidSpec",
+                    "spec.drain.onTimeout: \"Kill\" must be Wait or Force",
+                    null)));
+    kube.writeNodeSetStatus(ref, invalid);
+    assertEquals("InvalidSpec", condition().get("type"));
+  }
+
+  @Test
+  void statusOfAnAbsentNodeSetIsNotAnError() {
+    assertDoesNotThrow(() -> kube.writeNodeSetStatus(ref, status("True", "ok")));
+  }
+
+  /** Canned 409s first (the mock never conflicts on /status), then the real write. */
+  @Test
+  void conflictsAreRetriedABoundedNumberOfTimes() {
+    createNodeSet(Fixtures.example());
+    String path = "/apis/tandem.dev/v1alpha1/namespaces/" + ns + "/nodesets/gpu-a/status";
+    server.expect().patch().withPath(path).andReturn(409, conflict()).times(2);
+    kube.writeNodeSetStatus(ref, status("True", "ok"));
+    assertEquals("ok", condition().get("message"));
+
+    server
+        .expect()
+        .patch()
+        .withPath(path)
+        .andReturn(409, conflict())
+        .times(KubeCalls.MAX_CONFLICT_ATTEMPTS);
+    ApplicationFailure f =
+        assertThrows(
+            ApplicationFailure.class, () -> kube.writeNodeSetStatus(ref, status("False", "no")));
+    assertFalse(f.isNonRetryable(), "still retryable by Temporal");
+  }
+
+  private static io.fabric8.kubernetes.api.model.Status conflict() {
+    return new StatusBuilder()
+        .withCode(409)
+        .withReason("Conflict")
+        .withMessage("the object has been modified")
+        .build();
+  }
+
+  @Test
+  void releaseRemovesOnlyTandemsFinalizerFromADeletingNodeSet() {
+    ObjectNode n = Fixtures.example();
+    ((ObjectNode) n.get("metadata"))
+        .putArray("finalizers")
+        .add(NodeSet.FINALIZER)
+        .add("example.com/other");
+    createNodeSet(n);
+
+    kube.releaseNodeSet(ref);
+    assertEquals(
+        List.of(NodeSet.FINALIZER, "example.com/other"),
+        read().getMetadata().getFinalizers(),
+        "a NodeSet that is not being deleted keeps its protection");
+
+    NodeSetResources.generic(client).inNamespace(ns).withName("gpu-a").delete();
+    assertNotNull(read().getMetadata().getDeletionTimestamp());
+    kube.releaseNodeSet(ref);
+    assertEquals(List.of("example.com/other"), read().getMetadata().getFinalizers());
+    assertDoesNotThrow(() -> kube.releaseNodeSet(ref), "idempotent");
+  }
+
+  @Test
+  void releaseOfTheLastFinalizerLetsTheNodeSetGo() {
+    ObjectNode n = Fixtures.example();
+    ((ObjectNode) n.get("metadata")).putArray("finalizers").add(NodeSet.FINALIZER);
+    createNodeSet(n);
+    NodeSetResources.generic(client).inNamespace(ns).withName("gpu-a").delete();
+    kube.releaseNodeSet(ref);
+    GenericKubernetesResource after = read();
+    assertTrue(after == null || after.getMetadata().getFinalizers().isEmpty());
+    assertDoesNotThrow(() -> kube.releaseNodeSet(new NodeSetRef(ns, "absent")));
+  }
+
+  @Test
+  void eventsNameTheObjectByUidSoDescribeShowsThem() {
+    var pod =
+        client
+            .pods()
+            .inNamespace(ns)
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("gpu-a-0")
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("s")
+                    .withImage("s")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+    GenericKubernetesResource nodeSet = createNodeSet(Fixtures.example());
+    kube.recordEvent(
+        EventRequest.warning(NodeRef.of(ns, "gpu-a", 0), "DrainTimedOut", "x".repeat(5000)));
+    kube.recordEvent(new EventRequest(ns, "NodeSet", "gpu-a", "Normal", "ScaledUp", "3 to 4"));
+
+    List<Event> events = client.v1().events().inNamespace(ns).list().getItems();
+    assertEquals(2, events.size());
+    Event podEvent =
+        events.stream()
+            .filter(e -> e.getReason().equals("DrainTimedOut"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(pod.getMetadata().getUid(), podEvent.getInvolvedObject().getUid());
+    assertEquals("Pod", podEvent.getInvolvedObject().getKind());
+    assertEquals("Warning", podEvent.getType());
+    assertEquals(EventRecorder.MAX_MESSAGE, podEvent.getMessage().length());
+    Event nsEvent =
+        events.stream().filter(e -> e.getReason().equals("ScaledUp")).findFirst().orElseThrow();
+    assertEquals(nodeSet.getMetadata().getUid(), nsEvent.getInvolvedObject().getUid());
+    assertEquals("tandem.dev/v1alpha1", nsEvent.getInvolvedObject().getApiVersion());
+  }
+
+  @Test
+  void eventsNeverFailTheCaller() {
+    server
+        .expect()
+        .post()
+        .withPath("/api/v1/namespaces/" + ns + "/events")
+        .andReturn(500, new StatusBuilder().withCode(500).withMessage("boom").build())
+        .always();
+    assertDoesNotThrow(
+        () -> kube.recordEvent(new EventRequest(ns, "Pod", "gone", "Normal", "X", "y")));
+    assertDoesNotThrow(() -> kube.recordEvent(null));
+    assertNull(client.pods().inNamespace(ns).withName("gone").get());
+  }
+}

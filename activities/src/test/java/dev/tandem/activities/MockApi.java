@@ -1,0 +1,32 @@
+package dev.tandem.activities;
+
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Helpers for tests against fabric8's mock API server. */
+final class MockApi {
+  private MockApi() {}
+
+  private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+  /**
+   * A client for the same server without fabric8's own retries of 5xx answers (10 by default, with
+   * exponential backoff: ~20 s per failing call). Activities leave retrying to Temporal, and tests
+   * stay fast; the workers' client should be configured the same way.
+   */
+  static KubernetesClient withoutRetries(KubernetesClient mockClient) {
+    return new KubernetesClientBuilder()
+        .withConfig(
+            new ConfigBuilder(mockClient.getConfiguration())
+                .withRequestRetryBackoffLimit(0)
+                .build())
+        .build();
+  }
+
+  /** A fresh namespace per test, so tests sharing one server never see each other's objects. */
+  static String namespace() {
+    return "t" + NAMESPACES.incrementAndGet();
+  }
+}

@@ -1,0 +1,234 @@
+package dev.tandem.k8s.api;
+
+import static dev.tandem.k8s.Fixtures.json;
+import static dev.tandem.k8s.Fixtures.with;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.networknt.schema.JsonMetaSchema;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.NonValidationKeyword;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import dev.tandem.k8s.Fixtures;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CRD the build generated from the Java classes: its structure, and that its schema refuses
+ * what it should. CEL rules (x-kubernetes-validations) are only checked for presence here: no
+ * JSON-schema validator evaluates them; NodeSetSpecsTest covers the same rules in the converter.
+ */
+class NodeSetCrdTest {
+  private final CustomResourceDefinition crd = Fixtures.crd();
+  private final CustomResourceDefinitionVersion v = crd.getSpec().getVersions().get(0);
+  private final JsonNode schema = Fixtures.openApiSchema();
+  private final JsonNode spec = schema.at("/properties/spec");
+
+  @Test
+  void namesScopeAndVersion() {
+    assertEquals(NodeSet.CRD_NAME, crd.getMetadata().getName());
+    assertEquals("tandem.dev", crd.getSpec().getGroup());
+    assertEquals("Namespaced", crd.getSpec().getScope());
+    assertEquals("NodeSet", crd.getSpec().getNames().getKind());
+    assertEquals("nodesets", crd.getSpec().getNames().getPlural());
+    assertEquals("nodeset", crd.getSpec().getNames().getSingular());
+    assertEquals(List.of("nds"), crd.getSpec().getNames().getShortNames());
+    assertEquals(List.of("tandem"), crd.getSpec().getNames().getCategories());
+    assertEquals(1, crd.getSpec().getVersions().size());
+    assertEquals("v1alpha1", v.getName());
+    assertTrue(v.getServed());
+    assertTrue(v.getStorage());
+  }
+
+  @Test
+  void statusAndScaleSubresources() {
+    assertNotNull(v.getSubresources().getStatus(), "status subresource");
+    var scale = v.getSubresources().getScale();
+    assertNotNull(scale, "scale subresource");
+    assertEquals(".spec.replicas", scale.getSpecReplicasPath());
+    assertEquals(".status.replicas", scale.getStatusReplicasPath());
+    assertEquals(".status.selector", scale.getLabelSelectorPath());
+  }
+
+  @Test
+  void printerColumns() {
+    // The generator sorts columns by JSON path, so Age (metadata) comes first.
+    Map<String, String> cols =
+        v.getAdditionalPrinterColumns().stream()
+            .collect(
+                Collectors.toMap(
+                    CustomResourceColumnDefinition::getName,
+                    c -> c.getJsonPath() + " " + c.getType()));
+    assertEquals(
+        Map.of(
+            "Replicas", ".spec.replicas integer",
+            "Ready", ".status.readyReplicas integer",
+            "Updated", ".status.updatedReplicas integer",
+            "Revision", ".status.updateRevision string",
+            "Age", ".metadata.creationTimestamp date"),
+        cols);
+  }
+
+  @Test
+  void schemaDeclaresTheRules() {
+    assertEquals(Set.of("replicas", "template"), texts(spec.get("required")));
+    assertEquals(0, spec.at("/properties/replicas/minimum").asInt());
+    assertEquals(
+        Set.of("RollingUpdate", "OnDelete"),
+        texts(spec.at("/properties/updateStrategy/properties/type/enum")));
+    for (String drain : List.of("drain", "scaleDown")) {
+      JsonNode d = spec.at("/properties/" + drain);
+      assertEquals(Set.of("Wait", "Force"), texts(d.at("/properties/onTimeout/enum")));
+      assertEquals(DrainSpec.DURATION_PATTERN, d.at("/properties/timeout/pattern").asText());
+      assertTrue(d.at("/x-kubernetes-validations/0/rule").asText().contains("Force"));
+    }
+    JsonNode mu =
+        spec.at("/properties/updateStrategy/properties/rollingUpdate/properties/maxUnavailable");
+    assertTrue(mu.path("x-kubernetes-int-or-string").asBoolean(), mu.toString());
+    assertEquals(RollingUpdateSpec.MAX_UNAVAILABLE_PATTERN, mu.path("pattern").asText());
+    assertEquals(1, mu.path("minimum").asInt());
+    assertTrue(
+        spec.at("/properties/updateStrategy/x-kubernetes-validations/0/rule")
+            .asText()
+            .contains("RollingUpdate"));
+    // The template keeps everything it is given (see NodeSetSpec for why) but checks its shape.
+    JsonNode t = spec.at("/properties/template");
+    assertTrue(t.path("x-kubernetes-preserve-unknown-fields").asBoolean());
+    assertEquals(Set.of("containers"), texts(t.at("/properties/spec/required")));
+    assertEquals(
+        Set.of("name", "image"),
+        texts(t.at("/properties/spec/properties/containers/items/required")));
+    assertEquals(".status.selector", v.getSubresources().getScale().getLabelSelectorPath());
+    assertEquals("string", schema.at("/properties/status/properties/selector/type").asText());
+  }
+
+  /** Kubernetes refuses a non-structural schema; check the rule that matters here. */
+  @Test
+  void schemaIsStructural() {
+    List<String> bad = new ArrayList<>();
+    structural(schema, "", bad);
+    assertEquals(List.of(), bad);
+  }
+
+  @Test
+  void theExampleIsValid() {
+    assertEquals(Set.of(), validate(Fixtures.example()));
+  }
+
+  @Test
+  void schemaRefusesWhatItCanSay() {
+    assertInvalid("spec.replicas", json("-1"));
+    assertInvalid("spec.replicas", null);
+    assertInvalid("spec.replicas", TextNode.valueOf("3"));
+    assertInvalid("spec.drain.timeout", TextNode.valueOf("5 parsecs"));
+    assertInvalid("spec.drain.timeout", TextNode.valueOf("30"));
+    assertInvalid("spec.scaleDown.onTimeout", TextNode.valueOf("Kill"));
+    assertInvalid("spec.updateStrategy.type", TextNode.valueOf("Rolling"));
+    assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", json("0"));
+    assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("0%"));
+    assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("101%"));
+    assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("lots"));
+    assertInvalid("spec.slurm.features", json("[\"h100\", \"has space\"]"));
+    assertInvalid("spec.slurm.partitions", json("[\"gpu,cpu\"]"));
+    assertInvalid("spec.slurm.gres", TextNode.valueOf("gpu: 8"));
+    assertInvalid("spec.slurm.weight", json("0"));
+    assertInvalid("spec.template.spec.containers", json("[]"));
+    assertInvalid("spec.template.spec.containers", json("[{\"name\":\"slurmd\"}]"));
+    assertInvalid("spec.template.spec", null);
+  }
+
+  @Test
+  void schemaAcceptsTheOtherForms() {
+    assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", json("3"));
+    assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("25%"));
+    assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("100%"));
+    assertValid("spec.drain.timeout", TextNode.valueOf("1h30m"));
+    assertValid("spec.drain.timeout", TextNode.valueOf("3d"));
+    assertValid("spec.replicas", json("0"));
+    assertValid("spec.slurm.gres", TextNode.valueOf("gpu:h100:8,nvme:1"));
+    // Anything a pod template may hold passes through (the API server checks it on pod create).
+    assertValid("spec.template.spec.hostNetwork", json("true"));
+    assertValid(
+        "spec.template.spec.containers", json("[{\"name\":\"a\",\"image\":\"b\",\"x\":1}]"));
+  }
+
+  private void assertInvalid(String path, JsonNode value) {
+    ObjectNode n = with(Fixtures.example(), path, value);
+    assertFalse(validate(n).isEmpty(), path + "=" + value + " should be refused");
+  }
+
+  private void assertValid(String path, JsonNode value) {
+    ObjectNode n = with(Fixtures.example(), path, value);
+    assertEquals(Set.of(), validate(n), path + "=" + value);
+  }
+
+  private Set<ValidationMessage> validate(JsonNode instance) {
+    return validator().validate(instance);
+  }
+
+  /**
+   * A draft-4 validator (OpenAPI v3's schema objects are draft-4 with extensions) that knows the
+   * Kubernetes extensions as annotations, so it neither warns about them nor evaluates them.
+   */
+  private JsonSchema validator() {
+    JsonMetaSchema v4 = JsonMetaSchema.getV4();
+    JsonMetaSchema.Builder meta = JsonMetaSchema.builder(v4.getIri(), v4);
+    for (String k :
+        List.of(
+            "x-kubernetes-validations",
+            "x-kubernetes-preserve-unknown-fields",
+            "x-kubernetes-int-or-string")) {
+      meta.keyword(new NonValidationKeyword(k));
+    }
+    JsonSchemaFactory factory =
+        JsonSchemaFactory.builder(JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V4))
+            .metaSchema(meta.build())
+            .build();
+    return factory.getSchema(schema);
+  }
+
+  /**
+   * Every schema node states its type, except int-or-string nodes and nodes that preserve unknown
+   * fields (which Kubernetes allows without one).
+   */
+  private static void structural(JsonNode s, String path, List<String> bad) {
+    boolean exempt =
+        s.path("x-kubernetes-int-or-string").asBoolean()
+            || s.path("x-kubernetes-preserve-unknown-fields").asBoolean();
+    if (!s.has("type") && !exempt) {
+      bad.add(path + ": no type");
+    }
+    if (s.has("properties") && !"object".equals(s.path("type").asText())) {
+      bad.add(path + ": properties without type object");
+    }
+    for (Map.Entry<String, JsonNode> e : s.path("properties").properties()) {
+      structural(e.getValue(), path + "." + e.getKey(), bad);
+    }
+    if (s.has("items")) {
+      structural(s.get("items"), path + "[]", bad);
+    }
+    if (s.has("additionalProperties") && s.get("additionalProperties").isObject()) {
+      structural(s.get("additionalProperties"), path + "{}", bad);
+    }
+  }
+
+  private static Set<String> texts(JsonNode array) {
+    Set<String> out = new java.util.HashSet<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+}
