@@ -14,14 +14,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hand-off between informer callbacks (which must never block on Temporal) and the signals
- * they cause.
+ * The hand-off between informer callbacks (which must never block on Temporal) and the signals they
+ * cause.
  *
- * <p>Work is keyed (e.g. {@code default/gpu-a-3:pod}). For one key at most one task runs at a
- * time, and a task submitted while an older one for the same key still waits replaces it: the
- * latest state wins, so a burst of 50 pod updates costs one signal. A task that fails is retried
- * with backoff a few times unless newer work for its key arrived meanwhile; after that it is
- * dropped and the next periodic resync repairs what it missed.
+ * <p>Work is keyed (e.g. {@code default/gpu-a-3:pod}). For one key at most one task runs at a time,
+ * and a task submitted while an older one for the same key still waits replaces it: the latest
+ * state wins, so a burst of 50 pod updates costs one signal. A task that fails is retried with
+ * backoff a few times unless newer work for its key arrived meanwhile; after that it is dropped and
+ * the next periodic resync repairs what it missed.
  */
 public final class Coalescer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Coalescer.class);
@@ -63,7 +63,9 @@ public final class Coalescer implements AutoCloseable {
     this.listener = listener;
   }
 
-  /** Queues {@code task} for {@code key}, replacing a task for the same key that has not started. */
+  /**
+   * Queues {@code task} for {@code key}, replacing a task for the same key that has not started.
+   */
   public void submit(String key, Task task) {
     if (closed) {
       return;

@@ -134,8 +134,7 @@ public final class K8sNodeWatcher implements AutoCloseable {
       return; // never held: nothing to lift (a resync pass still sends it)
     }
     String signal = reason == null ? Names.SIGNAL_UNDRAIN : Names.SIGNAL_DRAIN;
-    NodeCommand cmd =
-        NodeCommand.of(owner, reason == null ? "cleared in Kubernetes" : reason);
+    NodeCommand cmd = NodeCommand.of(owner, reason == null ? "cleared in Kubernetes" : reason);
     Instant seen = Instant.now();
     coalescer.submit(
         key,
@@ -169,7 +168,8 @@ public final class K8sNodeWatcher implements AutoCloseable {
               ? !"True".equals(c.getStatus())
               : unhealthyConditions.contains(c.getType()) && "True".equals(c.getStatus());
       if (isBad) {
-        String msg = c.getMessage() == null || c.getMessage().isBlank() ? c.getReason() : c.getMessage();
+        String msg =
+            c.getMessage() == null || c.getMessage().isBlank() ? c.getReason() : c.getMessage();
         bad.add(c.getType() + "=" + c.getStatus() + (msg == null ? "" : ": " + msg));
       }
     }

@@ -65,7 +65,9 @@ public final class PodWatcher implements AutoCloseable {
     informer.addIndexers(
         Map.of(
             BY_NODE,
-            p -> List.of(Objects.toString(p.getSpec() == null ? null : p.getSpec().getNodeName(), "")),
+            p ->
+                List.of(
+                    Objects.toString(p.getSpec() == null ? null : p.getSpec().getNodeName(), "")),
             BY_NAME,
             p -> List.of(p.getMetadata().getName())));
     informer.addEventHandler(
@@ -82,7 +84,9 @@ public final class PodWatcher implements AutoCloseable {
             PodView before = PodViews.of(old);
             PodView after = PodViews.of(pod);
             if (!meaningfullySame(before, after)
-                || Objects.equals(old.getMetadata().getResourceVersion(), pod.getMetadata().getResourceVersion())) {
+                || Objects.equals(
+                    old.getMetadata().getResourceVersion(),
+                    pod.getMetadata().getResourceVersion())) {
               // A changed view, or a periodic resync (same resourceVersion): send it.
               send(pod, after);
             }

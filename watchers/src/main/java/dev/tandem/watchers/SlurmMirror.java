@@ -120,8 +120,7 @@ public final class SlurmMirror {
     value.put("message", message);
     String now = clock.instant().toString();
     boolean flipped = index < 0 || !status.equals(conds.get(index).getStatus());
-    value.put(
-        "lastTransitionTime", flipped ? now : conds.get(index).getLastTransitionTime());
+    value.put("lastTransitionTime", flipped ? now : conds.get(index).getLastTransitionTime());
     value.put("lastProbeTime", now);
     ArrayNode patch = JsonNodeFactory.instance.arrayNode();
     if (index >= 0) {
@@ -130,7 +129,11 @@ public final class SlurmMirror {
           .put("op", "test")
           .put("path", "/status/conditions/" + index + "/type")
           .put("value", CONDITION);
-      patch.addObject().put("op", "replace").put("path", "/status/conditions/" + index).set("value", value);
+      patch
+          .addObject()
+          .put("op", "replace")
+          .put("path", "/status/conditions/" + index)
+          .set("value", value);
     } else if (conds.isEmpty()) {
       ObjectNode op = patch.addObject().put("op", "add").put("path", "/status/conditions");
       op.putArray("value").add(value);
@@ -148,6 +151,9 @@ public final class SlurmMirror {
   }
 
   private io.fabric8.kubernetes.client.dsl.PodResource resource(Pod p) {
-    return client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName());
+    return client
+        .pods()
+        .inNamespace(p.getMetadata().getNamespace())
+        .withName(p.getMetadata().getName());
   }
 }

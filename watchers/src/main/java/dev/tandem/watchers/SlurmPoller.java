@@ -2,7 +2,6 @@ package dev.tandem.watchers;
 
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
-import dev.tandem.slurm.SlurmException;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmViews;
@@ -30,8 +29,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Every interval (default 2 s) list nodes and jobs incrementally: an unchanged cluster costs
  *       one 304 each.
  *   <li>Diff against the last view by state, flags, reason and slurmd start; only differences
- *       become signals. Every {@code fullResync} the whole view is listed and sent again, so a
- *       lost signal or a missed change is repaired.
+ *       become signals. Every {@code fullResync} the whole view is listed and sent again, so a lost
+ *       signal or a missed change is repaired.
  *   <li>When slurmrestd cannot be reached, say so once (log, {@code tandem_slurm_up} 0), back off
  *       up to 30 s, and on recovery list everything again. Nothing is signalled from a failed poll:
  *       unknown is not "idle".
@@ -115,7 +114,7 @@ public final class SlurmPoller implements AutoCloseable {
       }
       metrics.slurmUp(true);
       delay = interval;
-    } catch (SlurmException | RuntimeException e) {
+    } catch (RuntimeException e) { // SlurmException and anything unexpected: never kill the poller
       metrics.slurmPoll(Duration.ofNanos(System.nanoTime() - t0), "error");
       metrics.error("slurm-poll");
       metrics.slurmUp(false);
@@ -123,7 +122,8 @@ public final class SlurmPoller implements AutoCloseable {
         downSince = clock.instant();
         log.warn("cannot poll slurmrestd (will keep trying, backing off): {}", e.getMessage());
       }
-      delay = delay.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay.multipliedBy(2);
+      delay =
+          delay.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay.multipliedBy(2);
     }
   }
 
@@ -170,8 +170,14 @@ public final class SlurmPoller implements AutoCloseable {
           SlurmJobView last = jobs.remove(gone);
           onJob(
               new SlurmJobView(
-                  last.id(), last.name(), last.comment(), SlurmJobView.GONE, "purged", last.nodes(),
-                  last.restartCount(), now));
+                  last.id(),
+                  last.name(),
+                  last.comment(),
+                  SlurmJobView.GONE,
+                  "purged",
+                  last.nodes(),
+                  last.restartCount(),
+                  now));
         }
       }
       jobsSince = lj.updateTime();

@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The watchers' {@code tandem_*} metrics. Names follow Prometheus conventions once Micrometer's
- * registry renders them ({@code tandem.watcher.events} becomes {@code tandem_watcher_events_total}).
+ * registry renders them ({@code tandem.watcher.events} becomes {@code
+ * tandem_watcher_events_total}).
  */
 public final class WatcherMetrics implements Coalescer.Listener {
   private final MeterRegistry registry;

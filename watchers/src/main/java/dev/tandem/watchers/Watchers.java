@@ -119,7 +119,13 @@ public final class Watchers implements AutoCloseable {
     pods = new PodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     nodes =
         new K8sNodeWatcher(
-            k8s, pods, coalescer, signals, metrics, cfg.unhealthyConditions(), cfg.informerResync());
+            k8s,
+            pods,
+            coalescer,
+            signals,
+            metrics,
+            cfg.unhealthyConditions(),
+            cfg.informerResync());
     nodeSets = new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     poller =
         new SlurmPoller(

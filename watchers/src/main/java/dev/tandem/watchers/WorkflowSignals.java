@@ -24,8 +24,8 @@ public interface WorkflowSignals {
   void nodeSetGone(NodeSetRef ref, NodeCommand command);
 
   /**
-   * A signal to {@code node/<ns>/<pod>}; false if no such workflow runs (a node workflow is
-   * started by its NodeSet, never by a watcher).
+   * A signal to {@code node/<ns>/<pod>}; false if no such workflow runs (a node workflow is started
+   * by its NodeSet, never by a watcher).
    */
   boolean node(String namespace, String pod, String signal, Object payload);
 

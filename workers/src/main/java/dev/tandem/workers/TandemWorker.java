@@ -129,7 +129,8 @@ public final class TandemWorker implements AutoCloseable {
     if (factory != null) {
       factory.shutdown();
       try {
-        if (!factory.awaitTermination(cfg.worker().shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
+        factory.awaitTermination(cfg.worker().shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
+        if (!factory.isTerminated()) {
           log.warn("activities still running after {}; stopping them", cfg.worker().shutdownGrace());
           factory.shutdownNow();
         }

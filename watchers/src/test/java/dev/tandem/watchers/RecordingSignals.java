@@ -1,0 +1,69 @@
+package dev.tandem.watchers;
+
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetSpecView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/** Records what the watchers would send to Temporal. */
+final class RecordingSignals implements WorkflowSignals {
+  record Sent(String target, String signal, Object payload) {}
+
+  private final List<Sent> sent = new ArrayList<>();
+  final Set<String> running = ConcurrentHashMap.newKeySet();
+  volatile boolean fail;
+
+  @Override
+  public synchronized void nodeSetSpec(NodeSetRef ref, NodeSetSpecView spec) {
+    check();
+    sent.add(new Sent(ref.workflowId(), "specChanged", spec));
+  }
+
+  @Override
+  public synchronized void nodeSetDelete(NodeSetRef ref, NodeSetSpecView spec, NodeCommand c) {
+    check();
+    sent.add(new Sent(ref.workflowId(), "delete", c));
+  }
+
+  @Override
+  public synchronized void nodeSetGone(NodeSetRef ref, NodeCommand c) {
+    check();
+    sent.add(new Sent(ref.workflowId(), "gone", c));
+  }
+
+  @Override
+  public synchronized boolean node(String ns, String pod, String signal, Object payload) {
+    check();
+    sent.add(new Sent("node/" + ns + "/" + pod, signal, payload));
+    return true;
+  }
+
+  @Override
+  public synchronized boolean workflow(String id, String signal, Object payload) {
+    check();
+    sent.add(new Sent(id, signal, payload));
+    return true;
+  }
+
+  private void check() {
+    if (fail) {
+      throw new IllegalStateException("Temporal unavailable (test)");
+    }
+  }
+
+  synchronized List<Sent> all() {
+    return List.copyOf(sent);
+  }
+
+  synchronized List<Sent> matching(Predicate<Sent> p) {
+    return sent.stream().filter(p).toList();
+  }
+
+  synchronized void clear() {
+    sent.clear();
+  }
+}
