@@ -478,12 +478,19 @@ cmd_node_up() {
 cmd_node_down() {
   local name=${1:?usage: node-down NAME} pid
   is_pool_node "$name" || die "'$name' is not a pool node of TANDEM_SLURM_POOLS=$POOLS"
+  if ctld_up && node_serving "$name"; then
+    # DOWN while slurmd still runs, so slurmd ends the node's jobs (they are requeued); a killed
+    # slurmd would leave their slurmstepd and processes behind. FUTURE is refused while jobs remain.
+    timeout 10 scontrol update NodeName="$name" State=DOWN Reason="slurm-local node-down" || true
+    wait_for 15 "jobs on $name to end" bash -c "[[ -z \$(squeue -h -w '$name' -t R,CG,S -o %A 2>/dev/null) ]]" ||
+      log "jobs on $name did not end in time; stopping its slurmd anyway"
+  fi
   if pid=$(our_pid "$DIR/run/slurmd-$name.pid"); then terminate 10 "$pid"; fi
   rm -f "$DIR/run/slurmd-$name.pid"
   if ctld_up; then
-    # FUTURE is refused while the node holds jobs; DOWN first ends (requeues) them.
     timeout 10 scontrol update NodeName="$name" State=DOWN Reason="slurm-local node-down" 2>/dev/null || true
-    timeout 10 scontrol update NodeName="$name" State=FUTURE ||
+    timeout 10 scontrol update NodeName="$name" State=FUTURE 2>/dev/null ||
+      scontrol show node -F "$name" 2>/dev/null | grep -q 'State=FUTURE' ||
       die "could not return $name to FUTURE"
   fi
   log "$name is down (State=FUTURE)"
