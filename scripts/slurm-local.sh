@@ -300,7 +300,7 @@ start_munged() {
   setsid setpriv --reuid=munge --regid=munge --clear-groups \
     munged -F --socket="$MUNGE_SOCKET" --key-file="$MUNGE_DIR/munge.key" \
     --pid-file="$DIR/run/munged.pid" --log-file="$MUNGE_DIR/munged.log" \
-    --seed-file="$MUNGE_DIR/munged.seed" </dev/null >>"$DIR/log/munged.log" 2>&1 &
+    --seed-file="$MUNGE_DIR/munged.seed" </dev/null >>"$DIR/log/munged.log" 2>&1 9>&- &
   echo $! >"$DIR/run/munged.pid"
   wait_for 10 "munged socket" bash -c "munge -S '$MUNGE_SOCKET' -n | unmunge -S '$MUNGE_SOCKET'" ||
     fail_start "munged did not start"
@@ -310,7 +310,7 @@ start_slurmd() { # name
   local name=$1
   install -d -m 755 "$DIR/state/d/$name"
   rm -f "$DIR/run/slurmd-$name.pid"
-  setsid "$SLURMD_BIN" -D -N "$name" -f "$CONF" </dev/null >>"$DIR/log/slurmd-$name.out" 2>&1 &
+  setsid "$SLURMD_BIN" -D -N "$name" -f "$CONF" </dev/null >>"$DIR/log/slurmd-$name.out" 2>&1 9>&- &
   echo $! >"$DIR/run/slurmd-$name.pid"
 }
 
@@ -321,6 +321,8 @@ node_serving() {
   st=$(timeout 5 sinfo -h -N -n "$1" -o '%T' 2>/dev/null | head -n1)
   [[ $st =~ ^(idle|allocated|mixed|completing|drained|draining|reserved|planned)(\+[a-z+]*)?$ ]]
 }
+
+node_future() { timeout 5 scontrol show node -F "$1" 2>/dev/null | grep -q 'State=FUTURE'; }
 
 static_nodes_serving() {
   local i
@@ -366,7 +368,7 @@ cmd_start() {
   log "starting in $DIR (slurmctld :$CTLD_PORT, slurmrestd :$REST_PORT, nodes from :$NODE_PORT_BASE)"
 
   start_munged
-  setsid slurmctld -D -i -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 &
+  setsid slurmctld -D -i -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 9>&- &
   echo $! >"$DIR/run/slurmctld.pid"
   wait_for 30 "slurmctld to answer 'scontrol ping'" ctld_up || fail_start "slurmctld did not come up"
 
@@ -381,7 +383,7 @@ cmd_start() {
   setsid env SLURM_JWT=daemon SLURM_CONF="$CONF" \
     setpriv --reuid="$REST_USER" --regid="$REST_USER" --clear-groups \
     slurmrestd -f "$CONF" -a rest_auth/jwt -s "openapi/$API" "127.0.0.1:$REST_PORT" \
-    </dev/null >>"$DIR/log/slurmrestd.log" 2>&1 &
+    </dev/null >>"$DIR/log/slurmrestd.log" 2>&1 9>&- &
   echo $! >"$DIR/run/slurmrestd.pid"
   wait_for 20 "slurmrestd to answer /slurm/$API/ping" rest_ping || fail_start "slurmrestd did not come up"
   write_env
@@ -487,24 +489,31 @@ cmd_node_down() {
   fi
   if pid=$(our_pid "$DIR/run/slurmd-$name.pid"); then terminate 10 "$pid"; fi
   rm -f "$DIR/run/slurmd-$name.pid"
-  if ctld_up; then
+  if ctld_up && ! node_future "$name"; then
     timeout 10 scontrol update NodeName="$name" State=DOWN Reason="slurm-local node-down" 2>/dev/null || true
-    timeout 10 scontrol update NodeName="$name" State=FUTURE 2>/dev/null ||
-      scontrol show node -F "$name" 2>/dev/null | grep -q 'State=FUTURE' ||
+    timeout 10 scontrol update NodeName="$name" State=FUTURE || node_future "$name" ||
       die "could not return $name to FUTURE"
   fi
   log "$name is down (State=FUTURE)"
 }
 
+# start/stop/node-up/node-down change pid files and daemons: one at a time per state dir (tests of
+# several modules or engineers may call them at once).
+lock() {
+  install -d -m 755 "$DIR"
+  exec 9>"$DIR/.lock"
+  flock -w 180 9 || die "another slurm-local.sh holds $DIR/.lock for more than 180 s"
+}
+
 case ${1:-} in
   install) cmd_install ;;
-  start) cmd_start ;;
-  stop) cmd_stop ;;
+  start) lock && cmd_start ;;
+  stop) lock && cmd_stop ;;
   status) cmd_status ;;
   token) new_token "${2:-86400}" ;;
   env) cat "$ENV_FILE" 2>/dev/null || die "no env file at $ENV_FILE: run '$0 start'" ;;
-  node-up) cmd_node_up "${2:-}" ;;
-  node-down) cmd_node_down "${2:-}" ;;
+  node-up) lock && cmd_node_up "${2:-}" ;;
+  node-down) lock && cmd_node_down "${2:-}" ;;
   *)
     sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
