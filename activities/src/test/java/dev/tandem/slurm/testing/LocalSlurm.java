@@ -3,13 +3,12 @@ package dev.tandem.slurm.testing;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
+import dev.tandem.slurm.SlurmEnvFile;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +50,7 @@ public final class LocalSlurm {
 
   private static LocalSlurm ensureRunning() {
     Path script = findScript();
-    String d = System.getenv("TANDEM_SLURM_DIR");
-    Path dir = Path.of(d == null || d.isBlank() ? "/var/tmp/tandem-slurm" : d);
+    Path dir = SlurmEnvFile.defaultPath(System.getenv()).getParent();
     Result status = run(script, Duration.ofSeconds(30), "status");
     if (status.exitCode() != 0) {
       if (!Files.isExecutable(Path.of("/usr/sbin/slurmctld"))) {
@@ -93,29 +91,9 @@ public final class LocalSlurm {
     }
   }
 
-  /** {@code KEY=value} lines; blank lines and {@code #} comments ignored, quotes stripped. */
+  /** {@code KEY=value} lines, see {@link SlurmEnvFile#read}. */
   public static Map<String, String> readEnvFile(Path file) throws IOException {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      String l = line.trim();
-      if (l.isEmpty() || l.startsWith("#")) {
-        continue;
-      }
-      if (l.startsWith("export ")) {
-        l = l.substring("export ".length()).trim();
-      }
-      int eq = l.indexOf('=');
-      if (eq <= 0) {
-        throw new IOException("bad line in " + file + ": " + line);
-      }
-      String v = l.substring(eq + 1).trim();
-      if (v.length() >= 2
-          && (v.startsWith("\"") && v.endsWith("\"") || v.startsWith("'") && v.endsWith("'"))) {
-        v = v.substring(1, v.length() - 1);
-      }
-      out.put(l.substring(0, eq).trim(), v);
-    }
-    return out;
+    return SlurmEnvFile.read(file);
   }
 
   /** The env file's keys (SLURM_REST_URL, SLURM_TOKEN_FILE, SLURM_CONF, ...). */
