@@ -263,7 +263,7 @@ public final class SlurmClientV0038 implements SlurmClient {
   @Override
   public void cancel(long id, String signal) {
     if (id <= 0) {
-      throw new SlurmNotFoundException("cancel job " + id + ": not a job id");
+      throw new SlurmRejectedException(0, "not a job id", "cancel job " + id);
     }
     Map<String, List<String>> q = Map.of();
     if (signal != null) {
@@ -279,8 +279,11 @@ public final class SlurmClientV0038 implements SlurmClient {
       return;
     }
     List<V0038Errors.SlurmError> errors = V0038Errors.errors(V0038Errors.tryParse(r.body()));
-    if (V0038Errors.has(errors, V0038Errors.ALREADY_DONE)) {
-      return; // cancelling a job that already ended is not an error
+    if (V0038Errors.has(errors, V0038Errors.ALREADY_DONE)
+        || V0038Errors.has(errors, V0038Errors.INVALID_JOB_ID)) {
+      // Ended (2021) or already purged after MinJobAge (2017): the job is gone, which is what a
+      // (retried) cancel wants. Same rule as the v0.0.41+ adapters.
+      return;
     }
     throw failure(r, context, Duration.ofNanos(System.nanoTime() - start));
   }
@@ -342,10 +345,9 @@ public final class SlurmClientV0038 implements SlurmClient {
     try {
       current = getNode(node);
     } catch (SlurmNotFoundException e) {
-      if (declaredFuture) {
-        return; // already FUTURE: REST hides FUTURE nodes
-      }
-      throw e;
+      // Already FUTURE (REST hides those) or never known: nothing to delete, which is what a
+      // (retried) delete wants. Same rule as the v0.0.41+ adapters.
+      return;
     }
     if (!declaredFuture) {
       throw new SlurmUnsupportedException(
