@@ -23,6 +23,12 @@ public final class NodeSetState {
     /** Last report from the node workflow (null until the first one). */
     NodeReport report;
 
+    /** Revision the node workflow was started with. */
+    String startRevision;
+
+    /** Workflow time (ms) of the last report, or of the start. */
+    long lastHeardMillis;
+
     /** The node workflow was started (or found running). */
     boolean started;
 

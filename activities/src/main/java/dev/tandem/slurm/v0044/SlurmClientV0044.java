@@ -1,0 +1,19 @@
+package dev.tandem.slurm.v0044;
+
+import dev.tandem.slurm.SlurmTransport;
+import dev.tandem.slurm.modern.ModernSlurmClient;
+
+/**
+ * slurmrestd openapi v0.0.44 (Slurm 25.11): what production clusters run.
+ *
+ * <p>Behaviour specific to this version, all handled in {@link ModernSlurmClient}: {@code DELETE
+ * /job/{id}} answers 200 with a {@code status} list (per-job errors inside, an empty list is
+ * success); a bad token is HTTP 511 (Slurm error 1007); an unknown job is 404; {@code pings[]}
+ * carry a {@code responding} boolean; the job description has no {@code exclusive} field (Tandem
+ * sends {@code shared:["none"]}, valid in v0.0.41 too). See docs/slurm-versions.md.
+ */
+public final class SlurmClientV0044 extends ModernSlurmClient {
+  public SlurmClientV0044(SlurmTransport transport) {
+    super(transport, ApiVersion.V0_0_44);
+  }
+}

@@ -1,0 +1,90 @@
+package dev.tandem.slurm.spec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.slurm.SlurmTransport.Request;
+import dev.tandem.slurm.testing.FakeSlurmTransport;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every response fixture is a body the real server could send: it validates against the response
+ * schema of the operation it answers and has no key the spec does not know. Error bodies are
+ * checked against {@code openapi_resp} (meta, errors, warnings), because slurmrestd skips the data
+ * dump on failure and so omits the keys the success schema requires (e.g. nodes, last_update).
+ */
+class FixturesMatchSpecTest {
+
+  static Stream<Arguments> fixtures() {
+    return Stream.of("v0.0.44", "v0.0.41").flatMap(FixturesMatchSpecTest::forVersion);
+  }
+
+  private static Stream<Arguments> forVersion(String v) {
+    String p = "/slurm/" + v;
+    Stream<Arguments> common =
+        Stream.of(
+            op(v, "nodes.json", "GET", p + "/nodes/", 200),
+            op(v, "node-drained.json", "GET", p + "/node/gpu-a-1", 200),
+            op(v, "jobs.json", "GET", p + "/jobs/", 200),
+            op(v, "jobs-unchanged.json", "GET", p + "/jobs/", 200),
+            op(v, "job-running.json", "GET", p + "/job/102", 200),
+            op(v, "job-unknown.json", "GET", p + "/job/999999", 404),
+            op(v, "submit-ok.json", "POST", p + "/job/submit", 200),
+            op(v, "submit-bad-partition.json", "POST", p + "/job/submit", 500),
+            op(v, "node-update-ok.json", "POST", p + "/node/gpu-a-1", 200),
+            op(v, "ping.json", "GET", p + "/ping/", 200),
+            schema(v, "node-unknown.json", "openapi_resp"),
+            schema(v, "node-update-unknown.json", "openapi_resp"),
+            schema(v, "node-resume-in-service.json", "openapi_resp"),
+            schema(v, "node-delete-static.json", "openapi_resp"),
+            schema(v, "node-delete-busy.json", "openapi_resp"),
+            schema(v, "nodes-partitions-500.json", "openapi_resp"),
+            schema(v, "slurmctld-down.json", "openapi_resp"));
+    Stream<Arguments> specific =
+        v.equals("v0.0.44")
+            ? Stream.of(
+                op(v, "cancel-ok.json", "DELETE", p + "/job/4242", 200),
+                op(v, "cancel-already-done.json", "DELETE", p + "/job/4242", 200),
+                op(v, "cancel-invalid-id.json", "DELETE", p + "/job/999999", 200),
+                op(v, "cancel-cannot-alter.json", "DELETE", p + "/job/4243", 200),
+                op(v, "cancel-access-denied.json", "DELETE", p + "/job/4244", 200),
+                schema(v, "auth-511.json", "openapi_resp"))
+            : Stream.of(
+                op(v, "cancel-ok.json", "DELETE", p + "/job/4242", 200),
+                op(v, "cancel-already-done.json", "DELETE", p + "/job/4242", 200),
+                op(v, "cancel-invalid-id.json", "DELETE", p + "/job/999999", 404),
+                schema(v, "auth-bad-token.json", "openapi_resp"));
+    return Stream.concat(common, specific);
+  }
+
+  private static Arguments op(String v, String file, String method, String path, int status) {
+    return Arguments.of(v, file, method, path, status, null);
+  }
+
+  private static Arguments schema(String v, String file, String schemaSuffix) {
+    return Arguments.of(v, file, null, null, 0, v + "_" + schemaSuffix);
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("fixtures")
+  void fixtureValidates(
+      String version, String file, String method, String path, int status, String schema) {
+    String body = FakeSlurmTransport.resource("/slurm/" + version + "/" + file);
+    OpenApiSpec spec = OpenApiSpec.load(version);
+    List<String> problems;
+    if (schema != null) {
+      problems = spec.responseProblems(schema, SpecOperations.parse(body));
+    } else {
+      SpecOperations ops = new SpecOperations(spec);
+      problems = ops.responseProblems(new Request(method, path, null, null), status, body);
+    }
+    assertEquals(List.of(), problems, version + "/" + file);
+    JsonNode parsed = SpecOperations.parse(body);
+    assertFalse(parsed.path("meta").isMissingNode(), "every slurmrestd answer carries meta");
+  }
+}

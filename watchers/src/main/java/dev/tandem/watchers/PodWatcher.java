@@ -1,0 +1,154 @@
+package dev.tandem.watchers;
+
+import dev.tandem.k8s.PodLabels;
+import dev.tandem.k8s.PodViews;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.PodView;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Watches slurmd pods (label {@code tandem.dev/nodeset}; only Tandem's pods are cached, so memory
+ * follows the number of Slurm nodes, not the cluster's pods) and tells their node workflow about
+ * changes that matter to it: phase, readiness, Kubernetes node, deletion, identity.
+ *
+ * <p>Also the index other watchers use: the slurmd pods on a Kubernetes node, and the pod of a
+ * Slurm node. Both are computed in memory from the cache, because the API server cannot be trusted
+ * to filter pods by {@code spec.nodeName} (fabric8's mock answers nothing).
+ */
+public final class PodWatcher implements AutoCloseable {
+  static final String BY_NODE = "byNode";
+  static final String BY_NAME = "byName";
+
+  private final KubernetesClient client;
+  private final Coalescer coalescer;
+  private final WorkflowSignals signals;
+  private final WatcherMetrics metrics;
+  private final Duration resync;
+  private Consumer<Pod> onPodChanged = p -> {};
+  private SharedIndexInformer<Pod> informer;
+
+  public PodWatcher(
+      KubernetesClient client,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      WatcherMetrics metrics,
+      Duration resync) {
+    this.client = client;
+    this.coalescer = coalescer;
+    this.signals = signals;
+    this.metrics = metrics;
+    this.resync = resync;
+  }
+
+  /** Also called for every change (the K8s node watcher re-applies cordons to moved pods). */
+  public void onPodChanged(Consumer<Pod> c) {
+    this.onPodChanged = c;
+  }
+
+  public void start() {
+    informer =
+        client
+            .pods()
+            .inAnyNamespace()
+            .withLabel(PodLabels.NODESET)
+            .runnableInformer(resync.toMillis());
+    informer.addIndexers(
+        Map.of(
+            BY_NODE,
+            p -> List.of(Objects.toString(p.getSpec() == null ? null : p.getSpec().getNodeName(), "")),
+            BY_NAME,
+            p -> List.of(p.getMetadata().getName())));
+    informer.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod pod) {
+            metrics.event("pod", "add");
+            send(pod, PodViews.of(pod));
+          }
+
+          @Override
+          public void onUpdate(Pod old, Pod pod) {
+            metrics.event("pod", "update");
+            PodView before = PodViews.of(old);
+            PodView after = PodViews.of(pod);
+            if (!meaningfullySame(before, after)
+                || Objects.equals(old.getMetadata().getResourceVersion(), pod.getMetadata().getResourceVersion())) {
+              // A changed view, or a periodic resync (same resourceVersion): send it.
+              send(pod, after);
+            }
+          }
+
+          @Override
+          public void onDelete(Pod pod, boolean unknownFinalState) {
+            metrics.event("pod", "delete");
+            send(pod, PodView.absent(pod.getMetadata().getName()));
+          }
+        });
+    informer.start();
+  }
+
+  /** Whether the informer has listed once (its cache is usable). */
+  public boolean synced() {
+    return informer != null && informer.hasSynced();
+  }
+
+  private void send(Pod pod, PodView view) {
+    onPodChanged.accept(pod);
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    Instant seen = Instant.now();
+    coalescer.submit(
+        ns + "/" + name + ":pod",
+        () -> {
+          boolean ok = signals.node(ns, name, Names.SIGNAL_POD_OBSERVED, view);
+          metrics.signal(Names.SIGNAL_POD_OBSERVED, ok ? "sent" : "not-running");
+          metrics.lag("pod", Duration.between(seen, Instant.now()));
+        });
+  }
+
+  /** The fields a node workflow acts on; anything else (e.g. a status heartbeat) is noise. */
+  static boolean meaningfullySame(PodView a, PodView b) {
+    return a.exists() == b.exists()
+        && Objects.equals(a.uid(), b.uid())
+        && Objects.equals(a.phase(), b.phase())
+        && a.ready() == b.ready()
+        && Objects.equals(a.k8sNode(), b.k8sNode())
+        && a.terminating() == b.terminating()
+        && Objects.equals(a.revision(), b.revision());
+  }
+
+  /** Tandem's slurmd pods bound to a Kubernetes node. */
+  public List<Pod> podsOn(String k8sNode) {
+    return informer == null ? List.of() : informer.getIndexer().byIndex(BY_NODE, k8sNode);
+  }
+
+  /** The pod that backs a Slurm node (the Slurm node name is the pod name). */
+  public Optional<Pod> podFor(String slurmNode) {
+    if (informer == null) {
+      return Optional.empty();
+    }
+    return informer.getIndexer().byIndex(BY_NAME, slurmNode).stream().findFirst();
+  }
+
+  /** Every cached pod. */
+  public List<Pod> all() {
+    return informer == null ? List.of() : informer.getIndexer().list();
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.tandem.watchers;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.support.SearchAttributes;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+
+/** {@link WorkflowSignals} on a Temporal {@link WorkflowClient}. */
+public final class TemporalWorkflowSignals implements WorkflowSignals {
+  private final WorkflowClient client;
+  private final Tuning tuning;
+
+  public TemporalWorkflowSignals(WorkflowClient client, Tuning tuning) {
+    this.client = client;
+    this.tuning = tuning;
+  }
+
+  @Override
+  public void nodeSetSpec(NodeSetRef ref, NodeSetSpecView spec) {
+    stubFor(ref)
+        .signalWithStart(
+            Names.SIGNAL_SPEC_CHANGED,
+            new Object[] {spec},
+            new Object[] {new NodeSetInput(ref, spec, tuning, null)});
+  }
+
+  @Override
+  public void nodeSetDelete(NodeSetRef ref, NodeSetSpecView spec, NodeCommand command) {
+    stubFor(ref)
+        .signalWithStart(
+            Names.SIGNAL_DELETE,
+            new Object[] {command},
+            new Object[] {new NodeSetInput(ref, spec, tuning, null)});
+  }
+
+  @Override
+  public void nodeSetGone(NodeSetRef ref, NodeCommand command) {
+    workflow(ref.workflowId(), Names.SIGNAL_DELETE, command);
+  }
+
+  @Override
+  public boolean node(String namespace, String pod, String signal, Object payload) {
+    return workflow(Names.nodeWorkflowId(namespace, pod), signal, payload);
+  }
+
+  @Override
+  public boolean workflow(String workflowId, String signal, Object payload) {
+    try {
+      client.newUntypedWorkflowStub(workflowId).signal(signal, payload);
+      return true;
+    } catch (WorkflowNotFoundException e) {
+      return false;
+    }
+  }
+
+  private WorkflowStub stubFor(NodeSetRef ref) {
+    WorkflowOptions.Builder o =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(ref.workflowId())
+            .setTaskQueue(Names.TASK_QUEUE)
+            .setStaticSummary("NodeSet " + ref);
+    if (tuning.searchAttributes()) {
+      o.setTypedSearchAttributes(
+          io.temporal.common.SearchAttributes.newBuilder()
+              .set(SearchAttributes.NODESET, ref.toString())
+              .build());
+    }
+    return client.newUntypedWorkflowStub("NodeSet", o.build());
+  }
+}

@@ -1,0 +1,34 @@
+package dev.tandem.watchers;
+
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetSpecView;
+
+/**
+ * What watchers send to workflows. One implementation talks to Temporal; tests record calls.
+ * Methods may block (they run on the {@link Coalescer}'s threads, never in informer callbacks) and
+ * throw to ask for a retry.
+ */
+public interface WorkflowSignals {
+
+  /** {@code specChanged} to {@code nodeset/<ns>/<name>}, starting the workflow if needed. */
+  void nodeSetSpec(NodeSetRef ref, NodeSetSpecView spec);
+
+  /**
+   * {@code delete} to the NodeSet workflow, starting it with {@code spec} if it does not run (it
+   * must run to delete the pods and lift Tandem's finalizer).
+   */
+  void nodeSetDelete(NodeSetRef ref, NodeSetSpecView spec, NodeCommand command);
+
+  /** {@code delete} to the NodeSet workflow only if it runs (the resource is already gone). */
+  void nodeSetGone(NodeSetRef ref, NodeCommand command);
+
+  /**
+   * A signal to {@code node/<ns>/<pod>}; false if no such workflow runs (a node workflow is
+   * started by its NodeSet, never by a watcher).
+   */
+  boolean node(String namespace, String pod, String signal, Object payload);
+
+  /** A signal to any workflow by id (e.g. a placeholder job's owner); false if it does not run. */
+  boolean workflow(String workflowId, String signal, Object payload);
+}

@@ -1,0 +1,357 @@
+package dev.tandem.workflows.node;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.DrainPolicy;
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeStatus;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmNodeView;
+import dev.tandem.workflows.model.UpdateCommand;
+import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.SearchAttributes;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The life of one Slurm node backed by one slurmd pod.
+ *
+ * <ol>
+ *   <li>Provisioning: create the pod at the target revision (or adopt the pod that exists) and wait
+ *       until it runs. A pod that ended is deleted and made again.
+ *   <li>Registering: wait until the pod's own slurmd has registered with slurmctld (its start time
+ *       is after the pod's creation, so the previous pod's slurmd does not count).
+ *   <li>Ready: in service. Tandem lifts only its own drains; an administrator's drain (a reason
+ *       without the {@code tandem:} prefix) stays, whatever Tandem does.
+ *   <li>Draining: any hold (a {@code drain} signal from an owner such as manual or k8s-cordon) or
+ *       pending operation ({@code update}, {@code delete}) drains the node in Slurm with a {@code
+ *       tandem:<cause>: ...} reason and waits until no job runs on it. Unknown counts as busy. The
+ *       operation's drain timeout says whether to wait on or to force (mark DOWN).
+ *   <li>Drained: with no operation it stays out of service until every holder has sent {@code
+ *       undrain}; then it registers again (lifting Tandem's drain) and serves.
+ *   <li>Updating: delete the pod, create it at the new revision, then provisioning again.
+ *   <li>Deleting: delete the pod, remove the Slurm node record where Slurm allows; deleted.
+ * </ol>
+ *
+ * <p>Signals only change {@link NodeLifecycleState}; the loop acts. Signals may be lost or
+ * duplicated, so every phase also re-reads Kubernetes and Slurm on a timer: a lost signal delays,
+ * never wedges. Every change of phase is reported to the NodeSet workflow and recorded in the
+ * node's timeline. The workflow continues as new before its history grows large.
+ */
+public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
+
+  private final NodeLifecycleInput input;
+  private final NodeLifecycleState s;
+  private final NodeEffects fx;
+  private final boolean fresh;
+  private boolean dirty;
+  private boolean resyncRequested;
+  private NodeReport lastReport;
+  private long lastReportMillis;
+
+  /**
+   * Runs before any signal handler, so that signals delivered with the start (signal-with-start)
+   * find the state ready.
+   */
+  @WorkflowInit
+  public NodeLifecycleWorkflowImpl(NodeLifecycleInput in) {
+    this.input = in;
+    this.fresh = in.state() == null;
+    this.s = fresh ? initialState(in) : in.state();
+    this.fx = new NodeEffects(in, s);
+  }
+
+  @Override
+  public NodePhase run(NodeLifecycleInput in) {
+    NodePhases phases = new NodePhases(s, fx, in.tuning());
+    SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
+    sa.set(SearchAttributes.NODE, in.ref().pod());
+    sa.set(SearchAttributes.NODESET, in.ref().namespace() + "/" + in.ref().nodeSet());
+    if (fresh) {
+      fx.timeline("started", "revision " + s.target.revision());
+    }
+    while (true) {
+      sa.set(SearchAttributes.PHASE, s.phase.label());
+      if (s.pod != null && s.pod.k8sNode() != null) {
+        sa.set(SearchAttributes.K8S_NODE, s.pod.k8sNode());
+      }
+      phases.refresh = phases.refresh || resyncRequested;
+      resyncRequested = false;
+      dirty = false;
+      Step step = phases.handle();
+      phases.refresh = false;
+      if (step.next() != s.phase) {
+        transition(step);
+        report(false);
+        if (s.phase == NodePhase.DELETED) {
+          sa.set(SearchAttributes.PHASE, s.phase.label());
+          return NodePhase.DELETED;
+        }
+        continue;
+      }
+      report(false);
+      Workflow.setCurrentDetails(details());
+      boolean woken = Workflow.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
+      phases.refresh = !woken;
+      maybeContinueAsNew();
+    }
+  }
+
+  private static NodeLifecycleState initialState(NodeLifecycleInput in) {
+    NodeLifecycleState st = new NodeLifecycleState();
+    st.target = in.template();
+    st.phaseSinceMillis = Workflow.currentTimeMillis();
+    return st;
+  }
+
+  private void transition(Step step) {
+    s.phase = step.next();
+    s.phaseSinceMillis = fx.nowMillis();
+    fx.timeline(step.event(), step.detail());
+    boolean warning = step.event().startsWith("pod-lost") || step.event().endsWith("forced");
+    fx.event(warning, eventReason(step.next()), step.event() + ": " + step.detail());
+  }
+
+  private static String eventReason(NodePhase p) {
+    String l = p.label();
+    return "Node" + Character.toUpperCase(l.charAt(0)) + l.substring(1);
+  }
+
+  // ---- signals: record intent, wake the loop ----
+
+  @Override
+  public void drain(NodeCommand c) {
+    if (!accepted(Names.SIGNAL_DRAIN, c)) {
+      return;
+    }
+    DrainCause cause = c.cause().orElseThrow();
+    String before = s.holds.get(cause.label());
+    fx.hold(
+        cause, c.reason() == null || c.reason().isBlank() ? "drained by " + c.owner() : c.reason());
+    if (Objects.equals(before, s.holds.get(cause.label()))) {
+      return; // a duplicate (watchers re-send their state after a restart)
+    }
+    fx.timeline("drain-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
+    dirty = true;
+  }
+
+  @Override
+  public void undrain(NodeCommand c) {
+    if (!accepted(Names.SIGNAL_UNDRAIN, c)) {
+      return;
+    }
+    if (s.holds.remove(c.owner()) == null) {
+      // Watchers send undrains after a restart without knowing what was held: stay silent for
+      // them; tell a person (manual) why nothing happened.
+      if (DrainCause.MANUAL.label().equals(c.owner())) {
+        String others =
+            s.holds.isEmpty() ? "" : " (held by: " + String.join(", ", s.holds.keySet()) + ")";
+        fx.timeline("undrain-ignored", "no drain held by " + c.owner() + others);
+      }
+      return;
+    }
+    fx.timeline("undrain-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
+    dirty = true;
+  }
+
+  @Override
+  public void delete(NodeCommand c) {
+    if (!accepted(Names.SIGNAL_DELETE, c)) {
+      return;
+    }
+    if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
+      fx.timeline("delete-duplicate", "already deleting");
+      return;
+    }
+    s.holds.remove(DrainCause.UPDATE.label());
+    s.operation = Operation.DELETE;
+    s.operationPolicy = c.policy() != null ? c.policy() : input.deletePolicy();
+    s.deleteOwner = c.owner();
+    DrainCause cause = c.cause().orElse(DrainCause.SCALE_DOWN);
+    fx.hold(cause, c.reason() == null || c.reason().isBlank() ? "node deleted" : c.reason());
+    fx.timeline("delete-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
+    dirty = true;
+  }
+
+  @Override
+  public void update(UpdateCommand c) {
+    if (c == null || c.target() == null || c.target().revision() == null) {
+      fx.timeline("signal-rejected", "update: a target revision is required");
+      return;
+    }
+    if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
+      fx.timeline("update-ignored", "node is being deleted");
+      return;
+    }
+    String rev = c.target().revision();
+    boolean sameTarget = s.target != null && rev.equals(s.target.revision());
+    s.target = c.target();
+    boolean atTarget = s.current != null && rev.equals(s.current.revision());
+    if (atTarget) {
+      if (s.operation == Operation.UPDATE && s.phase != NodePhase.UPDATING) {
+        s.operation = Operation.NONE;
+        s.holds.remove(DrainCause.UPDATE.label());
+        fx.timeline("update-cancelled", "already at revision " + rev);
+        dirty = true;
+      }
+      return;
+    }
+    if (!c.immediate()) {
+      if (!sameTarget) {
+        fx.timeline(
+            "update-deferred", "revision " + rev + " at the next pod recreation (OnDelete)");
+      }
+      return;
+    }
+    if (s.operation == Operation.UPDATE && sameTarget) {
+      return; // duplicate
+    }
+    s.operation = Operation.UPDATE;
+    s.operationPolicy = c.policy() != null ? c.policy() : DrainPolicy.waitForever();
+    String from = s.current == null ? "none" : s.current.revision();
+    fx.hold(DrainCause.UPDATE, "revision " + from + " -> " + rev);
+    fx.timeline("update-requested", "revision " + from + " -> " + rev);
+    dirty = true;
+  }
+
+  @Override
+  public void podObserved(PodView pod) {
+    if (pod == null || !input.ref().pod().equals(pod.name())) {
+      return;
+    }
+    s.pod = pod;
+    dirty = true;
+  }
+
+  @Override
+  public void slurmObserved(SlurmNodeView node) {
+    if (node == null || !input.ref().slurmName().equals(node.name())) {
+      return;
+    }
+    if (s.slurm != null
+        && s.slurm.observedAt() != null
+        && node.observedAt() != null
+        && node.observedAt().isBefore(s.slurm.observedAt())) {
+      return; // late: an activity read something newer
+    }
+    s.slurm = node;
+    dirty = true;
+  }
+
+  @Override
+  public void resync() {
+    resyncRequested = true;
+    dirty = true;
+  }
+
+  @Override
+  public NodeStatus status() {
+    return new NodeStatus(
+        input.ref(),
+        s.phase,
+        s.current == null ? null : s.current.revision(),
+        s.target == null ? null : s.target.revision(),
+        s.operation.name().toLowerCase(java.util.Locale.ROOT),
+        new TreeMap<>(s.holds),
+        s.pod,
+        s.slurm,
+        s.busy,
+        s.problem,
+        List.copyOf(s.timeline));
+  }
+
+  // ---- helpers ----
+
+  /** Malformed commands are recorded where users look (timeline, history), never acted on. */
+  private boolean accepted(String signal, NodeCommand c) {
+    if (c == null) {
+      fx.timeline("signal-rejected", signal + ": empty payload");
+      return false;
+    }
+    if (!c.valid()) {
+      fx.timeline("signal-rejected", signal + ": " + c.problem());
+      return false;
+    }
+    return true;
+  }
+
+  /** Tells the NodeSet workflow what changed; also re-sends now and then in case one was lost. */
+  private void report(boolean force) {
+    NodeReport r = buildReport(s.reportSeq + 1);
+    boolean changed = lastReport == null || !sameReport(lastReport, r);
+    long heartbeatMillis = input.tuning().resyncSeconds() * 10_000L;
+    boolean due = fx.nowMillis() - lastReportMillis >= heartbeatMillis;
+    if (!changed && !due && !force) {
+      return;
+    }
+    s.reportSeq = r.seq();
+    lastReport = r;
+    lastReportMillis = fx.nowMillis();
+    NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r);
+  }
+
+  private NodeReport buildReport(long seq) {
+    SlurmNodeView n = s.slurm;
+    return new NodeReport(
+        input.ref().pod(),
+        input.ref().ordinal(),
+        s.phase,
+        s.current == null ? null : s.current.revision(),
+        s.target == null ? null : s.target.revision(),
+        n == null ? "unknown" : n.summary(),
+        s.busy,
+        n == null ? null : n.reason(),
+        s.pod == null ? null : s.pod.k8sNode(),
+        s.problem,
+        seq);
+  }
+
+  private static boolean sameReport(NodeReport a, NodeReport b) {
+    return a.phase() == b.phase()
+        && Objects.equals(a.revision(), b.revision())
+        && Objects.equals(a.targetRevision(), b.targetRevision())
+        && Objects.equals(a.slurmState(), b.slurmState())
+        && Objects.equals(a.busy(), b.busy())
+        && Objects.equals(a.reason(), b.reason())
+        && Objects.equals(a.k8sNode(), b.k8sNode())
+        && Objects.equals(a.problem(), b.problem());
+  }
+
+  private String details() {
+    List<String> parts = new ArrayList<>();
+    parts.add("phase " + s.phase.label());
+    if (s.slurm != null) {
+      parts.add("slurm " + s.slurm.summary());
+    }
+    if (!s.holds.isEmpty()) {
+      parts.add("held by " + String.join(", ", s.holds.keySet()));
+    }
+    if (s.busy == null || s.busy) {
+      parts.add(s.busy == null ? "jobs unknown" : "jobs " + s.jobIds);
+    }
+    if (s.problem != null) {
+      parts.add("problem: " + s.problem);
+    }
+    return String.join("; ", parts);
+  }
+
+  private void maybeContinueAsNew() {
+    long events = Workflow.getInfo().getHistoryLength();
+    if (events < input.tuning().maxHistoryEvents()
+        && !Workflow.getInfo().isContinueAsNewSuggested()) {
+      return;
+    }
+    fx.timeline("continued-as-new", "after " + events + " history events");
+    NodeLifecycleWorkflow next = Workflow.newContinueAsNewStub(NodeLifecycleWorkflow.class);
+    next.run(
+        new NodeLifecycleInput(
+            input.ref(), s.target, input.ownerUid(), input.deletePolicy(), input.tuning(), s));
+  }
+}

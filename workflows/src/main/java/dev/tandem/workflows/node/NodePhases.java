@@ -1,0 +1,361 @@
+package dev.tandem.workflows.node;
+
+import static dev.tandem.workflows.model.NodePhase.DELETED;
+import static dev.tandem.workflows.model.NodePhase.DELETING;
+import static dev.tandem.workflows.model.NodePhase.DRAINED;
+import static dev.tandem.workflows.model.NodePhase.DRAINING;
+import static dev.tandem.workflows.model.NodePhase.PROVISIONING;
+import static dev.tandem.workflows.model.NodePhase.READY;
+import static dev.tandem.workflows.model.NodePhase.REGISTERING;
+import static dev.tandem.workflows.model.NodePhase.UPDATING;
+
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.DrainPolicy;
+import dev.tandem.workflows.model.DrainReason;
+import dev.tandem.workflows.model.PodTemplate;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmNodeView;
+import dev.tandem.workflows.model.TimeoutAction;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+
+/**
+ * One small handler per phase, each in the same shape: observe (re-read what it needs), validate
+ * (decide from the fresh view), act (at most one change), then either move to another phase or
+ * wait. Handlers never block except in activities; waiting is the caller's job, so that signals are
+ * seen as soon as they arrive.
+ *
+ * <p>Fail closed: when a read fails, the handler stays where it is. In particular a node whose jobs
+ * cannot be listed counts as busy, and a pod that cannot be read is neither running nor gone.
+ */
+final class NodePhases {
+  private final NodeLifecycleState s;
+  private final NodeEffects fx;
+  private final Tuning tuning;
+
+  /** Re-read the world on this pass (set after a timer or resync, not after every signal). */
+  boolean refresh = true;
+
+  NodePhases(NodeLifecycleState s, NodeEffects fx, Tuning tuning) {
+    this.s = s;
+    this.fx = fx;
+    this.tuning = tuning;
+  }
+
+  Step handle() {
+    return switch (s.phase) {
+      case PROVISIONING -> provisioning();
+      case REGISTERING -> registering();
+      case READY -> ready();
+      case DRAINING -> draining();
+      case DRAINED -> drained();
+      case UPDATING -> updating();
+      case DELETING -> deleting();
+      case DELETED -> Step.stay(DELETED, 0);
+    };
+  }
+
+  /**
+   * Create the pod at the target revision (or adopt the one that exists) and wait until it runs.
+   */
+  private Step provisioning() {
+    if (s.operation == Operation.DELETE) {
+      return Step.to(DRAINING, "delete-requested", "deleting before the node came up");
+    }
+    PodView pod = fx.refreshPod();
+    if (pod == null) {
+      return poll();
+    }
+    if (!pod.exists()) {
+      pod = fx.ensurePod();
+      if (pod == null) {
+        return poll();
+      }
+      fx.timeline("pod-created", "revision " + s.target.revision());
+    }
+    if (pod.terminating()) {
+      return waiting("previous pod is still terminating");
+    }
+    if (pod.failed()) {
+      fx.deletePod(pod.uid(), "pod ended (" + pod.phase() + ")");
+      return waiting("replacing a pod that ended: " + pod.phase());
+    }
+    adoptRevision(pod);
+    if (pod.running()) {
+      return Step.to(REGISTERING, "pod-running", where(pod));
+    }
+    return waiting("pod is " + pod.phase() + (pod.message() == null ? "" : ": " + pod.message()));
+  }
+
+  /** Wait until the pod's slurmd has registered, then serve (or stay drained for the holds). */
+  private Step registering() {
+    if (s.operation == Operation.DELETE) {
+      return Step.to(DRAINING, "delete-requested", "");
+    }
+    PodView pod = fx.refreshPod();
+    if (pod == null) {
+      return poll();
+    }
+    if (lost(pod)) {
+      return podLost(pod);
+    }
+    SlurmNodeView node = fx.refreshSlurm();
+    if (node == null || !node.registeredSince(pod.createdAt())) {
+      return waiting("slurmd has not registered yet (" + describe(node) + ")");
+    }
+    s.holds.remove(DrainCause.POD_DELETED.label());
+    fx.problem(null);
+    if (!s.holds.isEmpty() || s.operation != Operation.NONE) {
+      return Step.to(DRAINING, "registered", "held by " + String.join(", ", s.holds.keySet()));
+    }
+    if (!releaseOwnDrain(node)) {
+      return poll();
+    }
+    return Step.to(READY, "registered", "slurmd registered; in service");
+  }
+
+  /** In service. Leave on any hold or operation; replace a pod that vanished. */
+  private Step ready() {
+    if (s.operation != Operation.NONE || !s.holds.isEmpty()) {
+      return Step.to(DRAINING, "drain-started", fx.topReason());
+    }
+    if (refresh) {
+      fx.refreshPod();
+      fx.refreshSlurm();
+    }
+    if (s.pod != null && lost(s.pod)) {
+      return podLost(s.pod);
+    }
+    // A Tandem drain without a hold is left over from a crash or an old run: lift it.
+    if (s.slurm != null && s.slurm.drainFlag() && DrainReason.ownedByTandem(s.slurm.reason())) {
+      if (releaseOwnDrain(s.slurm)) {
+        fx.timeline("drain-released", "stale Tandem drain with no holder: " + s.slurm.reason());
+      }
+    }
+    fx.problem(null);
+    return Step.stay(READY, tuning.resyncSeconds());
+  }
+
+  /**
+   * Drained in Slurm, waiting for running jobs to end. The drain timeout of the pending operation
+   * decides what happens when they do not: Wait reports the node stuck and keeps waiting; Force
+   * marks the node DOWN (Slurm requeues or ends its jobs) and goes on.
+   */
+  private Step draining() {
+    if (s.holds.isEmpty() && s.operation == Operation.NONE) {
+      s.drainStartedMillis = 0;
+      return Step.to(REGISTERING, "drain-cancelled", "no holder left");
+    }
+    String reason = fx.topReason();
+    SlurmNodeView node = fx.refreshSlurm();
+    if (node == null) {
+      return poll();
+    }
+    if (node.responding() && needsDrain(node, reason)) {
+      if (!fx.drain(reason)) {
+        return poll();
+      }
+      fx.timeline(
+          "drain-set", s.slurm.adminReason() ? "kept admin drain: " + s.slurm.reason() : reason);
+    }
+    if (s.drainStartedMillis == 0) {
+      s.drainStartedMillis = fx.nowMillis();
+    }
+    Boolean busy = fx.refreshJobs();
+    if (Boolean.FALSE.equals(busy)) {
+      s.drainStartedMillis = 0;
+      fx.problem(null);
+      return Step.to(DRAINED, "drained", "no job runs");
+    }
+    DrainPolicy policy = s.operation == Operation.NONE ? null : s.operationPolicy;
+    long waited = (fx.nowMillis() - s.drainStartedMillis) / 1000;
+    if (policy != null && policy.hasTimeout() && waited >= policy.timeoutSeconds()) {
+      String jobs = busy == null ? "unknown jobs" : "jobs " + s.jobIds;
+      if (policy.onTimeout() == TimeoutAction.FORCE) {
+        String why = reason + " (drain timeout " + policy.timeoutSeconds() + "s: forced)";
+        if (!fx.forceDown(why)) {
+          return poll();
+        }
+        s.forced = true;
+        s.drainStartedMillis = 0;
+        fx.problem(null);
+        return Step.to(DRAINED, "drain-forced", "timeout after " + waited + "s; " + jobs);
+      }
+      fx.problem(
+          "drain waiting "
+              + waited
+              + "s for "
+              + jobs
+              + ", longer than the "
+              + policy.timeoutSeconds()
+              + "s timeout (policy Wait)");
+    }
+    return Step.stay(DRAINING, tuning.pollSeconds());
+  }
+
+  /** No job runs. Go on with the pending operation, or stay out of service while held. */
+  private Step drained() {
+    if (s.operation == Operation.DELETE) {
+      return Step.to(DELETING, "delete-started", fx.topReason());
+    }
+    if (s.operation == Operation.UPDATE) {
+      return Step.to(UPDATING, "update-started", "to revision " + s.target.revision());
+    }
+    if (s.holds.isEmpty()) {
+      return Step.to(REGISTERING, "undrain-started", "no holder left");
+    }
+    if (refresh) {
+      PodView pod = fx.refreshPod();
+      if (pod != null && lost(pod)) {
+        return podLost(pod);
+      }
+      fx.refreshSlurm();
+    }
+    SlurmNodeView node = s.slurm;
+    if (node != null && node.responding() && !node.down()) {
+      if (!node.drainFlag()) {
+        return Step.to(DRAINING, "drain-lost", "Slurm no longer shows the drain; draining again");
+      }
+      // The holder whose reason Slurm shows may have let go: show the next one's.
+      String top = fx.topReason();
+      if (needsDrain(node, top) && fx.drain(top)) {
+        fx.timeline("reason-updated", top);
+      }
+    }
+    return Step.stay(DRAINED, tuning.resyncSeconds());
+  }
+
+  /** Replace the pod with one at the target revision. */
+  private Step updating() {
+    if (s.operation == Operation.DELETE) {
+      return Step.to(DELETING, "delete-started", fx.topReason());
+    }
+    PodView pod = fx.refreshPod();
+    if (pod == null) {
+      return poll();
+    }
+    if (pod.exists() && isTarget(pod.revision()) && !pod.terminating() && !pod.failed()) {
+      finishUpdate();
+      return Step.to(PROVISIONING, "pod-updated", "revision " + s.target.revision());
+    }
+    if (pod.exists()) {
+      if (!pod.terminating()) {
+        fx.deletePod(pod.uid(), "update to revision " + s.target.revision());
+      }
+      return waiting("waiting for the old pod to go");
+    }
+    pod = fx.ensurePod();
+    if (pod == null) {
+      return poll();
+    }
+    finishUpdate();
+    return Step.to(PROVISIONING, "pod-created", "revision " + s.target.revision());
+  }
+
+  /** Delete the pod, then the Slurm node record. */
+  private Step deleting() {
+    PodView pod = fx.refreshPod();
+    if (pod == null) {
+      return poll();
+    }
+    if (pod.exists()) {
+      if (!pod.terminating()) {
+        fx.deletePod(pod.uid(), fx.topReason());
+      }
+      return waiting("waiting for the pod to go");
+    }
+    Boolean removed = fx.removeSlurmNode();
+    if (removed == null) {
+      return poll();
+    }
+    return Step.to(
+        DELETED,
+        "deleted",
+        removed ? "pod and Slurm node removed" : "pod removed; this Slurm keeps the node record");
+  }
+
+  // ---- helpers ----
+
+  private boolean lost(PodView pod) {
+    return !pod.exists() || pod.terminating() || pod.failed();
+  }
+
+  /**
+   * The pod vanished or failed behind Tandem's back. Drain the Slurm node so nothing new lands on a
+   * dead slurmd, and recreate the pod; the hold lifts once the new slurmd registers.
+   */
+  private Step podLost(PodView pod) {
+    String what = !pod.exists() ? "deleted" : pod.terminating() ? "terminating" : pod.phase();
+    fx.hold(DrainCause.POD_DELETED, "pod " + what + " outside Tandem; recreating");
+    if (s.slurm != null && s.slurm.responding() && needsDrain(s.slurm, fx.topReason())) {
+      fx.drain(fx.topReason());
+    }
+    fx.event(true, "PodLost", "pod " + what + " outside Tandem; recreating it");
+    return Step.to(PROVISIONING, "pod-lost", "pod " + what + " outside Tandem");
+  }
+
+  /** Slurm does not yet show our reason (an administrator's drain counts as drained). */
+  private boolean needsDrain(SlurmNodeView node, String reason) {
+    if (!node.drainFlag()) {
+      return true;
+    }
+    return !node.adminReason() && !java.util.Objects.equals(node.reason(), reason);
+  }
+
+  /** Lifts a Tandem drain if Slurm shows one; false if Slurm could not be reached. */
+  private boolean releaseOwnDrain(SlurmNodeView node) {
+    boolean ours = DrainReason.ownedByTandem(node.reason());
+    if (ours && (node.drainFlag() || node.down())) {
+      if (!fx.releaseDrain()) {
+        return false;
+      }
+      fx.timeline("undrained", "lifted " + node.reason());
+    }
+    s.forced = false;
+    return true;
+  }
+
+  private void adoptRevision(PodView pod) {
+    if (isTarget(pod.revision())) {
+      s.current = s.target;
+      if (s.operation == Operation.UPDATE) {
+        finishUpdate();
+      }
+    } else if (s.current == null
+        || !java.util.Objects.equals(s.current.revision(), pod.revision())) {
+      s.current = new PodTemplate(pod.revision(), null, null);
+      fx.timeline("pod-adopted", "existing pod at revision " + pod.revision());
+    }
+  }
+
+  private void finishUpdate() {
+    s.current = s.target;
+    s.operation = Operation.NONE;
+    s.operationPolicy = null;
+    s.holds.remove(DrainCause.UPDATE.label());
+  }
+
+  private boolean isTarget(String revision) {
+    return s.target != null && java.util.Objects.equals(s.target.revision(), revision);
+  }
+
+  private Step poll() {
+    return Step.stay(s.phase, tuning.pollSeconds());
+  }
+
+  /** Wait in a transitional phase; after too long, say so as the node's problem. */
+  private Step waiting(String what) {
+    if (fx.slow()) {
+      fx.problem("in phase " + s.phase.label() + " for " + fx.secondsInPhase() + "s: " + what);
+    }
+    return poll();
+  }
+
+  private static String where(PodView pod) {
+    return pod.k8sNode() == null ? "" : "on " + pod.k8sNode();
+  }
+
+  private static String describe(SlurmNodeView n) {
+    return n == null ? "Slurm unreadable" : n.known() ? n.summary() : "unknown to Slurm";
+  }
+}

@@ -1,0 +1,148 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.nodeset.NodeSetState.Entry;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The NodeSet's decisions as pure functions of its state, so they can be tested without Temporal.
+ *
+ * <p>Scale-down victims: nodes that are not ready first (they serve nobody), then idle ones (no job
+ * is disturbed), then the highest ordinal. Rolling update: nodes not at the update revision, at
+ * most {@code maxUnavailable} out of service at once (nodes already not ready count), idle ones
+ * first, then the highest ordinal; a node running a job is drained and waits like any other.
+ */
+public final class NodeSetPlanner {
+  private NodeSetPlanner() {}
+
+  /** Nodes that count toward replicas: not deleted and not on their way out. */
+  public static List<Entry> active(Map<Integer, Entry> nodes) {
+    List<Entry> out = new ArrayList<>();
+    for (Entry e : nodes.values()) {
+      if (!e.deleteSent && !deleted(e)) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  public static boolean deleted(Entry e) {
+    return e.report != null && e.report.phase() == NodePhase.DELETED;
+  }
+
+  /** The lowest ordinals not in use, {@code count} of them. */
+  public static List<Integer> freeOrdinals(Map<Integer, Entry> nodes, int count) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; out.size() < count; i++) {
+      Entry e = nodes.get(i);
+      if (e == null) {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+
+  /** Which nodes to delete to get from {@code active} down to {@code replicas}. */
+  public static List<Entry> victims(List<Entry> active, int replicas) {
+    int excess = active.size() - replicas;
+    if (excess <= 0) {
+      return List.of();
+    }
+    List<Entry> sorted = new ArrayList<>(active);
+    sorted.sort(
+        Comparator.comparing((Entry e) -> ready(e))
+            .thenComparing(e -> !idle(e))
+            .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
+    return sorted.subList(0, excess);
+  }
+
+  /**
+   * Rolling update: the nodes to send an update to now.
+   *
+   * <ol>
+   *   <li>A node whose report shows it moving to another revision than the update revision gets the
+   *       update revision too (cancels a superseded or rolled-back update), free of budget.
+   *   <li>Nodes not at the update revision that were not yet told are candidates.
+   *   <li>Budget = maxUnavailable minus nodes already out of service (not ready, or told and not
+   *       yet back). Candidates are taken idle first, then by highest ordinal, up to the budget.
+   * </ol>
+   */
+  public static List<Entry> rollingUpdates(
+      Collection<Entry> active, String updateRevision, int maxUnavailable) {
+    List<Entry> out = new ArrayList<>();
+    List<Entry> candidates = new ArrayList<>();
+    int unavailable = 0;
+    for (Entry e : active) {
+      boolean told = updateRevision.equals(e.updateSentFor) && e.updateSentImmediate;
+      String rev = revision(e);
+      if (!ready(e) || (told && !updateRevision.equals(rev))) {
+        unavailable++;
+      }
+      if (told) {
+        continue;
+      }
+      if (updateRevision.equals(rev)) {
+        if (e.report != null && !updateRevision.equals(e.report.targetRevision())) {
+          out.add(e);
+        }
+      } else {
+        candidates.add(e);
+      }
+    }
+    candidates.sort(
+        Comparator.comparing((Entry e) -> !idle(e))
+            .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
+    int budget = maxUnavailable - unavailable;
+    for (Entry e : candidates) {
+      if (budget <= 0) {
+        break;
+      }
+      out.add(e);
+      if (ready(e)) {
+        budget--;
+      }
+    }
+    return out;
+  }
+
+  /** OnDelete: every node not yet told about the update revision. */
+  public static List<Entry> deferredUpdates(Collection<Entry> active, String updateRevision) {
+    List<Entry> out = new ArrayList<>();
+    for (Entry e : active) {
+      if (!updateRevision.equals(e.updateSentFor)
+          && (!updateRevision.equals(revision(e))
+              || (e.report != null && !updateRevision.equals(e.report.targetRevision())))) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /** The revision the node runs, as last reported (or as it was started). */
+  public static String revision(Entry e) {
+    NodeReport r = e.report;
+    if (r != null && r.revision() != null) {
+      return r.revision();
+    }
+    return e.startRevision;
+  }
+
+  public static boolean ready(Entry e) {
+    return e.report != null && e.report.phase() == NodePhase.READY;
+  }
+
+  /** Idle in Slurm: base state idle (a node with jobs shows allocated or mixed). */
+  public static boolean idle(Entry e) {
+    NodeReport r = e.report;
+    return r != null
+        && r.slurmState() != null
+        && r.slurmState().startsWith("idle")
+        && !Objects.equals(r.busy(), Boolean.TRUE);
+  }
+}

@@ -1,0 +1,88 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.UpdateStrategy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a NodeSet spec before the workflow acts on it. The CRD schema refuses what it can; this
+ * catches the rest (and everything, on an API server that does not validate). Messages name the
+ * field and say what a valid value looks like, because they end up in the InvalidSpec condition.
+ */
+public final class NodeSetSpecValidator {
+  private NodeSetSpecValidator() {}
+
+  /** More nodes than this in one NodeSet is almost certainly a typo. */
+  public static final int MAX_REPLICAS = 10_000;
+
+  private static final Pattern PERCENT = Pattern.compile("^(\\d{1,3})%$");
+  private static final Pattern COUNT = Pattern.compile("^\\d{1,6}$");
+
+  /** Problems with the spec; empty when it is valid. */
+  public static List<String> validate(NodeSetSpecView spec) {
+    List<String> p = new ArrayList<>();
+    if (spec == null) {
+      p.add("spec is missing");
+      return p;
+    }
+    p.addAll(spec.problems());
+    Integer r = spec.replicas();
+    if (r == null) {
+      p.add("spec.replicas is required (a number >= 0)");
+    } else if (r < 0 || r > MAX_REPLICAS) {
+      p.add("spec.replicas must be between 0 and " + MAX_REPLICAS + ", got " + r);
+    }
+    if (spec.template() == null
+        || spec.template().revision() == null
+        || spec.template().revision().isBlank()) {
+      p.add("spec.template is required (a pod template with the slurmd container)");
+    }
+    UpdateStrategy u = spec.updateStrategy();
+    if (!UpdateStrategy.ROLLING_UPDATE.equals(u.type())
+        && !UpdateStrategy.ON_DELETE.equals(u.type())) {
+      p.add("spec.updateStrategy.type must be RollingUpdate or OnDelete, got \"" + u.type() + "\"");
+    } else if (!u.onDelete()) {
+      String err = maxUnavailableProblem(u.maxUnavailable());
+      if (err != null) {
+        p.add(err);
+      }
+    }
+    return p;
+  }
+
+  private static String maxUnavailableProblem(String v) {
+    String field = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+    if (v == null || v.isBlank()) {
+      return null; // defaults to 1
+    }
+    String t = v.trim();
+    Matcher m = PERCENT.matcher(t);
+    if (m.matches()) {
+      int pct = Integer.parseInt(m.group(1));
+      return pct >= 1 && pct <= 100 ? null : field + " must be between 1% and 100%, got " + t;
+    }
+    if (COUNT.matcher(t).matches()) {
+      return Integer.parseInt(t) >= 1 ? null : field + " must be at least 1, got " + t;
+    }
+    return field + " must be a number like 1 or a percentage like 25%, got \"" + t + "\"";
+  }
+
+  /**
+   * How many nodes a rolling update may take out of service at once: a count, or a percentage of
+   * replicas rounded down; at least 1 so that an update always makes progress.
+   */
+  public static int resolveMaxUnavailable(String v, int replicas) {
+    if (v == null || v.isBlank()) {
+      return 1;
+    }
+    String t = v.trim();
+    Matcher m = PERCENT.matcher(t);
+    if (m.matches()) {
+      return Math.max(1, replicas * Integer.parseInt(m.group(1)) / 100);
+    }
+    return Math.max(1, Integer.parseInt(t));
+  }
+}

@@ -1,0 +1,214 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.SlurmCounts;
+import dev.tandem.workflows.nodeset.NodeSetState.Entry;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Computes a NodeSet's status (counts and conditions) from what its nodes reported. Pure. */
+public final class NodeSetStatusCalculator {
+  private NodeSetStatusCalculator() {}
+
+  /** At most this many node problems are spelled out in the Degraded condition. */
+  static final int MAX_LISTED_PROBLEMS = 3;
+
+  public static NodeSetStatusView compute(NodeSetState s, String selector, Instant now) {
+    List<Entry> existing = new ArrayList<>();
+    for (Entry e : s.nodes.values()) {
+      if (!NodeSetPlanner.deleted(e)) {
+        existing.add(e);
+      }
+    }
+    String updateRevision = s.spec == null ? null : s.spec.template().revision();
+    int desired = s.spec == null || s.deleting ? 0 : s.spec.replicas();
+    int ready = 0;
+    int updated = 0;
+    int idle = 0;
+    int allocated = 0;
+    int draining = 0;
+    int drained = 0;
+    int down = 0;
+    Map<String, Integer> revisions = new HashMap<>();
+    List<String> problems = new ArrayList<>();
+    for (Entry e : existing) {
+      NodeReport r = e.report;
+      String rev = NodeSetPlanner.revision(e);
+      if (r != null && r.phase() == NodePhase.READY) {
+        ready++;
+      }
+      if (rev != null && rev.equals(updateRevision)) {
+        updated++;
+      } else if (rev != null) {
+        revisions.merge(rev, 1, Integer::sum);
+      }
+      if (r != null && r.problem() != null) {
+        problems.add(e.pod + ": " + r.problem());
+      }
+      String st = r == null ? "unknown" : r.slurmState();
+      boolean drain = st.contains("+DRAIN");
+      boolean busy = r != null && Boolean.TRUE.equals(r.busy());
+      if (st.startsWith("unknown")
+          || st.startsWith("down")
+          || st.startsWith("future")
+          || st.contains("NOT_RESPONDING")) {
+        down++;
+      } else if (drain) {
+        if (busy || st.startsWith("allocated") || st.startsWith("mixed")) {
+          draining++;
+        } else {
+          drained++;
+        }
+      } else if (st.startsWith("idle")) {
+        idle++;
+      } else {
+        allocated++;
+      }
+    }
+    String current = updateRevision;
+    if (!revisions.isEmpty()) {
+      current =
+          revisions.entrySet().stream()
+              .max(
+                  Map.Entry.<String, Integer>comparingByValue()
+                      .thenComparing(Map.Entry.comparingByKey()))
+              .get()
+              .getKey();
+    }
+    List<Condition> conds = new ArrayList<>();
+    conds.add(readyCondition(s, desired, ready, existing.size()));
+    conds.add(progressing(s, desired, existing, updated, updateRevision));
+    conds.add(degraded(problems));
+    conds.add(
+        s.invalidMessage == null
+            ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
+            : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
+    List<Condition> withTimes = new ArrayList<>();
+    for (Condition c : conds) {
+      Condition old = find(s.conditions, c.type());
+      Instant t = old != null && old.status().equals(c.status()) ? old.lastTransitionTime() : now;
+      withTimes.add(new Condition(c.type(), c.status(), c.reason(), c.message(), t));
+    }
+    long generation = s.latest == null ? 0 : s.latest.generation();
+    return new NodeSetStatusView(
+        existing.size(),
+        ready,
+        updated,
+        new SlurmCounts(idle, allocated, draining, drained, down),
+        current,
+        updateRevision,
+        generation,
+        selector,
+        withTimes);
+  }
+
+  private static Condition readyCondition(NodeSetState s, int desired, int ready, int existing) {
+    if (s.deleting) {
+      return cond(Condition.READY, false, "Deleting", "the NodeSet is being deleted");
+    }
+    if (s.spec == null) {
+      return cond(Condition.READY, false, "NoValidSpec", "no valid spec has been seen yet");
+    }
+    boolean ok = ready >= desired && existing == desired;
+    return cond(
+        Condition.READY,
+        ok,
+        ok ? "AllNodesReady" : "NodesNotReady",
+        ready + "/" + desired + " nodes ready");
+  }
+
+  private static Condition progressing(
+      NodeSetState s, int desired, List<Entry> existing, int updated, String updateRevision) {
+    if (s.deleting) {
+      return cond(
+          Condition.PROGRESSING, true, "Deleting", existing.size() + " nodes left to delete");
+    }
+    if (s.spec == null) {
+      return cond(Condition.PROGRESSING, false, "NoValidSpec", "waiting for a valid spec");
+    }
+    int active = NodeSetPlanner.active(s.nodes).size();
+    if (active < desired) {
+      return cond(
+          Condition.PROGRESSING, true, "ScalingUp", "scaling up from " + active + " to " + desired);
+    }
+    if (existing.size() > desired) {
+      return cond(
+          Condition.PROGRESSING,
+          true,
+          "ScalingDown",
+          "scaling down from " + existing.size() + " to " + desired);
+    }
+    if (updated < existing.size()) {
+      return cond(
+          Condition.PROGRESSING,
+          true,
+          "RollingUpdate",
+          updated + "/" + existing.size() + " nodes at revision " + updateRevision);
+    }
+    long notReady =
+        existing.stream()
+            .filter(e -> e.report == null || e.report.phase() != NodePhase.READY)
+            .count();
+    if (notReady > 0) {
+      return cond(Condition.PROGRESSING, true, "NodesSettling", notReady + " nodes not ready");
+    }
+    return cond(Condition.PROGRESSING, false, "Stable", "all nodes at revision " + updateRevision);
+  }
+
+  private static Condition degraded(List<String> problems) {
+    if (problems.isEmpty()) {
+      return cond(Condition.DEGRADED, false, "NoProblems", "no node reports a problem");
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < Math.min(MAX_LISTED_PROBLEMS, problems.size()); i++) {
+      b.append(i == 0 ? "" : "; ").append(problems.get(i));
+    }
+    if (problems.size() > MAX_LISTED_PROBLEMS) {
+      b.append("; and ").append(problems.size() - MAX_LISTED_PROBLEMS).append(" more");
+    }
+    return cond(Condition.DEGRADED, true, "NodeProblems", b.toString());
+  }
+
+  private static Condition cond(String type, boolean status, String reason, String message) {
+    return new Condition(type, status ? "True" : "False", reason, message, null);
+  }
+
+  static Condition find(List<Condition> list, String type) {
+    for (Condition c : list) {
+      if (c.type().equals(type)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /** Equal apart from condition transition times. */
+  public static boolean same(NodeSetStatusView a, NodeSetStatusView b) {
+    if (a == null || b == null) {
+      return a == b;
+    }
+    if (a.replicas() != b.replicas()
+        || a.readyReplicas() != b.readyReplicas()
+        || a.updatedReplicas() != b.updatedReplicas()
+        || !a.slurm().equals(b.slurm())
+        || !java.util.Objects.equals(a.currentRevision(), b.currentRevision())
+        || !java.util.Objects.equals(a.updateRevision(), b.updateRevision())
+        || a.observedGeneration() != b.observedGeneration()
+        || !java.util.Objects.equals(a.selector(), b.selector())
+        || a.conditions().size() != b.conditions().size()) {
+      return false;
+    }
+    for (int i = 0; i < a.conditions().size(); i++) {
+      if (!a.conditions().get(i).sameAs(b.conditions().get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,54 @@
+package dev.tandem.workflows.support;
+
+import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * Activity options shared by Tandem's workflows.
+ *
+ * <p>Retries are unlimited in count but bounded in time (two minutes): a Slurm or Kubernetes outage
+ * then surfaces as a failed activity the workflow records as a problem (visible in its status and
+ * on the NodeSet) before it tries again on its next poll, instead of hiding inside an endless retry
+ * loop. Refusals that retrying cannot fix ({@code KubeRejected}, {@code SlurmRejected}) are not
+ * retried at all.
+ */
+public final class ActivityStubs {
+  private ActivityStubs() {}
+
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+  static final Duration GIVE_UP_AFTER = Duration.ofMinutes(2);
+
+  public static ActivityOptions options(String summary, String... doNotRetry) {
+    ActivityOptions.Builder b =
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(CALL_TIMEOUT)
+            .setScheduleToCloseTimeout(GIVE_UP_AFTER)
+            .setRetryOptions(
+                RetryOptions.newBuilder()
+                    .setInitialInterval(Duration.ofSeconds(1))
+                    .setBackoffCoefficient(2.0)
+                    .setMaximumInterval(Duration.ofSeconds(20))
+                    .setDoNotRetry(doNotRetry)
+                    .build());
+    if (summary != null) {
+      b.setSummary(summary);
+    }
+    return b.build();
+  }
+
+  /** A Kubernetes activity stub whose calls show {@code summary} in the Temporal UI. */
+  public static KubeActivities kube(String summary) {
+    return Workflow.newActivityStub(
+        KubeActivities.class, options(summary, KubeActivities.REJECTED));
+  }
+
+  /** A Slurm activity stub whose calls show {@code summary} in the Temporal UI. */
+  public static SlurmActivities slurm(String summary) {
+    return Workflow.newActivityStub(
+        SlurmActivities.class, options(summary, SlurmActivities.REJECTED));
+  }
+}

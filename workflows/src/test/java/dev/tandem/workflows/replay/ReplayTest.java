@@ -1,0 +1,53 @@
+package dev.tandem.workflows.replay;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
+import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import io.temporal.testing.WorkflowReplayer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Replays recorded histories of the long-lived workflows with today's code. A change that would
+ * break a running workflow (a reordered activity, a removed timer, a new command on an old path)
+ * fails here with a non-determinism error: guard it with {@code Workflow.getVersion} or make it
+ * compatible, and record new histories beside the old ones (see {@link RecordHistoriesTest}).
+ */
+class ReplayTest {
+
+  static Stream<String> histories() throws IOException {
+    List<String> names = new ArrayList<>();
+    try (InputStream in = ReplayTest.class.getResourceAsStream("/histories/index.txt")) {
+      if (in != null) {
+        for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+          if (!line.isBlank() && !line.startsWith("#")) {
+            names.add(line.trim());
+          }
+        }
+      }
+    }
+    assertFalse(names.isEmpty(), "histories/index.txt lists no histories");
+    return names.stream();
+  }
+
+  @ParameterizedTest
+  @MethodSource("histories")
+  void replaysWithoutNonDeterminism(String file) throws Exception {
+    String json;
+    try (InputStream in = ReplayTest.class.getResourceAsStream("/histories/" + file)) {
+      if (in == null) {
+        throw new IllegalStateException("missing history " + file);
+      }
+      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    WorkflowReplayer.replayWorkflowExecution(
+        json, NodeLifecycleWorkflowImpl.class, NodeSetWorkflowImpl.class);
+  }
+}

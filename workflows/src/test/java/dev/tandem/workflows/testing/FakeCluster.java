@@ -1,0 +1,357 @@
+package dev.tandem.workflows.testing;
+
+import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.DrainReason;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.NodeJobs;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.PodRequest;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmNodeView;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * An in-memory Kubernetes + Slurm that implements both activity interfaces with the semantics the
+ * real implementations promise (idempotent calls, admin drains kept, jobs derived per node). Pods
+ * start running at once and their slurmd registers at once; tests drive jobs, administrator drains,
+ * pod loss and outages. Thread-safe: activities run on worker threads.
+ *
+ * <p>It also watches a safety property on every change: how many nodes are out of service at once
+ * ({@link #maxOutOfService()}), and it refuses to delete a pod while a job runs on its node unless
+ * the node was forced down ({@link #violations()}).
+ */
+public class FakeCluster implements KubeActivities, SlurmActivities {
+
+  /** A Slurm node in the fake. */
+  static final class Node {
+    String state = "idle";
+    Set<String> flags = new HashSet<>();
+    String reason;
+    Instant slurmdStart;
+  }
+
+  private long clock = 1_700_000_000L;
+  private int uidSeq;
+  private long jobSeq = 100;
+  private final Map<String, PodView> pods = new TreeMap<>();
+  private final Map<String, Node> nodes = new TreeMap<>();
+  private final Map<Long, String> jobs = new LinkedHashMap<>();
+  private final Map<String, NodeSetStatusView> statuses = new LinkedHashMap<>();
+  private final List<String> calls = new ArrayList<>();
+  private final List<String> violations = new ArrayList<>();
+  private final List<NodeSetRef> released = new ArrayList<>();
+  private final List<EventRequest> events = new ArrayList<>();
+  private final Map<String, Integer> podCreations = new TreeMap<>();
+  private boolean slurmDown;
+  private int maxOutOfService;
+  private Set<String> trackedNodes = Set.of();
+
+  // ---------------- KubeActivities ----------------
+
+  @Override
+  public synchronized PodView getPod(String namespace, String name) {
+    return pods.getOrDefault(name, PodView.absent(name));
+  }
+
+  @Override
+  public synchronized PodView ensurePod(PodRequest r) {
+    String name = r.node().pod();
+    PodView p = pods.get(name);
+    if (p != null) {
+      return p;
+    }
+    Instant created = tick();
+    p =
+        new PodView(
+            true,
+            name,
+            "uid-" + (++uidSeq),
+            r.template().revision(),
+            "Running",
+            true,
+            "k8s-" + (r.node().ordinal() % 3),
+            false,
+            created,
+            created,
+            null);
+    pods.put(name, p);
+    podCreations.merge(name, 1, Integer::sum);
+    calls.add("createPod " + name + " " + r.template().revision());
+    Node n = nodes.computeIfAbsent(name, k -> new Node());
+    n.flags.remove("NOT_RESPONDING");
+    if ("future".equals(n.state)) {
+      n.state = "idle";
+    }
+    n.slurmdStart = tick();
+    observeSafety();
+    return p;
+  }
+
+  @Override
+  public synchronized PodView deletePod(String namespace, String name, String uid) {
+    PodView p = pods.get(name);
+    if (p == null || (uid != null && !uid.equals(p.uid()))) {
+      return PodView.absent(name);
+    }
+    Node n = nodes.get(name);
+    if (n != null && !"down".equals(n.state) && !jobsOn(name).isEmpty()) {
+      violations.add("pod " + name + " deleted while jobs " + jobsOn(name) + " run on it");
+    }
+    pods.remove(name);
+    calls.add("deletePod " + name);
+    if (n != null) {
+      n.flags.add("NOT_RESPONDING");
+      jobs.values().removeIf(name::equals);
+    }
+    observeSafety();
+    return PodView.absent(name);
+  }
+
+  @Override
+  public synchronized List<PodView> listPods(String namespace, String nodeSet) {
+    List<PodView> out = new ArrayList<>();
+    for (PodView p : pods.values()) {
+      if (p.name().startsWith(nodeSet + "-")) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
+    statuses.put(ref.toString(), status);
+  }
+
+  @Override
+  public synchronized void releaseNodeSet(NodeSetRef ref) {
+    released.add(ref);
+  }
+
+  @Override
+  public synchronized void recordEvent(EventRequest event) {
+    events.add(event);
+  }
+
+  // ---------------- SlurmActivities ----------------
+
+  @Override
+  public synchronized SlurmNodeView getNode(String name) {
+    checkSlurm();
+    return view(name);
+  }
+
+  @Override
+  public synchronized SlurmNodeView drain(String name, String reason) {
+    checkSlurm();
+    Node n = known(name);
+    if (n.flags.contains("DRAIN") && n.reason != null && !DrainReason.ownedByTandem(n.reason)) {
+      return view(name); // an administrator's drain stays as it is
+    }
+    n.flags.add("DRAIN");
+    n.reason = reason;
+    calls.add("drain " + name + " " + reason);
+    observeSafety();
+    return view(name);
+  }
+
+  @Override
+  public synchronized SlurmNodeView undrain(String name) {
+    checkSlurm();
+    Node n = known(name);
+    if (DrainReason.ownedByTandem(n.reason)) {
+      n.flags.remove("DRAIN");
+      if ("down".equals(n.state)) {
+        n.state = "idle";
+      }
+      n.reason = null;
+      calls.add("undrain " + name);
+    }
+    observeSafety();
+    return view(name);
+  }
+
+  @Override
+  public synchronized NodeJobs jobsOnNode(String name) {
+    checkSlurm();
+    return new NodeJobs(name, jobsOn(name));
+  }
+
+  @Override
+  public synchronized SlurmNodeView forceDown(String name, String reason) {
+    checkSlurm();
+    Node n = known(name);
+    n.state = "down";
+    n.reason = reason;
+    jobs.values().removeIf(name::equals);
+    calls.add("forceDown " + name + " " + reason);
+    return view(name);
+  }
+
+  @Override
+  public synchronized boolean removeNode(String name) {
+    checkSlurm();
+    nodes.remove(name);
+    calls.add("removeNode " + name);
+    return true;
+  }
+
+  // ---------------- test controls ----------------
+
+  /** Runs a job on {@code node}; returns its id. */
+  public synchronized long startJob(String node) {
+    long id = ++jobSeq;
+    jobs.put(id, node);
+    return id;
+  }
+
+  public synchronized void endJob(long id) {
+    jobs.remove(id);
+  }
+
+  /** An administrator's {@code scontrol update State=DRAIN Reason=...}: replaces any reason. */
+  public synchronized void adminDrain(String node, String reason) {
+    Node n = known(node);
+    n.flags.add("DRAIN");
+    n.reason = reason;
+  }
+
+  /** {@code kubectl delete pod}: the pod goes, its slurmd stops responding, its jobs die. */
+  public synchronized void deletePodBehindBack(String name) {
+    pods.remove(name);
+    Node n = nodes.get(name);
+    if (n != null) {
+      n.flags.add("NOT_RESPONDING");
+    }
+    jobs.values().removeIf(name::equals);
+  }
+
+  /** slurmrestd outage: every Slurm call fails (retryably) until switched back. */
+  public synchronized void slurmDown(boolean down) {
+    slurmDown = down;
+  }
+
+  /** Which nodes the out-of-service maximum is computed over. */
+  public synchronized void track(Set<String> names) {
+    trackedNodes = Set.copyOf(names);
+    maxOutOfService = 0;
+  }
+
+  public synchronized int maxOutOfService() {
+    return maxOutOfService;
+  }
+
+  public synchronized List<String> violations() {
+    return List.copyOf(violations);
+  }
+
+  public synchronized List<String> calls() {
+    return List.copyOf(calls);
+  }
+
+  public synchronized Map<String, PodView> pods() {
+    return Map.copyOf(pods);
+  }
+
+  public synchronized int podCreations(String name) {
+    return podCreations.getOrDefault(name, 0);
+  }
+
+  public synchronized SlurmNodeView slurmNode(String name) {
+    return view(name);
+  }
+
+  public synchronized NodeSetStatusView status(String nsName) {
+    return statuses.get(nsName);
+  }
+
+  public synchronized List<NodeSetRef> released() {
+    return List.copyOf(released);
+  }
+
+  public synchronized List<EventRequest> events() {
+    return List.copyOf(events);
+  }
+
+  // ---------------- internals ----------------
+
+  private Instant tick() {
+    clock += 1;
+    return Instant.ofEpochSecond(clock);
+  }
+
+  private void checkSlurm() {
+    if (slurmDown) {
+      throw ApplicationFailure.newFailure("connection refused (fake outage)", "SlurmUnavailable");
+    }
+  }
+
+  private Node known(String name) {
+    Node n = nodes.get(name);
+    if (n == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "Invalid node name specified: " + name, SlurmActivities.REJECTED);
+    }
+    return n;
+  }
+
+  private List<Long> jobsOn(String name) {
+    List<Long> ids = new ArrayList<>();
+    jobs.forEach(
+        (id, n) -> {
+          if (n.equals(name)) {
+            ids.add(id);
+          }
+        });
+    return ids;
+  }
+
+  private SlurmNodeView view(String name) {
+    Node n = nodes.get(name);
+    if (n == null) {
+      return SlurmNodeView.unknown(name, tick());
+    }
+    String state = n.state;
+    if ("idle".equals(state) && !jobsOn(name).isEmpty()) {
+      state = "allocated";
+    }
+    return new SlurmNodeView(
+        name,
+        true,
+        state,
+        n.flags,
+        n.reason,
+        n.reason == null ? null : "root",
+        n.slurmdStart,
+        tick());
+  }
+
+  /** Out of service: no running pod, or drained/down in Slurm. */
+  private void observeSafety() {
+    int out = 0;
+    for (String name : trackedNodes) {
+      PodView p = pods.get(name);
+      Node n = nodes.get(name);
+      boolean serving =
+          p != null
+              && n != null
+              && !n.flags.contains("DRAIN")
+              && !"down".equals(n.state)
+              && !n.flags.contains("NOT_RESPONDING");
+      if (!serving) {
+        out++;
+      }
+    }
+    maxOutOfService = Math.max(maxOutOfService, out);
+  }
+}

@@ -1,0 +1,152 @@
+package dev.tandem.workflows.testing;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.DrainPolicy;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetSnapshot;
+import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.NodeStatus;
+import dev.tandem.workflows.model.PodTemplate;
+import dev.tandem.workflows.model.SlurmSettings;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.model.UpdateStrategy;
+import dev.tandem.workflows.node.NodeLifecycleInput;
+import dev.tandem.workflows.node.NodeLifecycleWorkflow;
+import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
+import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * A Temporal test environment (in-process, time skipping) with both workflows registered on the
+ * {@code tandem} queue and a {@link FakeCluster} behind the activities.
+ */
+public abstract class WorkflowTestBase {
+  protected static final String NS = "default";
+  protected static final Tuning TUNING = new Tuning(1, 10, 4000, 200, 120, true);
+
+  protected TestWorkflowEnvironment env;
+  protected WorkflowClient client;
+  protected FakeCluster cluster;
+
+  @BeforeEach
+  void startEnvironment() {
+    env = TestWorkflowEnvironment.newInstance();
+    for (String sa : List.of(Names.SA_NODESET, Names.SA_NODE, Names.SA_K8S_NODE, Names.SA_PHASE)) {
+      env.registerSearchAttribute(sa, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    cluster = new FakeCluster();
+    Worker w = env.newWorker(Names.TASK_QUEUE);
+    w.registerWorkflowImplementationTypes(
+        NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
+    w.registerActivitiesImplementations(cluster);
+    env.start();
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void stopEnvironment() {
+    env.close();
+  }
+
+  protected static PodTemplate template(String revision) {
+    return new PodTemplate(
+        revision,
+        "{\"spec\":{\"containers\":[{\"name\":\"slurmd\",\"image\":\"slurmd:" + revision + "\"}]}}",
+        SlurmSettings.none());
+  }
+
+  protected static NodeSetSpecView spec(long generation, int replicas, String revision) {
+    return new NodeSetSpecView(
+        generation,
+        "uid-ns",
+        replicas,
+        template(revision),
+        UpdateStrategy.rolling("1"),
+        DrainPolicy.waitForever(),
+        DrainPolicy.waitForever(),
+        List.of());
+  }
+
+  protected NodeSetWorkflow startNodeSet(String name, NodeSetSpecView spec) {
+    NodeSetRef ref = new NodeSetRef(NS, name);
+    NodeSetWorkflow wf =
+        client.newWorkflowStub(
+            NodeSetWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(ref.workflowId())
+                .setTaskQueue(Names.TASK_QUEUE)
+                .build());
+    WorkflowClient.start(wf::run, new NodeSetInput(ref, spec, TUNING, null));
+    return wf;
+  }
+
+  protected NodeLifecycleWorkflow startNode(String nodeSet, int ordinal, String revision) {
+    NodeRef ref = NodeRef.of(NS, nodeSet, ordinal);
+    NodeLifecycleWorkflow wf =
+        client.newWorkflowStub(
+            NodeLifecycleWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(ref.workflowId())
+                .setTaskQueue(Names.TASK_QUEUE)
+                .build());
+    WorkflowClient.start(
+        wf::run,
+        new NodeLifecycleInput(
+            ref, template(revision), "uid-ns", DrainPolicy.waitForever(), TUNING, null));
+    return wf;
+  }
+
+  protected NodeLifecycleWorkflow node(String pod) {
+    return client.newWorkflowStub(NodeLifecycleWorkflow.class, Names.nodeWorkflowId(NS, pod));
+  }
+
+  protected NodeStatus nodeStatus(String pod) {
+    return node(pod).status();
+  }
+
+  protected NodeSetSnapshot nodeSetStatus(NodeSetWorkflow wf) {
+    return wf.status();
+  }
+
+  /**
+   * Lets virtual time pass one second at a time until {@code condition} holds; fails after {@code
+   * maxSeconds} of virtual time. Bounded in count, and each step is fast in wall time.
+   */
+  protected void await(String what, long maxSeconds, BooleanSupplier condition) {
+    for (long i = 0; i <= maxSeconds; i++) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      env.sleep(Duration.ofSeconds(1));
+    }
+    fail("timed out after " + maxSeconds + "s (virtual) waiting for: " + what);
+  }
+
+  protected boolean phaseIs(String pod, NodePhase phase) {
+    try {
+      return nodeStatus(pod).phase() == phase;
+    } catch (RuntimeException e) {
+      return false; // not started yet
+    }
+  }
+
+  protected boolean allReady(NodeSetWorkflow wf, int n) {
+    NodeSetSnapshot s = wf.status();
+    return s.nodes().size() == n && s.nodes().stream().allMatch(x -> x.phase() == NodePhase.READY);
+  }
+}
