@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.SlurmClient.ApiVersion;
-import dev.tandem.slurm.testing.CannedTransport;
+import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.net.URI;
 import org.junit.jupiter.api.Test;
 
@@ -24,10 +24,15 @@ class SlurmClientsTest {
 
   @Test
   void detectsV0038FromTheRealOpenApiDocument() {
-    CannedTransport t =
-        new CannedTransport()
-            .on("GET /openapi/v3", 200, CannedTransport.resource("/v0038/openapi-v3.json"));
+    FakeSlurmTransport t =
+        new FakeSlurmTransport()
+            .on(
+                "GET",
+                "/openapi/v3",
+                200,
+                FakeSlurmTransport.resource("/slurm/v0.0.38/openapi-v3.json"));
     assertEquals(ApiVersion.V0_0_38, SlurmClients.detect(t));
+    t.on("GET", "/openapi/v3", 200, FakeSlurmTransport.resource("/slurm/v0.0.38/openapi-v3.json"));
     try (SlurmClient c = SlurmClients.create(t, CONFIG)) {
       assertEquals(ApiVersion.V0_0_38, c.apiVersion());
     }
@@ -35,10 +40,11 @@ class SlurmClientsTest {
 
   @Test
   void picksTheNewestSupportedVersionOffered() {
-    CannedTransport t =
-        new CannedTransport()
+    FakeSlurmTransport t =
+        new FakeSlurmTransport()
             .on(
-                "GET /openapi/v3",
+                "GET",
+                "/openapi/v3",
                 200,
                 "{\"paths\":{\"/slurm/v0.0.37/ping\":{},\"/slurm/v0.0.38/ping\":{},"
                     + "\"/slurmdb/v0.0.38/jobs\":{},\"/slurm/v0.0.99/ping\":{}}}");
@@ -47,9 +53,9 @@ class SlurmClientsTest {
 
   @Test
   void refusesAServerWithOnlyUnsupportedVersions() {
-    CannedTransport t =
-        new CannedTransport()
-            .on("GET /openapi/v3", 200, "{\"paths\":{\"/slurm/v0.0.39/ping/\":{}}}");
+    FakeSlurmTransport t =
+        new FakeSlurmTransport()
+            .on("GET", "/openapi/v3", 200, "{\"paths\":{\"/slurm/v0.0.39/ping/\":{}}}");
     SlurmUnsupportedException e =
         assertThrows(SlurmUnsupportedException.class, () -> SlurmClients.detect(t));
     assertTrue(e.getMessage().contains("v0.0.39"), e.getMessage());
@@ -57,23 +63,30 @@ class SlurmClientsTest {
 
   @Test
   void probesPingWhenTheDocumentIsMissing() {
-    CannedTransport t =
-        new CannedTransport()
-            .on("GET /openapi/v3", 404, "")
-            .on("GET /slurm/v0.0.38/ping", 200, CannedTransport.resource("/v0038/ping.json"));
+    FakeSlurmTransport t =
+        new FakeSlurmTransport()
+            .on("GET", "/openapi/v3", 404, "")
+            .on(
+                "GET",
+                "/slurm/v0.0.38/ping",
+                200,
+                FakeSlurmTransport.resource("/slurm/v0.0.38/ping.json"));
     assertEquals(ApiVersion.V0_0_38, SlurmClients.detect(t));
-    CannedTransport none = new CannedTransport();
+    FakeSlurmTransport none =
+        new FakeSlurmTransport()
+            .on("GET", "/openapi/v3", 404, "")
+            .on("GET", "/slurm/v0.0.38/ping", 404, "Unable find requested URL.");
     assertThrows(SlurmUnsupportedException.class, () -> SlurmClients.detect(none));
-    CannedTransport unauthorized =
-        new CannedTransport()
-            .on("GET /openapi/v3", 500, "")
-            .on("GET /slurm/v0.0.38/ping", 401, "Authentication failure");
+    FakeSlurmTransport unauthorized =
+        new FakeSlurmTransport()
+            .on("GET", "/openapi/v3", 500, "")
+            .on("GET", "/slurm/v0.0.38/ping", 401, "Authentication failure");
     assertThrows(SlurmUnauthorizedException.class, () -> SlurmClients.detect(unauthorized));
   }
 
   @Test
   void configuredVersionSkipsDetection() {
-    CannedTransport t = new CannedTransport();
+    FakeSlurmTransport t = new FakeSlurmTransport();
     try (SlurmClient c = SlurmClients.create(t, CONFIG.withApiVersion(ApiVersion.V0_0_38))) {
       assertEquals(ApiVersion.V0_0_38, c.apiVersion());
     }

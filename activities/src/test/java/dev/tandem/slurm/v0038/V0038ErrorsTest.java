@@ -11,7 +11,7 @@ import dev.tandem.slurm.SlurmTransport.Response;
 import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
-import dev.tandem.slurm.testing.CannedTransport;
+import dev.tandem.slurm.testing.FakeSlurmTransport;
 import org.junit.jupiter.api.Test;
 
 /** The error table of docs/slurm-client.md, on real 22.05.8 answers. */
@@ -22,7 +22,7 @@ class V0038ErrorsTest {
   }
 
   private static String res(String name) {
-    return CannedTransport.resource("/v0038/" + name + ".json");
+    return FakeSlurmTransport.resource("/slurm/v0.0.38/" + name + ".json");
   }
 
   @Test

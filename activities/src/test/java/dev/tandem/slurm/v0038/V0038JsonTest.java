@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmUnavailableException;
-import dev.tandem.slurm.testing.CannedTransport;
+import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /** Parsing of real slurmrestd 22.05.8 answers (captured from scripts/slurm-local.sh). */
 class V0038JsonTest {
   private static Map<String, SlurmNode> nodes() {
-    return V0038Json.nodes(V0038Json.parse(CannedTransport.resource("/v0038/nodes.json"), "t"))
+    return V0038Json.nodes(
+            V0038Json.parse(FakeSlurmTransport.resource("/slurm/v0.0.38/nodes.json"), "t"))
         .stream()
         .collect(Collectors.toMap(SlurmNode::name, n -> n));
   }
@@ -53,7 +54,9 @@ class V0038JsonTest {
   @Test
   void parsesARunningJob() {
     SlurmJob j =
-        V0038Json.jobs(V0038Json.parse(CannedTransport.resource("/v0038/job-running.json"), "t"))
+        V0038Json.jobs(
+                V0038Json.parse(
+                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json"), "t"))
             .get(0);
     assertEquals("RUNNING", j.state());
     assertEquals("canned-run", j.name());
@@ -74,7 +77,9 @@ class V0038JsonTest {
   @Test
   void parsesACancelledJob() {
     SlurmJob j =
-        V0038Json.jobs(V0038Json.parse(CannedTransport.resource("/v0038/job-cancelled.json"), "t"))
+        V0038Json.jobs(
+                V0038Json.parse(
+                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-cancelled.json"), "t"))
             .get(0);
     assertEquals("CANCELLED", j.state());
     assertEquals(15, j.exitCode());
