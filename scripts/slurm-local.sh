@@ -299,8 +299,7 @@ start_munged() {
   # A private munged (own key, socket, pid) so instances and the machine's munged never meet.
   setsid setpriv --reuid=munge --regid=munge --clear-groups \
     munged -F --socket="$MUNGE_SOCKET" --key-file="$MUNGE_DIR/munge.key" \
-    --pid-file="$DIR/run/munged.pid" --log-file="$MUNGE_DIR/munged.log" \
-    --seed-file="$MUNGE_DIR/munged.seed" </dev/null >>"$DIR/log/munged.log" 2>&1 9>&- &
+    --pid-file="$DIR/run/munged.pid" --seed-file="$MUNGE_DIR/munged.seed" </dev/null >>"$DIR/log/munged.log" 2>&1 9>&- &
   echo $! >"$DIR/run/munged.pid"
   wait_for 10 "munged socket" bash -c "munge -S '$MUNGE_SOCKET' -n | unmunge -S '$MUNGE_SOCKET'" ||
     fail_start "munged did not start"
@@ -357,6 +356,11 @@ cmd_start() {
   install -d -m 755 "$DIR" "$DIR/etc" "$DIR/run" "$DIR/log" "$DIR/state" "$DIR/state/d"
   install -d -m 700 "$DIR/state/ctld"
   rm -f "$DIR"/run/*.pid
+  # slurmrestd logs ~500 bytes per request at its lowest level: keep one old generation of big logs.
+  local f
+  for f in "$DIR"/log/*.log "$DIR"/log/*.out; do
+    [[ -f $f && $(stat -c %s "$f") -gt 20000000 ]] && mv -f "$f" "$f.old"
+  done
   # Forget node states (pool nodes left up by a crash, old drains) but keep job state, so job ids
   # keep growing across restarts and never name two different jobs.
   rm -f "$DIR"/state/ctld/node_state*
