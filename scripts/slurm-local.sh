@@ -344,7 +344,7 @@ cmd_start() {
     cmd_stop
   fi
   local p
-  for p in "$CTLD_PORT" "$REST_PORT"; do
+  for p in "$CTLD_PORT" "$REST_PORT" "$NODE_PORT_BASE"; do
     port_in_use "$p" && die "port $p on 127.0.0.1 is in use by another process; set TANDEM_SLURM_PORT_BASE"
   done
   HOST=$(short_host)
