@@ -12,7 +12,6 @@ import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.SlurmTransport;
 import dev.tandem.slurm.SlurmTransport.Request;
 import dev.tandem.slurm.SlurmTransport.Response;
-import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
 import java.time.Clock;
@@ -42,12 +41,9 @@ public final class SlurmClientV0038 implements SlurmClient {
    */
   static final Duration UPDATE_TIME_MARGIN = Duration.ofSeconds(3);
 
-  /** Without scontrol, an "Unspecified error" slower than this is taken as slurmctld down. */
-  private static final Duration SLOW_UNSPECIFIED = Duration.ofSeconds(2);
-
   private final SlurmTransport transport;
   private final Scontrol scontrol;
-  private final FutureNodes futureNodes;
+  private final V0038NodeChanges nodes;
   private final Clock clock;
 
   public SlurmClientV0038(SlurmTransport transport, SlurmClientConfig config) {
@@ -63,7 +59,7 @@ public final class SlurmClientV0038 implements SlurmClient {
       SlurmTransport transport, Scontrol scontrol, FutureNodes futureNodes, Clock clock) {
     this.transport = transport;
     this.scontrol = scontrol;
-    this.futureNodes = futureNodes;
+    this.nodes = new V0038NodeChanges(scontrol, futureNodes, this::getNode);
     this.clock = clock;
   }
 
@@ -85,36 +81,8 @@ public final class SlurmClientV0038 implements SlurmClient {
   }
 
   private SlurmException failure(Response r, String context, Duration took) {
-    return V0038Errors.toException(r, context, msg -> unspecified(msg, took));
-  }
-
-  /**
-   * 22.05 answers both a bad/expired token and an unreachable slurmctld with errno -1 "Unspecified
-   * error". scontrol with the same token tells them apart (slurmctld drops a bad token's
-   * connection: "Zero Bytes were transmitted"; a dead one refuses: "Unable to contact"); without
-   * scontrol, slurmrestd's retries make the dead-controller answer slow.
-   */
-  private SlurmException unspecified(String msg, Duration took) {
-    if (scontrol.configured()) {
-      try {
-        Scontrol.Result r = scontrol.run("show", "config");
-        if (r.exitCode() == 0) {
-          return new SlurmUnavailableException(
-              msg + " (slurmrestd could not reach slurmctld; scontrol can with the same token)");
-        }
-        SlurmException e = Scontrol.toException(r.output(), msg + "; scontrol says");
-        if (e instanceof SlurmUnauthorizedException || e instanceof SlurmUnavailableException) {
-          return e;
-        }
-      } catch (SlurmException e) {
-        LOG.debug("could not diagnose 'Unspecified error' with scontrol: {}", e.getMessage());
-      }
-    }
-    if (took.compareTo(SLOW_UNSPECIFIED) >= 0) {
-      return new SlurmUnavailableException(msg + " (slurmctld probably unreachable)");
-    }
-    return new SlurmUnauthorizedException(
-        msg + " (slurmrestd 22.05 reports a bad or expired token this way)");
+    return V0038Errors.toException(
+        r, context, msg -> V0038Errors.diagnoseUnspecified(scontrol, msg, took));
   }
 
   static void checkNodeName(String node) {
@@ -292,93 +260,27 @@ public final class SlurmClientV0038 implements SlurmClient {
 
   @Override
   public void drain(String node, String reason) {
-    checkNodeName(node);
-    scontrol.updateNode(node, "State=DRAIN", "Reason=" + checkReason(reason));
+    nodes.drain(node, reason);
   }
 
   @Override
   public void undrain(String node) {
-    checkNodeName(node);
-    scontrol.updateNode(node, "State=UNDRAIN");
+    nodes.undrain(node);
   }
 
   @Override
   public void resume(String node) {
-    checkNodeName(node);
-    try {
-      scontrol.updateNode(node, "State=RESUME");
-    } catch (SlurmRejectedException e) {
-      // RESUME of a node that is neither drained nor down is "Invalid node state specified":
-      // already resumed, which is what the caller wants.
-      SlurmNode n = getNode(node);
-      if (n.drainFlag() || n.down()) {
-        throw e;
-      }
-    }
+    nodes.resume(node);
   }
 
   @Override
   public void down(String node, String reason) {
-    checkNodeName(node);
-    scontrol.updateNode(node, "State=DOWN", "Reason=" + checkReason(reason));
+    nodes.down(node, reason);
   }
 
-  /**
-   * 22.05 cannot delete nodes. A node declared {@code State=FUTURE} in slurm.conf is returned to
-   * FUTURE (it disappears from listings until its slurmd registers again); any other node is
-   * refused.
-   */
   @Override
   public void deleteNode(String node) {
-    checkNodeName(node);
-    Boolean declaredFuture =
-        futureNodes
-            .declaredFuture(node)
-            .orElseThrow(
-                () ->
-                    new SlurmUnsupportedException(
-                        "delete node "
-                            + node
-                            + ": Slurm 22.05 cannot delete nodes, and without a readable"
-                            + " slurm.conf (SLURM_CONF) it cannot tell a FUTURE-declared node"));
-    SlurmNode current;
-    try {
-      current = getNode(node);
-    } catch (SlurmNotFoundException e) {
-      // Already FUTURE (REST hides those) or never known: nothing to delete, which is what a
-      // (retried) delete wants. Same rule as the v0.0.41+ adapters.
-      return;
-    }
-    if (!declaredFuture) {
-      throw new SlurmUnsupportedException(
-          "delete node "
-              + node
-              + ": declared in slurm.conf without State=FUTURE; Slurm 22.05"
-              + " cannot remove it (drain or down it instead)");
-    }
-    if (current.future()) {
-      return;
-    }
-    if (!"idle".equals(current.state()) && !current.down()) {
-      throw new SlurmRejectedException(
-          0,
-          "node is "
-              + current.state()
-              + " (jobs still hold it); cancel them or down the node first",
-          "delete node " + node);
-    }
-    scontrol.updateNode(node, "State=FUTURE");
-  }
-
-  private static String checkReason(String reason) {
-    if (reason == null || reason.isBlank()) {
-      throw new SlurmRejectedException(0, "a reason is required", "node state change");
-    }
-    if (reason.indexOf('\n') >= 0 || reason.indexOf('\r') >= 0 || reason.length() > 1000) {
-      throw new SlurmRejectedException(
-          0, "reason must be one line of at most 1000 characters", "node state change");
-    }
-    return reason;
+    nodes.delete(node);
   }
 
   @Override

@@ -8,8 +8,11 @@ import dev.tandem.slurm.SlurmTransport.Response;
 import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a slurmrestd 22.05 error answer means. 22.05 answers almost every failure with HTTP 500 and
@@ -17,6 +20,8 @@ import java.util.List;
  * error_code} depending on the handler. See docs/slurm-client.md for the table.
  */
 final class V0038Errors {
+  private static final Logger LOG = LoggerFactory.getLogger(V0038Errors.class);
+
   static final int INVALID_JOB_ID = 2017;
   static final int INVALID_NODE_NAME = 2018;
   static final int ALREADY_DONE = 2021;
@@ -127,5 +132,37 @@ final class V0038Errors {
       sb.append(e.number() != 0 ? "[" + e.number() + "] " : "").append(e.message());
     }
     return sb.toString();
+  }
+
+  /** Without scontrol, an "Unspecified error" slower than this is taken as slurmctld down. */
+  private static final Duration SLOW_UNSPECIFIED = Duration.ofSeconds(2);
+
+  /**
+   * 22.05 answers both a bad/expired token and an unreachable slurmctld with errno -1 "Unspecified
+   * error". scontrol with the same token tells them apart (slurmctld drops a bad token's
+   * connection: "Zero Bytes were transmitted"; a dead one refuses: "Unable to contact"); without
+   * scontrol, slurmrestd's retries make the dead-controller answer slow.
+   */
+  static SlurmException diagnoseUnspecified(Scontrol scontrol, String msg, Duration took) {
+    if (scontrol.configured()) {
+      try {
+        Scontrol.Result r = scontrol.run("show", "config");
+        if (r.exitCode() == 0) {
+          return new SlurmUnavailableException(
+              msg + " (slurmrestd could not reach slurmctld; scontrol can with the same token)");
+        }
+        SlurmException e = Scontrol.toException(r.output(), msg + "; scontrol says");
+        if (e instanceof SlurmUnauthorizedException || e instanceof SlurmUnavailableException) {
+          return e;
+        }
+      } catch (SlurmException e) {
+        LOG.debug("could not diagnose 'Unspecified error' with scontrol: {}", e.getMessage());
+      }
+    }
+    if (took.compareTo(SLOW_UNSPECIFIED) >= 0) {
+      return new SlurmUnavailableException(msg + " (slurmctld probably unreachable)");
+    }
+    return new SlurmUnauthorizedException(
+        msg + " (slurmrestd 22.05 reports a bad or expired token this way)");
   }
 }
