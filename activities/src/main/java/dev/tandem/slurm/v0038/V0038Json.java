@@ -1,0 +1,180 @@
+package dev.tandem.slurm.v0038;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.slurm.Hostlist;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmUnavailableException;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** Reads slurmrestd 22.05 (openapi v0.0.38) JSON into Tandem's version-neutral records. */
+final class V0038Json {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Slurm's NO_VAL and INFINITE for 32-bit fields: "not set" and "no limit". */
+  private static final long NO_VAL32 = 0xFFFFFFFEL;
+
+  /** States in which a job's start/end times are Slurm's estimates, not facts. */
+  private static final Set<String> NOT_ENDED =
+      Set.of("PENDING", "RUNNING", "SUSPENDED", "CONFIGURING", "REQUEUED", "RESIZING");
+
+  private V0038Json() {}
+
+  static JsonNode parse(String body, String context) {
+    try {
+      JsonNode n = JSON.readTree(body == null ? "" : body);
+      if (n == null || !n.isObject()) {
+        throw new SlurmUnavailableException(context + ": slurmrestd answered no JSON object");
+      }
+      return n;
+    } catch (IOException e) {
+      throw new SlurmUnavailableException(
+          context + ": slurmrestd answered malformed JSON: " + snippet(body), e);
+    }
+  }
+
+  static SlurmNode node(JsonNode n) {
+    String reason = text(n, "reason");
+    return new SlurmNode(
+        text(n, "name"),
+        lower(text(n, "state")),
+        upperSet(n.path("state_flags")),
+        reason,
+        // 22.05 names a user even when there is no reason.
+        reason == null ? null : text(n, "reason_set_by_user"),
+        reason == null ? null : instant(n, "reason_changed_at"),
+        (int) number(n, "cpus", 0),
+        (int) number(n, "alloc_cpus", 0),
+        number(n, "real_memory", 0),
+        text(n, "gres"),
+        text(n, "gres_used"),
+        strings(n.path("partitions")),
+        commaList(
+            text(n, "active_features") != null ? text(n, "active_features") : text(n, "features")),
+        text(n, "address"),
+        text(n, "hostname"),
+        instant(n, "slurmd_start_time"),
+        instant(n, "boot_time"),
+        text(n, "slurmd_version"));
+  }
+
+  static List<SlurmNode> nodes(JsonNode root) {
+    List<SlurmNode> out = new ArrayList<>();
+    for (JsonNode n : root.path("nodes")) {
+      out.add(node(n));
+    }
+    return out;
+  }
+
+  static SlurmJob job(JsonNode j) {
+    String state = upper(text(j, "job_state"));
+    state = state == null ? "UNKNOWN" : state;
+    String nodes = text(j, "nodes");
+    boolean ended = !NOT_ENDED.contains(state);
+    long limit = number(j, "time_limit", -1);
+    return new SlurmJob(
+        number(j, "job_id", 0),
+        text(j, "name"),
+        text(j, "comment"),
+        state,
+        Set.of(),
+        text(j, "state_reason"),
+        nodes,
+        Hostlist.expand(nodes),
+        text(j, "partition"),
+        text(j, "account"),
+        text(j, "qos"),
+        text(j, "user_name"),
+        (int) number(j, "restart_cnt", 0),
+        instant(j, "submit_time"),
+        "PENDING".equals(state) ? null : instant(j, "start_time"),
+        ended ? instant(j, "end_time") : null,
+        instant(j, "preempt_time"),
+        limit < 0 || limit >= NO_VAL32 ? null : limit,
+        j.hasNonNull("exit_code") && j.get("exit_code").canConvertToInt()
+            ? j.get("exit_code").asInt()
+            : null);
+  }
+
+  static List<SlurmJob> jobs(JsonNode root) {
+    List<SlurmJob> out = new ArrayList<>();
+    for (JsonNode j : root.path("jobs")) {
+      out.add(job(j));
+    }
+    return out;
+  }
+
+  /** Text, with "" and JSON null as null. */
+  static String text(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    String s = v.asText();
+    return s.isEmpty() ? null : s;
+  }
+
+  static long number(JsonNode n, String key, long dflt) {
+    JsonNode v = n.get(key);
+    return v != null && v.canConvertToLong() ? v.asLong() : dflt;
+  }
+
+  /** Epoch seconds, with 0 (Slurm's "never") as null. */
+  static Instant instant(JsonNode n, String key) {
+    long s = number(n, key, 0);
+    return s <= 0 || s >= NO_VAL32 ? null : Instant.ofEpochSecond(s);
+  }
+
+  private static String lower(String s) {
+    return s == null ? "unknown" : s.toLowerCase(Locale.ROOT);
+  }
+
+  private static String upper(String s) {
+    return s == null ? null : s.toUpperCase(Locale.ROOT);
+  }
+
+  private static Set<String> upperSet(JsonNode arr) {
+    Set<String> out = new LinkedHashSet<>();
+    for (JsonNode f : arr) {
+      if (!f.asText().isEmpty()) {
+        out.add(f.asText().toUpperCase(Locale.ROOT));
+      }
+    }
+    return out;
+  }
+
+  private static List<String> strings(JsonNode arr) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode s : arr) {
+      out.add(s.asText());
+    }
+    return out;
+  }
+
+  private static List<String> commaList(String s) {
+    List<String> out = new ArrayList<>();
+    if (s != null) {
+      for (String p : s.split(",")) {
+        if (!p.isBlank()) {
+          out.add(p.trim());
+        }
+      }
+    }
+    return out;
+  }
+
+  static String snippet(String body) {
+    if (body == null) {
+      return "";
+    }
+    String b = body.replaceAll("\\s+", " ").trim();
+    return b.length() > 300 ? b.substring(0, 300) + "..." : b;
+  }
+}

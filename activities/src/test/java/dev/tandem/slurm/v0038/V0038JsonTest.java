@@ -1,0 +1,110 @@
+package dev.tandem.slurm.v0038;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmUnavailableException;
+import dev.tandem.slurm.testing.FakeSlurmTransport;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Parsing of real slurmrestd 22.05.8 answers (captured from scripts/slurm-local.sh). */
+class V0038JsonTest {
+  private static Map<String, SlurmNode> nodes() {
+    return V0038Json.nodes(
+            V0038Json.parse(FakeSlurmTransport.resource("/slurm/v0.0.38/nodes.json"), "t"))
+        .stream()
+        .collect(Collectors.toMap(SlurmNode::name, n -> n));
+  }
+
+  @Test
+  void parsesNodesWithStatesFlagsReasonsAndGres() {
+    Map<String, SlurmNode> nodes = nodes();
+    assertEquals(Set.of("n1", "n2", "n3", "n4"), nodes.keySet());
+    SlurmNode n1 = nodes.get("n1");
+    assertEquals("idle", n1.state());
+    assertTrue(n1.flags().isEmpty());
+    assertNull(n1.reason(), "empty reason is null");
+    assertNull(n1.reasonSetBy(), "22.05 names a user even without a reason");
+    assertNull(n1.reasonChangedAt());
+    assertEquals(4, n1.cpus());
+    assertEquals(4000, n1.realMemoryMb());
+    assertEquals(List.of("low", "high"), n1.partitions());
+    assertEquals("127.0.0.1", n1.address());
+    assertEquals("22.05.8", n1.slurmdVersion());
+    assertTrue(n1.slurmdStartTime().isAfter(Instant.parse("2020-01-01T00:00:00Z")));
+    SlurmNode n2 = nodes.get("n2");
+    assertTrue(n2.drainFlag());
+    assertEquals("tandem:manual: canned", n2.reason());
+    assertEquals("root", n2.reasonSetBy());
+    assertTrue(n2.reasonChangedAt() != null);
+    assertEquals("gpu:2", nodes.get("n3").gres());
+    assertFalse(nodes.get("n3").down());
+  }
+
+  @Test
+  void parsesARunningJob() {
+    SlurmJob j =
+        V0038Json.jobs(
+                V0038Json.parse(
+                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json"), "t"))
+            .get(0);
+    assertEquals("RUNNING", j.state());
+    assertEquals("canned-run", j.name());
+    assertEquals("c1", j.comment());
+    assertEquals("n1", j.nodes());
+    assertEquals(List.of("n1"), j.nodeList());
+    assertEquals("low", j.partition());
+    assertEquals("root", j.userName());
+    assertNull(j.account(), "empty account is null");
+    assertNull(j.endTime(), "a running job's end_time is an estimate");
+    assertTrue(j.startTime() != null);
+    assertNull(j.timeLimitMinutes(), "no limit");
+    assertNull(j.preemptTime());
+    assertTrue(j.active());
+    assertFalse(j.finished());
+  }
+
+  @Test
+  void parsesACancelledJob() {
+    SlurmJob j =
+        V0038Json.jobs(
+                V0038Json.parse(
+                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-cancelled.json"), "t"))
+            .get(0);
+    assertEquals("CANCELLED", j.state());
+    assertEquals(15, j.exitCode());
+    assertTrue(j.endTime() != null);
+    assertTrue(j.finished());
+  }
+
+  @Test
+  void handlesOddValues() {
+    var n =
+        V0038Json.JSON
+            .createObjectNode()
+            .put("job_id", 7)
+            .put("job_state", "pending")
+            .put("time_limit", 4294967295L)
+            .put("start_time", 1_800_000_000L)
+            .putNull("exit_code")
+            .put("nodes", "");
+    SlurmJob j = V0038Json.job(n);
+    assertEquals("PENDING", j.state());
+    assertNull(j.timeLimitMinutes(), "INFINITE");
+    assertNull(j.startTime(), "a pending job's start_time is an estimate");
+    assertNull(j.exitCode());
+    assertTrue(j.nodeList().isEmpty());
+    assertThrows(SlurmUnavailableException.class, () -> V0038Json.parse("<html>", "t"));
+    assertThrows(SlurmUnavailableException.class, () -> V0038Json.parse("", "t"));
+  }
+}

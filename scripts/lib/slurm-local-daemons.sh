@@ -1,0 +1,222 @@
+# Sourced by scripts/slurm-local.sh: start, stop, status, node-up, node-down.
+# Uses the settings and helpers defined there.
+
+# ---------------------------------------------------------------- start
+
+healthy() {
+  our_pid "$DIR/run/munged.pid" >/dev/null && our_pid "$DIR/run/slurmctld.pid" >/dev/null &&
+    our_pid "$DIR/run/slurmrestd.pid" >/dev/null && ctld_up && rest_ping
+}
+
+start_munged() {
+  install -d -m 755 -o munge -g munge "$MUNGE_DIR"
+  if [[ ! -s $MUNGE_DIR/munge.key ]]; then
+    head -c 1024 /dev/urandom >"$MUNGE_DIR/munge.key"
+  fi
+  chown munge:munge "$MUNGE_DIR/munge.key"
+  chmod 400 "$MUNGE_DIR/munge.key"
+  rm -f "$MUNGE_SOCKET" "$MUNGE_SOCKET.lock"
+  # A private munged (own key, socket, pid) so instances and the machine's munged never meet.
+  setsid setpriv --reuid=munge --regid=munge --clear-groups \
+    munged -F --socket="$MUNGE_SOCKET" --key-file="$MUNGE_DIR/munge.key" \
+    --pid-file="$DIR/run/munged.pid" --seed-file="$MUNGE_DIR/munged.seed" </dev/null >>"$DIR/log/munged.log" 2>&1 9>&- &
+  echo $! >"$DIR/run/munged.pid"
+  wait_for 10 "munged socket" bash -c "munge -S '$MUNGE_SOCKET' -n | unmunge -S '$MUNGE_SOCKET'" ||
+    fail_start "munged did not start"
+}
+
+start_slurmd() { # name
+  local name=$1
+  install -d -m 755 "$DIR/state/d/$name"
+  rm -f "$DIR/run/slurmd-$name.pid"
+  setsid "$SLURMD_BIN" -D -N "$name" -f "$CONF" </dev/null >>"$DIR/log/slurmd-$name.out" 2>&1 9>&- &
+  echo $! >"$DIR/run/slurmd-$name.pid"
+}
+
+# A node is in service when slurmctld reports it registered and responding (sinfo marks
+# not-responding with '*'; FUTURE, DOWN, UNKNOWN and INVAL are not in service).
+node_serving() {
+  local st
+  st=$(timeout 5 sinfo -h -N -n "$1" -o '%T' 2>/dev/null | head -n1)
+  [[ $st =~ ^(idle|allocated|mixed|completing|drained|draining|reserved|planned)(\+[a-z+]*)?$ ]]
+}
+
+node_future() { timeout 5 scontrol show node -F "$1" 2>/dev/null | grep -q 'State=FUTURE'; }
+
+static_nodes_serving() {
+  local i
+  for ((i = 1; i <= NODES; i++)); do node_serving "n$i" || return 1; done
+}
+
+cmd_start() {
+  [[ $(id -u) == 0 ]] || die "run as root (slurmd must run as root)"
+  command -v slurmctld >/dev/null || die "Slurm is not installed: run '$0 install' first"
+  id -u "$REST_USER" >/dev/null 2>&1 || die "user $REST_USER missing: run '$0 install' first"
+  if healthy; then
+    write_token_file
+    write_env
+    log "already running and healthy ($DIR, slurmrestd on 127.0.0.1:$REST_PORT)"
+    return 0
+  fi
+  if our_pid "$DIR/run/slurmctld.pid" >/dev/null || our_pid "$DIR/run/munged.pid" >/dev/null ||
+    our_pid "$DIR/run/slurmrestd.pid" >/dev/null; then
+    log "partly running and not healthy: stopping it first"
+    cmd_stop
+  fi
+  local p
+  for p in "$CTLD_PORT" "$REST_PORT" "$NODE_PORT_BASE"; do
+    port_in_use "$p" && die "port $p on 127.0.0.1 is in use by another process; set TANDEM_SLURM_PORT_BASE"
+  done
+  HOST=$(short_host)
+  if ! getent hosts "$HOST" >/dev/null; then
+    # Slurm resolves its own host name; map it to loopback when nothing else does.
+    echo "127.0.0.1 $HOST" >>/etc/hosts
+    log "mapped $HOST to 127.0.0.1 in /etc/hosts"
+  fi
+  install -d -m 755 "$DIR" "$DIR/etc" "$DIR/run" "$DIR/log" "$DIR/state" "$DIR/state/d"
+  install -d -m 700 "$DIR/state/ctld"
+  rm -f "$DIR"/run/*.pid
+  # slurmrestd logs ~500 bytes per request at its lowest level: keep one old generation of big logs.
+  local f
+  for f in "$DIR"/log/*.log "$DIR"/log/*.out; do
+    [[ -f $f && $(stat -c %s "$f") -gt 20000000 ]] && mv -f "$f" "$f.old"
+  done
+  # Forget node states (pool nodes left up by a crash, old drains) but keep job state, so job ids
+  # keep growing across restarts and never name two different jobs.
+  rm -f "$DIR"/state/ctld/node_state*
+  if [[ ! -s $KEY_FILE ]]; then
+    (umask 077 && head -c 32 /dev/urandom >"$KEY_FILE")
+  fi
+  chmod 600 "$KEY_FILE"
+  write_conf
+  log "starting in $DIR (slurmctld :$CTLD_PORT, slurmrestd :$REST_PORT, nodes from :$NODE_PORT_BASE)"
+
+  start_munged
+  setsid slurmctld -D -i -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 9>&- &
+  echo $! >"$DIR/run/slurmctld.pid"
+  wait_for 30 "slurmctld to answer 'scontrol ping'" ctld_up || fail_start "slurmctld did not come up"
+
+  local i
+  for ((i = 1; i <= NODES; i++)); do start_slurmd "n$i"; done
+  wait_for 30 "static nodes n[1-$NODES] to register" static_nodes_serving ||
+    fail_start "static nodes did not register: $(sinfo -h -N -o '%N %T' 2>&1 | tr '\n' ' ')"
+
+  write_token_file
+  # slurmrestd refuses root; SLURM_JWT=daemon makes it accept per-request tokens (without it
+  # every request fails 401, "Rejecting thread config token").
+  setsid env SLURM_JWT=daemon SLURM_CONF="$CONF" \
+    setpriv --reuid="$REST_USER" --regid="$REST_USER" --clear-groups \
+    slurmrestd -f "$CONF" -a rest_auth/jwt -s "openapi/$API" "127.0.0.1:$REST_PORT" \
+    </dev/null >>"$DIR/log/slurmrestd.log" 2>&1 9>&- &
+  echo $! >"$DIR/run/slurmrestd.pid"
+  wait_for 20 "slurmrestd to answer /slurm/$API/ping" rest_ping || fail_start "slurmrestd did not come up"
+  write_env
+  log "running: $(sinfo -h -o '%P %D %T' | tr '\n' ';') env file: $ENV_FILE"
+}
+
+# ---------------------------------------------------------------- stop
+
+# TERM the given PIDs, then KILL what is left after a bounded wait.
+terminate() {
+  local limit=$1 pid
+  shift
+  (($#)) || return 0
+  kill -TERM "$@" 2>/dev/null || true
+  local deadline=$((SECONDS + limit))
+  while ((SECONDS < deadline)); do
+    local alive=0
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || return 0
+    sleep 0.2
+  done
+  log "still alive after ${limit}s, sending SIGKILL: $*"
+  kill -KILL "$@" 2>/dev/null || true
+}
+
+cmd_stop() {
+  local pid f pids=()
+  if our_pid "$DIR/run/slurmctld.pid" >/dev/null && ctld_up; then
+    # Cancel first so slurmd ends each job's slurmstepd and sleep; killing slurmd would orphan them.
+    local jobs
+    jobs=$(timeout 5 squeue -h -o '%A' 2>/dev/null | tr '\n' ' ' || true)
+    if [[ -n ${jobs// /} ]]; then
+      # shellcheck disable=SC2086
+      timeout 10 scancel $jobs 2>/dev/null || true
+      wait_for 15 "jobs to end" bash -c '[[ -z $(squeue -h -o %A 2>/dev/null) ]]' || true
+    fi
+  fi
+  if pid=$(our_pid "$DIR/run/slurmrestd.pid"); then pids+=("$pid"); fi
+  for f in "$DIR"/run/slurmd-*.pid; do
+    [[ -f $f ]] || continue
+    if pid=$(our_pid "$f"); then pids+=("$pid"); fi
+  done
+  terminate 10 "${pids[@]}"
+  pids=()
+  if pid=$(our_pid "$DIR/run/slurmctld.pid"); then pids+=("$pid"); fi
+  terminate 10 "${pids[@]}"
+  pids=()
+  if pid=$(our_pid "$DIR/run/munged.pid"); then pids+=("$pid"); fi
+  terminate 5 "${pids[@]}"
+  rm -f "$DIR"/run/*.pid
+  log "stopped ($DIR)"
+}
+
+# ---------------------------------------------------------------- status, nodes
+
+cmd_status() {
+  local f pid running=0
+  for f in "$DIR"/run/*.pid; do
+    [[ -f $f ]] || continue
+    if pid=$(our_pid "$f"); then
+      echo "$(basename "$f" .pid) pid $pid"
+    else
+      echo "$(basename "$f" .pid) not running (stale pid file)"
+    fi
+  done
+  if our_pid "$DIR/run/slurmctld.pid" >/dev/null && ctld_up; then
+    running=1
+    sinfo -N -o '%10N %10P %12T %E' || true
+  fi
+  if ((running)) && rest_ping; then
+    echo "slurmrestd: http://127.0.0.1:$REST_PORT/slurm/$API answers"
+    return 0
+  fi
+  echo "not running (or not healthy) in $DIR"
+  return 1
+}
+
+cmd_node_up() {
+  local name=${1:?usage: node-up NAME}
+  is_pool_node "$name" || die "'$name' is not a pool node of TANDEM_SLURM_POOLS=$POOLS"
+  ctld_up || die "slurmctld is not running: run '$0 start' first"
+  if our_pid "$DIR/run/slurmd-$name.pid" >/dev/null; then
+    log "slurmd for $name already running"
+  else
+    start_slurmd "$name"
+  fi
+  wait_for 30 "$name to register" node_serving "$name" || {
+    tail -n 20 "$DIR/log/slurmd-$name.log" >&2 2>/dev/null || true
+    die "$name did not register"
+  }
+  log "$name is up"
+}
+
+cmd_node_down() {
+  local name=${1:?usage: node-down NAME} pid
+  is_pool_node "$name" || die "'$name' is not a pool node of TANDEM_SLURM_POOLS=$POOLS"
+  if ctld_up && node_serving "$name"; then
+    # DOWN while slurmd still runs, so slurmd ends the node's jobs (they are requeued); a killed
+    # slurmd would leave their slurmstepd and processes behind. FUTURE is refused while jobs remain.
+    timeout 10 scontrol update NodeName="$name" State=DOWN Reason="slurm-local node-down" || true
+    wait_for 15 "jobs on $name to end" bash -c "[[ -z \$(squeue -h -w '$name' -t R,CG,S -o %A 2>/dev/null) ]]" ||
+      log "jobs on $name did not end in time; stopping its slurmd anyway"
+  fi
+  if pid=$(our_pid "$DIR/run/slurmd-$name.pid"); then terminate 10 "$pid"; fi
+  rm -f "$DIR/run/slurmd-$name.pid"
+  if ctld_up && ! node_future "$name"; then
+    timeout 10 scontrol update NodeName="$name" State=DOWN Reason="slurm-local node-down" 2>/dev/null || true
+    timeout 10 scontrol update NodeName="$name" State=FUTURE || node_future "$name" ||
+      die "could not return $name to FUTURE"
+  fi
+  log "$name is down (State=FUTURE)"
+}

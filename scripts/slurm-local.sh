@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# A real Slurm 22.05 cluster on 127.0.0.1 from Debian packages, for development and tests.
+#
+#   scripts/slurm-local.sh install | start | stop | status | token [LIFESPAN_S] | env
+#                          | node-up NAME | node-down NAME
+#
+# Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
+# beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
+#
+# Environment (all optional):
+#   TANDEM_SLURM_DIR            state dir                       (/var/tmp/tandem-slurm)
+#   TANDEM_SLURM_PORT_BASE      slurmctld port; +3 = slurmrestd (6817)
+#   TANDEM_SLURM_NODE_PORT_BASE first slurmd port               (17001)
+#   TANDEM_SLURM_NODES          number of static nodes n1..nN   (4)
+#   TANDEM_SLURM_POOLS          FUTURE pool nodes, prefix:count (spare:4,gpu-a:8,e2e:8,wt:4,cli:4)
+#   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
+#   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
+set -euo pipefail
+
+DIR=${TANDEM_SLURM_DIR:-/var/tmp/tandem-slurm}
+PORT_BASE=${TANDEM_SLURM_PORT_BASE:-6817}
+NODE_PORT_BASE=${TANDEM_SLURM_NODE_PORT_BASE:-17001}
+NODES=${TANDEM_SLURM_NODES:-4}
+POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
+SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
+API=v0.0.38
+CTLD_PORT=$PORT_BASE
+REST_PORT=$((PORT_BASE + 3))
+CONF=$DIR/etc/slurm.conf
+ENV_FILE=$DIR/slurm.env
+TOKEN_FILE=$DIR/token
+KEY_FILE=$DIR/etc/jwt_hs256.key
+MUNGE_DIR=$DIR/munge
+MUNGE_SOCKET=$MUNGE_DIR/munge.socket
+REST_USER=tandem-slurmrestd
+PACKAGES=(munge slurmctld slurmd slurmrestd slurm-client slurm-wlm-jwt-plugin curl procps util-linux)
+SLURMD_BIN=/usr/sbin/slurmd
+SCONTROL_BIN=/usr/bin/scontrol
+export SLURM_CONF=$CONF
+
+log() { echo "slurm-local: $*" >&2; }
+die() {
+  log "ERROR: $*"
+  exit 1
+}
+
+# ---------------------------------------------------------------- helpers
+
+# The PID recorded in a pid file, if that process is alive AND belongs to this state dir (its
+# command line names a file under $DIR). A stale file from a crash, or a PID reused by another
+# process, yields nothing: we never signal what we did not start.
+our_pid() {
+  local file=$1 pid
+  [[ -f $file ]] || return 1
+  pid=$(tr -dc '0-9' <"$file")
+  [[ -n $pid && -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$DIR/" || return 1
+  echo "$pid"
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+short_host() { uname -n | cut -d. -f1; }
+
+# Bounded wait: wait_for SECONDS DESCRIPTION COMMAND...; polls every 0.2 s.
+wait_for() {
+  local limit=$1 what=$2
+  shift 2
+  local deadline=$((SECONDS + limit))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "timed out after ${limit}s waiting for: $what"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+tail_logs() {
+  local f
+  for f in "$DIR"/log/*.log; do
+    [[ -f $f ]] || continue
+    echo "----- tail $f" >&2
+    tail -n 25 "$f" >&2 || true
+  done
+}
+
+fail_start() {
+  log "ERROR: $*"
+  tail_logs
+  exit 1
+}
+
+# "prefix:count,..." -> one "prefix count" line per pool, validated.
+pools() {
+  local entry prefix count
+  IFS=',' read -ra entries <<<"$POOLS"
+  for entry in "${entries[@]}"; do
+    [[ -z $entry ]] && continue
+    prefix=${entry%%:*}
+    count=${entry#*:}
+    [[ $prefix =~ ^[a-z][a-z0-9-]*$ && $count =~ ^[0-9]+$ && $count -gt 0 && $entry == *:* ]] ||
+      die "bad TANDEM_SLURM_POOLS entry '$entry' (want prefix:count, e.g. gpu-a:8)"
+    echo "$prefix $count"
+  done
+}
+
+is_pool_node() {
+  local name=$1 prefix count idx
+  while read -r prefix count; do
+    idx=${name#"$prefix"-}
+    if [[ $idx != "$name" && $idx =~ ^[0-9]+$ && $idx -lt $count && $name == "$prefix-$idx" ]]; then
+      return 0
+    fi
+  done < <(pools)
+  return 1
+}
+
+ctld_up() { timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; }
+
+new_token() {
+  local lifespan=${1:-86400} out
+  [[ $lifespan =~ ^[0-9]+$ ]] || die "token lifespan must be seconds, got '$lifespan'"
+  out=$(timeout 10 scontrol token username=root lifespan="$lifespan") || die "scontrol token failed (is Slurm running? try: $0 status)"
+  echo "${out#SLURM_JWT=}"
+}
+
+rest_ping() {
+  local token
+  token=$(cat "$TOKEN_FILE" 2>/dev/null) || return 1
+  curl -fsS --max-time 3 -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $token" \
+    "http://127.0.0.1:$REST_PORT/slurm/$API/ping" | grep -q '"UP"'
+}
+
+# The commands live in two files beside this one (sourced: they share the settings above).
+# shellcheck source=lib/slurm-local-setup.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/slurm-local-setup.sh"
+# shellcheck source=lib/slurm-local-daemons.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/slurm-local-daemons.sh"
+
+# start/stop/node-up/node-down change pid files and daemons: one at a time per state dir (tests of
+# several modules or engineers may call them at once).
+lock() {
+  install -d -m 755 "$DIR"
+  exec 9>"$DIR/.lock"
+  flock -w 180 9 || die "another slurm-local.sh holds $DIR/.lock for more than 180 s"
+}
+
+case ${1:-} in
+  install) cmd_install ;;
+  start) lock && cmd_start ;;
+  stop) lock && cmd_stop ;;
+  status) cmd_status ;;
+  token) new_token "${2:-86400}" ;;
+  env) cat "$ENV_FILE" 2>/dev/null || die "no env file at $ENV_FILE: run '$0 start'" ;;
+  node-up) lock && cmd_node_up "${2:-}" ;;
+  node-down) lock && cmd_node_down "${2:-}" ;;
+  *)
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac
