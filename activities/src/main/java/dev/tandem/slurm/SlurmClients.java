@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tandem.slurm.SlurmClient.ApiVersion;
 import dev.tandem.slurm.v0038.SlurmClientV0038;
+import dev.tandem.slurm.v0041.SlurmClientV0041;
+import dev.tandem.slurm.v0044.SlurmClientV0044;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -39,6 +41,8 @@ public final class SlurmClients {
 
   static {
     FACTORIES.put(ApiVersion.V0_0_38, SlurmClientV0038::new);
+    FACTORIES.put(ApiVersion.V0_0_41, (t, c) -> new SlurmClientV0041(t));
+    FACTORIES.put(ApiVersion.V0_0_44, (t, c) -> new SlurmClientV0044(t));
   }
 
   private SlurmClients() {}

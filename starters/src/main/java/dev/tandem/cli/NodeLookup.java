@@ -77,7 +77,8 @@ final class NodeLookup {
   static String notFound(WorkflowClient client, Target t) {
     String base = "no Tandem node '" + t.pod() + "' in namespace '" + t.namespace() + "'";
     String set = nodeSetOf(t.pod());
-    Optional<NodeSetSnapshot> snap = set == null ? Optional.empty() : nodeSet(client, t.namespace(), set);
+    Optional<NodeSetSnapshot> snap =
+        set == null ? Optional.empty() : nodeSet(client, t.namespace(), set);
     if (snap.isEmpty()) {
       return base
           + (set == null ? "" : " (and no NodeSet '" + set + "' there)")

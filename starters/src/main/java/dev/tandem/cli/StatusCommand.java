@@ -91,7 +91,8 @@ final class StatusCommand implements Callable<Integer> {
         out.print(render(s));
       }
       for (String m : missing) {
-        out.printf("NodeSet %s/%s: no workflow yet (is the Tandem worker running?)%n", k8sNamespace, m);
+        out.printf(
+            "NodeSet %s/%s: no workflow yet (is the Tandem worker running?)%n", k8sNamespace, m);
       }
       if (snaps.isEmpty() && missing.isEmpty()) {
         out.printf("no NodeSets in namespace %s%n", k8sNamespace);
@@ -115,8 +116,7 @@ final class StatusCommand implements Callable<Integer> {
             st.updateRevision(),
             s.deleting() ? " (deleting)" : ""));
     for (Condition c : st.conditions()) {
-      boolean bad =
-          c.type().equals(Condition.READY) ? !c.statusTrue() : c.statusTrue();
+      boolean bad = c.type().equals(Condition.READY) ? !c.statusTrue() : c.statusTrue();
       if (bad && !c.type().equals(Condition.PROGRESSING)) {
         b.append("  ").append(c.type()).append(": ").append(c.message()).append('\n');
       }
@@ -166,7 +166,8 @@ final class StatusCommand implements Callable<Integer> {
     }
     try {
       return new KubernetesClientBuilder()
-          .withConfig(Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig))
+          .withConfig(
+              Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig))
           .build();
     } catch (java.io.IOException e) {
       throw new CliException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());

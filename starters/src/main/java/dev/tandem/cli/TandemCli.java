@@ -5,8 +5,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code tandem} command. Exit codes: 0 done, 1 the operation failed (the message says why),
- * 2 the command line is wrong.
+ * The {@code tandem} command. Exit codes: 0 done, 1 the operation failed (the message says why), 2
+ * the command line is wrong.
  */
 @Command(
     name = "tandem",
@@ -19,7 +19,6 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       HistoryCommand.class,
       WorkerCommand.class,
-      DevCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -67,8 +66,7 @@ public final class TandemCli implements Runnable {
   }
 
   public static void main(String[] args) {
-    int code =
-        run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    int code = run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     System.exit(code);
   }
 }

@@ -54,14 +54,17 @@ final class UndrainCommand implements Callable<Integer> {
       if (!s.holds().containsKey(DrainCause.MANUAL.label())) {
         String held = s.holds().isEmpty() ? "nothing" : String.join(", ", s.holds().keySet());
         throw new CliException(
-            t + " has no manual drain to release (Tandem holds it for: " + held + ")" + adminNote(s));
+            t
+                + " has no manual drain to release (Tandem holds it for: "
+                + held
+                + ")"
+                + adminNote(s));
       }
       NodeLookup.stub(client, t).undrain(NodeCommand.of(DrainCause.MANUAL, reason));
       s.holds().remove(DrainCause.MANUAL.label());
       out.printf("manual drain released for %s%n", t);
       if (!s.holds().isEmpty()) {
-        out.printf(
-            "note: %s stays drained for: %s%n", t, String.join(", ", s.holds().keySet()));
+        out.printf("note: %s stays drained for: %s%n", t, String.join(", ", s.holds().keySet()));
       }
       String admin = adminNote(s);
       if (!admin.isEmpty()) {

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 /** {@code tandem worker}: runs the Tandem worker process (configured by environment variables). */
 @Command(
     name = "worker",
-    description = "Run the Tandem worker (Temporal worker, watchers, /metrics); see docs/configuration.md.",
+    description =
+        "Run the Tandem worker (Temporal worker, watchers, /metrics); see docs/configuration.md.",
     mixinStandardHelpOptions = true)
 final class WorkerCommand implements Callable<Integer> {
   @Override

@@ -77,11 +77,11 @@ public final class Env {
     }
     Duration d = parseDuration(v);
     if (d == null) {
-      throw new ConfigException(
-          name + "=\"" + v + "\" is not a duration like 500ms, 2s, 5m or 1h");
+      throw new ConfigException(name + "=\"" + v + "\" is not a duration like 500ms, 2s, 5m or 1h");
     }
     if (d.compareTo(min) < 0) {
-      throw new ConfigException(name + "=" + v + " is too short: at least " + min.toMillis() + "ms");
+      throw new ConfigException(
+          name + "=" + v + " is too short: at least " + min.toMillis() + "ms");
     }
     return d;
   }

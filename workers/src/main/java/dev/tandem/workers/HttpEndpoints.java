@@ -25,11 +25,14 @@ public final class HttpEndpoints implements AutoCloseable {
       String bind, int port, PrometheusMeterRegistry registry, Supplier<String> readiness)
       throws IOException {
     server = HttpServer.create(new InetSocketAddress(bind, port), 0);
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "tandem-http");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "tandem-http");
+              t.setDaemon(true);
+              return t;
+            }));
     server.createContext(
         "/metrics",
         ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));

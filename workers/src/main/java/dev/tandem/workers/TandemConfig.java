@@ -88,7 +88,9 @@ public record TandemConfig(
             tls,
             apiKey);
     Http http =
-        new Http(env.string("TANDEM_HTTP_BIND", "0.0.0.0"), env.integer("TANDEM_HTTP_PORT", 9090, 0, 65535));
+        new Http(
+            env.string("TANDEM_HTTP_BIND", "0.0.0.0"),
+            env.integer("TANDEM_HTTP_PORT", 9090, 0, 65535));
     Watching watching =
         new Watching(
             env.bool("TANDEM_WATCHERS", true),
@@ -97,17 +99,21 @@ public record TandemConfig(
             env.string("TANDEM_LEASE_NAME", "tandem-watchers"),
             env.string("TANDEM_IDENTITY", env.string("POD_NAME", hostname())),
             env.duration("TANDEM_INFORMER_RESYNC", Duration.ofMinutes(10), Duration.ofSeconds(10)),
-            env.duration("TANDEM_SLURM_POLL_INTERVAL", Duration.ofSeconds(2), Duration.ofMillis(100)),
+            env.duration(
+                "TANDEM_SLURM_POLL_INTERVAL", Duration.ofSeconds(2), Duration.ofMillis(100)),
             env.duration("TANDEM_SLURM_FULL_RESYNC", Duration.ofMinutes(1), Duration.ofSeconds(1)),
             env.list("TANDEM_UNHEALTHY_CONDITIONS", Set.of("GpuUnhealthy", "KernelDeadlock")),
             env.integer("TANDEM_SIGNAL_THREADS", 4, 1, 64));
     Tuning tuning =
         new Tuning(
-            env.duration("TANDEM_NODE_POLL", Duration.ofSeconds(5), Duration.ofSeconds(1)).toSeconds(),
-            env.duration("TANDEM_NODE_RESYNC", Duration.ofMinutes(2), Duration.ofSeconds(1)).toSeconds(),
+            env.duration("TANDEM_NODE_POLL", Duration.ofSeconds(5), Duration.ofSeconds(1))
+                .toSeconds(),
+            env.duration("TANDEM_NODE_RESYNC", Duration.ofMinutes(2), Duration.ofSeconds(1))
+                .toSeconds(),
             env.integer("TANDEM_MAX_HISTORY_EVENTS", 4000, 200, 40_000),
             env.integer("TANDEM_TIMELINE_LIMIT", 100, 10, 10_000),
-            env.duration("TANDEM_SLOW_AFTER", Duration.ofMinutes(15), Duration.ofSeconds(1)).toSeconds(),
+            env.duration("TANDEM_SLOW_AFTER", Duration.ofMinutes(15), Duration.ofSeconds(1))
+                .toSeconds(),
             env.bool("TANDEM_SEARCH_ATTRIBUTES", true));
     Worker worker =
         new Worker(

@@ -54,7 +54,9 @@ public final class TandemModule extends AbstractModule {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
-  /** {@code KUBECONFIG} if set (one file), else the in-cluster service account or ~/.kube/config. */
+  /**
+   * {@code KUBECONFIG} if set (one file), else the in-cluster service account or ~/.kube/config.
+   */
   @Provides
   @Singleton
   KubernetesClient kubernetes() {

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The Tandem process: a Temporal worker on the {@code tandem} queue (every replica), the watchers
  * (the leader only), and the HTTP endpoints. {@link #close()} shuts down gracefully: watchers stop
- * first (no new signals), then the worker stops polling and in-flight activities get the
- * configured grace period to finish.
+ * first (no new signals), then the worker stops polling and in-flight activities get the configured
+ * grace period to finish.
  */
 public final class TandemWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TandemWorker.class);
@@ -53,7 +53,8 @@ public final class TandemWorker implements AutoCloseable {
             Names.TASK_QUEUE,
             WorkerOptions.newBuilder()
                 .setMaxConcurrentActivityExecutionSize(cfg.worker().maxConcurrentActivities())
-                .setMaxConcurrentWorkflowTaskExecutionSize(cfg.worker().maxConcurrentWorkflowTasks())
+                .setMaxConcurrentWorkflowTaskExecutionSize(
+                    cfg.worker().maxConcurrentWorkflowTasks())
                 .build());
     worker.registerWorkflowImplementationTypes(
         NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
@@ -97,7 +98,8 @@ public final class TandemWorker implements AutoCloseable {
           .getInstance(WorkflowServiceStubs.class)
           .blockingStub()
           .withDeadlineAfter(2, TimeUnit.SECONDS)
-          .getSystemInfo(io.temporal.api.workflowservice.v1.GetSystemInfoRequest.getDefaultInstance());
+          .getSystemInfo(
+              io.temporal.api.workflowservice.v1.GetSystemInfoRequest.getDefaultInstance());
     } catch (RuntimeException e) {
       return "Temporal unreachable: " + e.getMessage();
     }
@@ -128,22 +130,25 @@ public final class TandemWorker implements AutoCloseable {
     }
     if (factory != null) {
       factory.shutdown();
-      try {
-        factory.awaitTermination(cfg.worker().shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
-        if (!factory.isTerminated()) {
-          log.warn("activities still running after {}; stopping them", cfg.worker().shutdownGrace());
-          factory.shutdownNow();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      factory.awaitTermination(cfg.worker().shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
+      if (!factory.isTerminated()) {
+        log.warn("activities still running after {}; stopping them", cfg.worker().shutdownGrace());
         factory.shutdownNow();
       }
     }
     if (http != null) {
       http.close();
     }
-    injector.getInstance(KubernetesClient.class).close();
-    injector.getInstance(SlurmClient.class).close();
-    injector.getInstance(WorkflowServiceStubs.class).shutdown();
+    quietly(() -> injector.getInstance(KubernetesClient.class).close());
+    quietly(() -> injector.getInstance(SlurmClient.class).close());
+    quietly(() -> injector.getInstance(WorkflowServiceStubs.class).shutdown());
+  }
+
+  private static void quietly(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      log.debug("while stopping: {}", e.toString());
+    }
   }
 }

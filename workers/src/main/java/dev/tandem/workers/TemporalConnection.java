@@ -79,7 +79,8 @@ public final class TemporalConnection {
         ks.setCertificateEntry("ca-" + i++, c);
       }
     }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(ks);
     return tmf;
   }

@@ -11,8 +11,8 @@ import java.net.InetSocketAddress;
  * Temporal's Java test server as the local Temporal of {@code tandem dev}, bound to 127.0.0.1 only.
  *
  * <p>{@code TestServer.createPortBoundServer} binds every interface, so the same services are
- * served here through a gRPC server bound to the loopback address. Time runs normally (skipping
- * is locked): this is a server for people and real processes, not for unit tests.
+ * served here through a gRPC server bound to the loopback address. Time runs normally (skipping is
+ * locked): this is a server for people and real processes, not for unit tests.
  *
  * <p>What it cannot do (see ../shared/notes/java-stack.md): list workflows, schedules, the Temporal
  * UI. Everything is in memory: stopping it forgets every workflow.
