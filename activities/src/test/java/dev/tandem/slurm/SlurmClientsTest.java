@@ -66,6 +66,8 @@ class SlurmClientsTest {
     FakeSlurmTransport t =
         new FakeSlurmTransport()
             .on("GET", "/openapi/v3", 404, "")
+            .on("GET", "/slurm/v0.0.44/ping", 404, "Unable find requested URL.")
+            .on("GET", "/slurm/v0.0.41/ping", 404, "Unable find requested URL.")
             .on(
                 "GET",
                 "/slurm/v0.0.38/ping",
@@ -75,11 +77,15 @@ class SlurmClientsTest {
     FakeSlurmTransport none =
         new FakeSlurmTransport()
             .on("GET", "/openapi/v3", 404, "")
+            .on("GET", "/slurm/v0.0.44/ping", 404, "Unable find requested URL.")
+            .on("GET", "/slurm/v0.0.41/ping", 404, "Unable find requested URL.")
             .on("GET", "/slurm/v0.0.38/ping", 404, "Unable find requested URL.");
     assertThrows(SlurmUnsupportedException.class, () -> SlurmClients.detect(none));
     FakeSlurmTransport unauthorized =
         new FakeSlurmTransport()
             .on("GET", "/openapi/v3", 500, "")
+            .on("GET", "/slurm/v0.0.44/ping", 401, "Authentication failure")
+            .on("GET", "/slurm/v0.0.41/ping", 401, "Authentication failure")
             .on("GET", "/slurm/v0.0.38/ping", 401, "Authentication failure");
     assertThrows(SlurmUnauthorizedException.class, () -> SlurmClients.detect(unauthorized));
   }
@@ -91,6 +97,8 @@ class SlurmClientsTest {
       assertEquals(ApiVersion.V0_0_38, c.apiVersion());
     }
     assertTrue(t.requests().isEmpty());
-    assertTrue(SlurmClients.supported().contains(ApiVersion.V0_0_38));
+    assertEquals(
+        java.util.Set.of(ApiVersion.V0_0_38, ApiVersion.V0_0_41, ApiVersion.V0_0_44),
+        SlurmClients.supported());
   }
 }
