@@ -61,21 +61,32 @@ public final class TandemModule extends AbstractModule {
   @Singleton
   KubernetesClient kubernetes() {
     String file = env.string("KUBECONFIG", null);
+    Config c;
     if (file == null) {
-      return new KubernetesClientBuilder().build();
+      c = Config.autoConfigure(null);
+    } else {
+      try {
+        c = Config.fromKubeconfig(null, Files.readString(Path.of(file)), file);
+      } catch (IOException e) {
+        throw new ConfigException("KUBECONFIG=" + file + " cannot be read: " + e.getMessage());
+      }
     }
-    try {
-      Config c = Config.fromKubeconfig(null, Files.readString(Path.of(file)), file);
-      return new KubernetesClientBuilder().withConfig(c).build();
-    } catch (IOException e) {
-      throw new ConfigException("KUBECONFIG=" + file + " cannot be read: " + e.getMessage());
-    }
+    // Temporal retries activities with backoff already; the client's own long retry loop would
+    // only hold an activity (and its timeout) hostage.
+    c.setRequestRetryBackoffLimit(1);
+    return new KubernetesClientBuilder().withConfig(c).build();
   }
 
   @Provides
   @Singleton
   SlurmClient slurm() {
-    return SlurmClients.create(SlurmClientConfig.fromEnv(env.raw()));
+    SlurmClientConfig c;
+    try {
+      c = SlurmClientConfig.fromEnv(env.raw());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    return SlurmClients.create(c);
   }
 
   @Provides

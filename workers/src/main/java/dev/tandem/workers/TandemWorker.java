@@ -44,9 +44,23 @@ public final class TandemWorker implements AutoCloseable {
     this.injector = Guice.createInjector(new TandemModule(env, cfg));
   }
 
+  /** The instance, with a configuration error thrown as itself rather than wrapped by Guice. */
+  <T> T get(Class<T> type) {
+    try {
+      return injector.getInstance(type);
+    } catch (com.google.inject.ProvisionException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof ConfigException ce) {
+          throw ce;
+        }
+      }
+      throw e;
+    }
+  }
+
   public TandemWorker start() throws IOException {
     log.info("starting Tandem: {}", cfg.temporal());
-    WorkflowClient client = injector.getInstance(WorkflowClient.class);
+    WorkflowClient client = get(WorkflowClient.class);
     factory = WorkerFactory.newInstance(client);
     Worker worker =
         factory.newWorker(
@@ -58,18 +72,17 @@ public final class TandemWorker implements AutoCloseable {
                 .build());
     worker.registerWorkflowImplementationTypes(
         NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
-    worker.registerActivitiesImplementations(
-        injector.getInstance(KubeActivities.class), injector.getInstance(SlurmActivities.class));
-    injector.getInstance(dev.tandem.workflows.model.Tuning.class); // registers search attributes
+    worker.registerActivitiesImplementations(get(KubeActivities.class), get(SlurmActivities.class));
+    get(dev.tandem.workflows.model.Tuning.class); // registers search attributes
     factory.start();
     http =
         new HttpEndpoints(
             cfg.http().bind(),
             cfg.http().port(),
-            injector.getInstance(PrometheusMeterRegistry.class),
+            get(PrometheusMeterRegistry.class),
             this::notReadyBecause);
     if (cfg.watching().enabled()) {
-      watchers = injector.getInstance(Watchers.class);
+      watchers = get(Watchers.class);
       if (cfg.watching().leaderElection()) {
         watchers.startWithLeaderElection();
       } else {
