@@ -80,8 +80,12 @@ final class BuiltinTypes {
               .generation()
               .build());
 
-  /** Groups served without resources of their own: policy/v1 only carries pods/eviction. */
-  static final List<String> EXTRA_GROUP_VERSIONS = List.of("policy/v1");
+  /**
+   * Groups served without resources of their own. policy/v1 is deliberately absent: the eviction
+   * subresource is advertised under pods (which is all kubectl drain checks), and serving
+   * PodDisruptionBudgets that nothing enforces would let evictions pass that a cluster refuses.
+   */
+  static final List<String> EXTRA_GROUP_VERSIONS = List.of();
 
   private static B core(
       String plural,

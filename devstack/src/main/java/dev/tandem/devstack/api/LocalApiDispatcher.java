@@ -46,6 +46,20 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
               request.getHeader("Content-Type"),
               request.getHeader("User-Agent"),
               request.getBody() == null ? null : request.getBody().readUtf8());
+      if (req.isWatch() && !"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+        throw ApiException.badRequest(
+            "the local API serves watches over WebSocket only (what fabric8 informers and"
+                + " client-go's WebSocket watch use); HTTP streaming watches such as kubectl get -w"
+                + " are not supported");
+      }
+      String ct = req.contentType == null ? "" : req.contentType;
+      if (ct.contains("protobuf") || ct.contains("cbor")) {
+        throw ApiException.unsupportedMediaType(
+            "the local API accepts JSON bodies only, not "
+                + ct
+                + " (kubectl create <generator> sends protobuf: use kubectl create/apply -f with"
+                + " YAML or JSON)");
+      }
       return router.route(req, request.getHeader("Accept"));
     } catch (ApiException e) {
       log.debug("{} -> {} {}", req, e.code, e.getMessage());

@@ -205,8 +205,9 @@ final class ObjectRules {
         }
       }
     }
-    b.set("activeDeadlineSeconds", a.get("activeDeadlineSeconds"));
-    if (b.get("activeDeadlineSeconds") == null) {
+    if (a.has("activeDeadlineSeconds")) {
+      b.set("activeDeadlineSeconds", a.get("activeDeadlineSeconds"));
+    } else {
       b.remove("activeDeadlineSeconds");
     }
     JsonNode ta = a.path("tolerations");

@@ -34,6 +34,7 @@ final class Writes {
   }
 
   MockResponse create(ResourceType t, ApiRequest req) {
+    String manager = ManagedFields.manager(req);
     ObjectNode obj = Json.parseObject(req.body);
     checkKind(t, obj);
     ObjectNode meta = Json.meta(obj);
@@ -106,7 +107,7 @@ final class Writes {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(t, name, errors);
     }
-    ManagedFields.record(null, obj, ManagedFields.manager(req), t.apiVersion(), null);
+    ManagedFields.record(null, obj, manager, t.apiVersion(), null);
     if (!req.dryRun()) {
       store.create(t, obj);
     }
@@ -132,6 +133,7 @@ final class Writes {
 
   /** The common tail of every change to an existing object. */
   MockResponse commit(ResourceType t, Stored cur, ObjectNode next, ApiRequest req) {
+    String manager = ManagedFields.manager(req);
     keepServerMetadata(cur.obj(), next);
     next.put("kind", t.kind());
     next.put("apiVersion", t.apiVersion());
@@ -155,8 +157,7 @@ final class Writes {
     if (t.tracksGeneration() && specChanged(t, cur.obj(), next)) {
       Json.meta(next).put("generation", Json.meta(cur.obj()).path("generation").asLong(0) + 1);
     }
-    ManagedFields.record(
-        cur.obj(), next, ManagedFields.manager(req), t.apiVersion(), req.subresource);
+    ManagedFields.record(cur.obj(), next, manager, t.apiVersion(), req.subresource);
     if (!req.dryRun()) {
       store.update(t, cur, next);
     }
