@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,8 +46,8 @@ public final class LocalKubelet implements AutoCloseable {
   private final PodWorker worker;
   private final Scheduler scheduler;
   private final Thread shutdownHook;
-  private SharedIndexInformer<Pod> pods;
-  private SharedIndexInformer<Node> nodes;
+  private volatile SharedIndexInformer<Pod> pods;
+  private volatile SharedIndexInformer<Node> nodes;
   private volatile boolean closed;
 
   private LocalKubelet(KubernetesClient client, KubeletConfig config) {
@@ -73,12 +74,22 @@ public final class LocalKubelet implements AutoCloseable {
   public static LocalKubelet start(KubernetesClient client, KubeletConfig config) {
     LocalKubelet k = new LocalKubelet(client, config);
     LocalNodes.register(client, config);
-    k.nodes = client.nodes().inform(k.handler(n -> k.enqueueUnscheduled()), 0);
-    k.pods =
-        client
-            .pods()
-            .inAnyNamespace()
-            .inform(k.handler(p -> k.enqueue(Cache.metaNamespaceKeyFunc(p))), 0);
+    // Fields first, then start: informer callbacks may fire before start() returns.
+    k.nodes = client.nodes().runnableInformer(0);
+    k.pods = client.pods().inAnyNamespace().runnableInformer(0);
+    k.nodes.addEventHandler(k.handler(n -> k.enqueueUnscheduled()));
+    k.pods.addEventHandler(k.handler(p -> k.enqueue(Cache.metaNamespaceKeyFunc(p))));
+    try {
+      k.nodes.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      k.pods.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      k.close();
+      throw new IllegalStateException("local kubelet: interrupted while starting", e);
+    } catch (ExecutionException | TimeoutException e) {
+      k.close();
+      throw new IllegalStateException("local kubelet: informers did not start: " + e, e);
+    }
     Runtime.getRuntime().addShutdownHook(k.shutdownHook);
     long every = config.resync().toMillis();
     k.loop.scheduleWithFixedDelay(k::resync, every, every, TimeUnit.MILLISECONDS);
