@@ -4,16 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.devstack.api.ApiException.Cause;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 
 /**
@@ -29,8 +25,6 @@ final class CrSchema {
 
   /** Errors found and the paths of pruned unknown fields. */
   record Result(List<Cause> errors, List<String> pruned) {}
-
-  private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
 
   /** Applies the schema to {@code obj} in place (defaults, pruning) and returns what it found. */
   static Result apply(JsonNode schema, ObjectNode obj) {
@@ -82,15 +76,15 @@ final class CrSchema {
     String type = s.path("type").asText("");
     if (intOrString) {
       if (!value.isIntegralNumber() && !value.isTextual()) {
-        errors.add(typeError(path, "integer,string", value));
+        errors.add(SchemaChecks.typeError(path, "integer,string", value));
         return value;
       }
-    } else if (!type.isEmpty() && !hasType(value, type)) {
-      errors.add(typeError(path, type, value));
+    } else if (!type.isEmpty() && !SchemaChecks.hasType(value, type)) {
+      errors.add(SchemaChecks.typeError(path, type, value));
       return value;
     }
     JsonNode en = s.get("enum");
-    if (en != null && en.isArray() && !contains(en, value)) {
+    if (en != null && en.isArray() && !SchemaChecks.contains(en, value)) {
       List<String> allowed = new ArrayList<>();
       en.forEach(x -> allowed.add(x.toString()));
       errors.add(
@@ -100,72 +94,15 @@ final class CrSchema {
               "Unsupported value: " + value + ": supported values: " + String.join(", ", allowed)));
     }
     if (value.isTextual()) {
-      checkString(value.asText(), s, path, errors);
+      SchemaChecks.checkString(value.asText(), s, path, errors);
     } else if (value.isNumber()) {
-      checkNumber(value.decimalValue(), value, s, path, errors);
+      SchemaChecks.checkNumber(value.decimalValue(), value, s, path, errors);
     } else if (value.isArray()) {
       return checkArray((ArrayNode) value, s, path, errors, pruned);
     } else if (value.isObject()) {
       checkObject((ObjectNode) value, s, path, errors, pruned);
     }
     return value;
-  }
-
-  private static void checkString(String v, JsonNode s, String path, List<Cause> errors) {
-    if (s.has("maxLength") && v.length() > s.get("maxLength").asInt()) {
-      errors.add(
-          new Cause(
-              path,
-              "FieldValueTooLong",
-              "Too long: may not be longer than " + s.get("maxLength").asInt()));
-    }
-    if (s.has("minLength") && v.length() < s.get("minLength").asInt()) {
-      errors.add(
-          invalid(
-              path,
-              Json.quote(v),
-              "should be at least " + s.get("minLength").asInt() + " chars long"));
-    }
-    if (s.has("pattern")) {
-      String p = s.get("pattern").asText();
-      Pattern compiled = pattern(p);
-      if (compiled != null && !compiled.matcher(v).find()) {
-        errors.add(invalid(path, Json.quote(v), "should match '" + p + "'"));
-      }
-    }
-  }
-
-  private static void checkNumber(
-      BigDecimal v, JsonNode raw, JsonNode s, String path, List<Cause> errors) {
-    String shown = raw.asText();
-    if (s.has("minimum")) {
-      BigDecimal min = s.get("minimum").decimalValue();
-      boolean excl = s.path("exclusiveMinimum").asBoolean(false);
-      if (excl ? v.compareTo(min) <= 0 : v.compareTo(min) < 0) {
-        errors.add(
-            invalid(
-                path,
-                shown,
-                "should be greater than " + (excl ? "" : "or equal to ") + num(s.get("minimum"))));
-      }
-    }
-    if (s.has("maximum")) {
-      BigDecimal max = s.get("maximum").decimalValue();
-      boolean excl = s.path("exclusiveMaximum").asBoolean(false);
-      if (excl ? v.compareTo(max) >= 0 : v.compareTo(max) > 0) {
-        errors.add(
-            invalid(
-                path,
-                shown,
-                "should be less than " + (excl ? "" : "or equal to ") + num(s.get("maximum"))));
-      }
-    }
-    if (s.has("multipleOf")) {
-      BigDecimal m = s.get("multipleOf").decimalValue();
-      if (m.signum() != 0 && v.remainder(m).signum() != 0) {
-        errors.add(invalid(path, shown, "should be a multiple of " + num(s.get("multipleOf"))));
-      }
-    }
   }
 
   private static JsonNode checkArray(
@@ -183,7 +120,7 @@ final class CrSchema {
     }
     if (s.has("minItems") && arr.size() < s.get("minItems").asInt()) {
       errors.add(
-          invalid(
+          SchemaChecks.invalid(
               path,
               String.valueOf(arr.size()),
               "should have at least " + s.get("minItems").asInt() + " items"));
@@ -268,78 +205,30 @@ final class CrSchema {
             });
   }
 
-  private static boolean hasType(JsonNode v, String type) {
-    return switch (type) {
-      case "object" -> v.isObject();
-      case "array" -> v.isArray();
-      case "string" -> v.isTextual();
-      case "integer" -> v.isIntegralNumber();
-      case "number" -> v.isNumber();
-      case "boolean" -> v.isBoolean();
-      default -> true;
-    };
-  }
-
-  private static String jsonType(JsonNode v) {
-    if (v.isObject()) {
-      return "object";
+  /**
+   * Applies the CRD schema of a custom resource (no-op for built-ins) and honours {@code
+   * fieldValidation}: pruned fields become warnings, or a 400 when Strict.
+   */
+  static List<String> admit(ResourceType t, ObjectNode obj, List<Cause> errors, ApiRequest req) {
+    if (!t.custom()) {
+      return List.of();
     }
-    if (v.isArray()) {
-      return "array";
+    String mode = req.param("fieldValidation");
+    if (mode != null && !List.of("Strict", "Warn", "Ignore").contains(mode)) {
+      throw ApiException.badRequest(
+          "fieldValidation: Unsupported value: "
+              + Json.quote(mode)
+              + ": supported values: \"Ignore\", \"Strict\", \"Warn\"");
     }
-    if (v.isTextual()) {
-      return "string";
+    CrSchema.Result r = CrSchema.apply(t.schema(), obj);
+    errors.addAll(r.errors());
+    List<String> warnings = new ArrayList<>();
+    for (String p : r.pruned()) {
+      warnings.add("unknown field " + Json.quote(p));
     }
-    if (v.isIntegralNumber()) {
-      return "integer";
+    if ("Strict".equals(mode) && !warnings.isEmpty()) {
+      throw ApiException.badRequest("strict decoding error: " + String.join(", ", warnings));
     }
-    if (v.isNumber()) {
-      return "number";
-    }
-    return v.isBoolean() ? "boolean" : "null";
-  }
-
-  private static Cause typeError(String path, String want, JsonNode v) {
-    String got = jsonType(v);
-    return new Cause(
-        path,
-        "FieldValueTypeInvalid",
-        "Invalid value: \""
-            + got
-            + "\": "
-            + path
-            + " in body must be of type "
-            + want
-            + ": \""
-            + got
-            + "\"");
-  }
-
-  private static Cause invalid(String path, String shown, String rule) {
-    return Cause.invalid(path, "Invalid value: " + shown + ": " + path + " in body " + rule);
-  }
-
-  private static boolean contains(JsonNode arr, JsonNode v) {
-    for (JsonNode x : arr) {
-      if (x.equals(v)
-          || (x.isNumber() && v.isNumber() && x.decimalValue().compareTo(v.decimalValue()) == 0)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static String num(JsonNode n) {
-    return n.isIntegralNumber()
-        ? n.asText()
-        : n.decimalValue().stripTrailingZeros().toPlainString();
-  }
-
-  private static Pattern pattern(String p) {
-    try {
-      return PATTERNS.computeIfAbsent(p, Pattern::compile);
-    } catch (PatternSyntaxException e) {
-      return null; // a CRD with a pattern Java cannot compile: skip rather than refuse every CR
-    }
+    return "Ignore".equals(mode) ? List.of() : warnings;
   }
 }

@@ -18,8 +18,13 @@ import java.util.Map;
  */
 final class Deletes {
   /** Parsed DeleteOptions (body and query). */
-  record Options(Long gracePeriodSeconds, String propagation, String uid, String resourceVersion) {
-    static final Options DEFAULT = new Options(null, null, null, null);
+  record Options(
+      Long gracePeriodSeconds,
+      String propagation,
+      String uid,
+      String resourceVersion,
+      boolean dryRun) {
+    static final Options DEFAULT = new Options(null, null, null, null, false);
 
     static Options from(ApiRequest req) {
       if (req.body != null && !req.body.isBlank()) {
@@ -29,7 +34,7 @@ final class Deletes {
           req.param("gracePeriodSeconds") == null
               ? null
               : parseGrace(req.param("gracePeriodSeconds"));
-      return new Options(grace, req.param("propagationPolicy"), null, null);
+      return new Options(grace, req.param("propagationPolicy"), null, null, false);
     }
 
     static Options from(JsonNode b, ApiRequest req) {
@@ -47,11 +52,20 @@ final class Deletes {
         propagation = req.param("propagationPolicy");
       }
       JsonNode pre = b.path("preconditions");
+      boolean dryRun = false;
+      for (JsonNode d : b.path("dryRun")) {
+        if (!"All".equals(d.asText())) {
+          throw ApiException.badRequest(
+              "dryRun: Unsupported value: " + d + ": supported values: \"All\"");
+        }
+        dryRun = true;
+      }
       return new Options(
           grace,
           propagation,
           pre.path("uid").asText(null),
-          pre.path("resourceVersion").asText(null));
+          pre.path("resourceVersion").asText(null),
+          dryRun);
     }
 
     private static Long parseGrace(String s) {
@@ -95,7 +109,7 @@ final class Deletes {
               + ", ResourceVersion in object meta: "
               + cur.resourceVersion());
     }
-    return Responses.json(200, delete(t, cur, o, req.dryRun()));
+    return Responses.json(200, delete(t, cur, o, req.dryRun() || o.dryRun()));
   }
 
   MockResponse deleteCollection(ResourceType t, ApiRequest req) {
@@ -107,7 +121,7 @@ final class Deletes {
     ArrayNode items = list.putArray("items");
     for (Stored s : store.list(t, req.namespace)) {
       if (labels.matches(s.obj()) && fields.matches(s.obj())) {
-        items.add(delete(t, s, o, req.dryRun()));
+        items.add(delete(t, s, o, req.dryRun() || o.dryRun()));
       }
     }
     list.putObject("metadata").put("resourceVersion", String.valueOf(store.currentRv()));

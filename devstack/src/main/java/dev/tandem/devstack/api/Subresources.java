@@ -163,7 +163,7 @@ final class Subresources {
               + ", UID in object meta: "
               + pod.uid());
     }
-    deletes.delete(pods, pod, o, req.dryRun());
+    deletes.delete(pods, pod, o, req.dryRun() || o.dryRun());
     return Responses.json(201, ApiException.success(201));
   }
 

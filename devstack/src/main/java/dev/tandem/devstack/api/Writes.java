@@ -98,12 +98,12 @@ final class Writes {
       obj.remove("status");
     }
     if (t.kind().equals("CustomResourceDefinition")) {
-      ObjectRules.crdStatus(obj);
+      CrdRules.status(obj);
     }
     List<Cause> errors = new ArrayList<>();
     ObjectRules.validateMetadata(t, obj, errors);
     ObjectRules.validateCreate(t, obj, errors);
-    List<String> warnings = applySchema(t, obj, errors, req);
+    List<String> warnings = CrSchema.admit(t, obj, errors, req);
     if (!errors.isEmpty()) {
       throw ApiException.invalid(t, name, errors);
     }
@@ -143,7 +143,7 @@ final class Writes {
     if (t.group().isEmpty() && t.kind().equals("Pod") && req.subresource == null) {
       ObjectRules.validatePodUpdate(cur.obj(), next, errors);
     }
-    List<String> warnings = applySchema(t, next, errors, req);
+    List<String> warnings = CrSchema.admit(t, next, errors, req);
     if (!errors.isEmpty()) {
       throw ApiException.invalid(t, cur.name(), errors);
     }
@@ -215,30 +215,6 @@ final class Writes {
             "managedFields")) {
       setOrRemove(to, k, from.get(k));
     }
-  }
-
-  private List<String> applySchema(
-      ResourceType t, ObjectNode obj, List<Cause> errors, ApiRequest req) {
-    if (!t.custom()) {
-      return List.of();
-    }
-    String mode = req.param("fieldValidation");
-    if (mode != null && !List.of("Strict", "Warn", "Ignore").contains(mode)) {
-      throw ApiException.badRequest(
-          "fieldValidation: Unsupported value: "
-              + Json.quote(mode)
-              + ": supported values: \"Ignore\", \"Strict\", \"Warn\"");
-    }
-    CrSchema.Result r = CrSchema.apply(t.schema(), obj);
-    errors.addAll(r.errors());
-    List<String> warnings = new ArrayList<>();
-    for (String p : r.pruned()) {
-      warnings.add("unknown field " + Json.quote(p));
-    }
-    if ("Strict".equals(mode) && !warnings.isEmpty()) {
-      throw ApiException.badRequest("strict decoding error: " + String.join(", ", warnings));
-    }
-    return "Ignore".equals(mode) ? List.of() : warnings;
   }
 
   private Stored require(ResourceType t, ApiRequest req) {

@@ -281,9 +281,9 @@ public final class LocalKubelet implements AutoCloseable {
   private void stopAllProcesses() {
     List<RunningProcess> procs;
     synchronized (states) {
-      procs = new ArrayList<>(PodWorker.alive(states.values()));
+      procs = new ArrayList<>(alive(states.values()));
     }
-    procs.addAll(PodWorker.alive(stopping));
+    procs.addAll(alive(stopping));
     procs.forEach(RunningProcess::terminate);
     CompletableFuture<?> all =
         CompletableFuture.allOf(
@@ -298,5 +298,16 @@ public final class LocalKubelet implements AutoCloseable {
     if (!procs.isEmpty()) {
       log.info("stopped {} process(es)", procs.size());
     }
+  }
+
+  /** Processes of every state, for close. */
+  private static List<RunningProcess> alive(Iterable<PodState> states) {
+    List<RunningProcess> out = new ArrayList<>();
+    for (PodState s : states) {
+      if (s.process != null && s.process.isAlive()) {
+        out.add(s.process);
+      }
+    }
+    return out;
   }
 }

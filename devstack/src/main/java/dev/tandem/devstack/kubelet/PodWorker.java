@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -113,7 +112,7 @@ final class PodWorker {
       return;
     }
     if (!snap.declares(s.name)) {
-      waiting(s, "SlurmNodeNotDeclared", undeclared(s.name, snap));
+      waiting(s, "SlurmNodeNotDeclared", SlurmSetup.undeclared(s.name, snap));
       return;
     }
     List<String> cmd =
@@ -156,21 +155,6 @@ final class PodWorker {
   private static void waiting(PodState s, String reason, String message) {
     s.waitingReason = reason;
     s.waitingMessage = message;
-  }
-
-  static String undeclared(String node, SlurmSetup.Snapshot snap) {
-    String prefix = node.contains("-") ? node.substring(0, node.lastIndexOf('-')) : node;
-    return "Slurm node \""
-        + node
-        + "\" is not declared in "
-        + snap.slurmConf()
-        + " (NodeName= lines), so slurmd cannot start. Declare its pool in TANDEM_SLURM_POOLS"
-        + " (prefix:count, currently \""
-        + snap.pools()
-        + "\"; e.g. add "
-        + prefix
-        + ":8) and restart the local Slurm: scripts/slurm-local.sh stop && scripts/slurm-local.sh"
-        + " start. The pod starts by itself once the node is declared.";
   }
 
   /** Handles a container exit according to the pod's restartPolicy. */
@@ -308,16 +292,5 @@ final class PodWorker {
         log.warn("cannot update status of pod {}: {}", s.key(), e.getMessage());
       }
     }
-  }
-
-  /** Processes of every state, for close. */
-  static List<RunningProcess> alive(Iterable<PodState> states) {
-    List<RunningProcess> out = new ArrayList<>();
-    for (PodState s : states) {
-      if (s.process != null && s.process.isAlive()) {
-        out.add(s.process);
-      }
-    }
-    return out;
   }
 }

@@ -150,4 +150,20 @@ final class SlurmSetup {
       return -1;
     }
   }
+
+  /** Why a slurmd pod cannot start, and how to fix it. */
+  static String undeclared(String node, SlurmSetup.Snapshot snap) {
+    String prefix = node.contains("-") ? node.substring(0, node.lastIndexOf('-')) : node;
+    return "Slurm node \""
+        + node
+        + "\" is not declared in "
+        + snap.slurmConf()
+        + " (NodeName= lines), so slurmd cannot start. Declare its pool in TANDEM_SLURM_POOLS"
+        + " (prefix:count, currently \""
+        + snap.pools()
+        + "\"; e.g. add "
+        + prefix
+        + ":8) and restart the local Slurm: scripts/slurm-local.sh stop && scripts/slurm-local.sh"
+        + " start. The pod starts by itself once the node is declared.";
+  }
 }
