@@ -1,0 +1,96 @@
+package dev.tandem.devstack.api;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * fabric8's CRUD dispatcher (7.8.0, pinned) with every request routed through the compatibility
+ * layer. What is reused from the mock, through its public/protected API only: the keyed in-memory
+ * store ({@code map}, {@code findResource}, {@code getKey}), {@code processEvent} (store update and
+ * CRD registration) and {@code requestResourceVersion}. Its own request handlers and watch
+ * listeners are never reached: {@link #dispatch} replaces them. {@code MockContractTest} pins the
+ * mock behaviour this relies on.
+ *
+ * <p>Locking: one read/write lock; reads take the read lock, writes the write lock, and watch
+ * events are sent while the write lock is held so that every watcher sees changes in
+ * resourceVersion order. Requests arrive on Vert.x event-loop threads, so sends to WebSockets there
+ * never block.
+ */
+final class LocalApiDispatcher extends KubernetesCrudDispatcher {
+  private static final Logger log = LoggerFactory.getLogger(LocalApiDispatcher.class);
+
+  final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final AtomicLong lastRv = new AtomicLong();
+  private volatile Router router;
+
+  void setRouter(Router router) {
+    this.router = router;
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    ApiRequest req = null;
+    try {
+      req =
+          new ApiRequest(
+              request.getMethod(),
+              request.getPath(),
+              request.getHeader("Content-Type"),
+              request.getHeader("User-Agent"),
+              request.getBody() == null ? null : request.getBody().readUtf8());
+      if (req.isWatch() && !"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+        throw ApiException.badRequest(
+            "the local API serves watches over WebSocket only (what fabric8 informers and"
+                + " client-go's WebSocket watch use); HTTP streaming watches such as kubectl get -w"
+                + " are not supported");
+      }
+      String ct = req.contentType == null ? "" : req.contentType;
+      if (ct.contains("protobuf") || ct.contains("cbor")) {
+        throw ApiException.unsupportedMediaType(
+            "the local API accepts JSON bodies only, not "
+                + ct
+                + " (kubectl create <generator> sends protobuf: use kubectl create/apply -f with"
+                + " YAML or JSON)");
+      }
+      return router.route(req, request.getHeader("Accept"));
+    } catch (ApiException e) {
+      log.debug("{} -> {} {}", req, e.code, e.getMessage());
+      return Responses.json(e.code, e.toStatus());
+    } catch (RuntimeException e) {
+      log.warn("local API failed on {} {}", request.getMethod(), request.getPath(), e);
+      ApiException err =
+          new ApiException(
+              500, "InternalError", "Internal error occurred: " + e, null, null, null, null);
+      return Responses.json(500, err.toStatus());
+    }
+  }
+
+  /** The mock's map (protected in {@code CrudDispatcher}); only used under {@link #lock}. */
+  Map<AttributeSet, String> storage() {
+    return map;
+  }
+
+  long nextRv() {
+    long v = requestResourceVersion();
+    lastRv.set(v);
+    return v;
+  }
+
+  long currentRv() {
+    return lastRv.get();
+  }
+
+  /** Writes (or with null removes) through the mock's own event path. */
+  void write(String path, AttributeSet oldKey, ObjectNode newObject) {
+    processEvent(
+        path, getKey(path), oldKey, null, newObject == null ? null : Json.write(newObject));
+  }
+}

@@ -1,0 +1,235 @@
+package dev.tandem.devstack.api;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kubernetes API on 127.0.0.1 that behaves like a real API server where Tandem and kubectl rely
+ * on it: fabric8's {@link KubernetesMockServer} (HTTP, WebSocket, keyed store) with every request
+ * routed through a compatibility layer (see {@code docs/local-api.md}). Starts with the namespaces
+ * {@code default}, {@code kube-system}, {@code kube-public}, {@code kube-node-lease}.
+ */
+public final class LocalApiServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LocalApiServer.class);
+
+  // MockWebServer logs every request at INFO through java.util.logging; JUL holds loggers weakly,
+  // so keep a strong reference to the one we quiet.
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger(MockWebServer.class.getName());
+
+  /** Recent changes kept for watches that resume from a resourceVersion. */
+  public static final int DEFAULT_WATCH_WINDOW = 4096;
+
+  private final KubernetesMockServer server;
+  private final MockWebServer web;
+  private final ScheduledExecutorService timer;
+  private final LocalApiDispatcher dispatcher;
+  private final int port;
+  private final KubernetesClient client;
+
+  private LocalApiServer(int requestedPort, int watchWindow) throws IOException {
+    MOCK_LOG.setLevel(Level.WARNING);
+    timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "local-api-timer");
+              t.setDaemon(true);
+              return t;
+            });
+    dispatcher = new LocalApiDispatcher();
+    ResourceCatalog catalog = new ResourceCatalog();
+    WatchHub hub = new WatchHub(dispatcher.lock, timer, watchWindow);
+    Store store = new Store(dispatcher, catalog, hub);
+    hub.setStore(store);
+    Writes writes = new Writes(store, catalog);
+    Deletes deletes = new Deletes(store, catalog);
+    writes.setDeletes(deletes);
+    Subresources subs = new Subresources(store, catalog, writes, deletes);
+    int[] boundPort = new int[1];
+    dispatcher.setRouter(
+        new Router(
+            dispatcher.lock,
+            catalog,
+            new Reads(store),
+            writes,
+            deletes,
+            subs,
+            hub,
+            () -> "127.0.0.1:" + boundPort[0]));
+    web = new MockWebServer();
+    server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, false);
+    server.init(InetAddress.getByName("127.0.0.1"), requestedPort);
+    port = server.getPort();
+    boundPort[0] = port;
+    // The mock records every request in an unbounded queue; nobody reads it here.
+    timer.scheduleWithFixedDelay(web::reset, 10, 10, TimeUnit.SECONDS);
+    client = newClient();
+    bootstrap();
+    log.info("local Kubernetes API listening on {}", url());
+  }
+
+  /** Starts on 127.0.0.1; {@code port} 0 picks an ephemeral port. */
+  public static LocalApiServer start(int port) throws IOException {
+    return new LocalApiServer(port, DEFAULT_WATCH_WINDOW);
+  }
+
+  /** As {@link #start(int)}, with the number of recent changes kept for resuming watches. */
+  public static LocalApiServer start(int port, int watchWindow) throws IOException {
+    if (watchWindow < 1) {
+      throw new IllegalArgumentException("watchWindow must be at least 1, got " + watchWindow);
+    }
+    return new LocalApiServer(port, watchWindow);
+  }
+
+  private void bootstrap() {
+    for (String ns : List.of("default", "kube-system", "kube-public", "kube-node-lease")) {
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
+    }
+    for (Map.Entry<String, Integer> pc :
+        Map.of("system-cluster-critical", 2000000000, "system-node-critical", 2000001000)
+            .entrySet()) {
+      client
+          .scheduling()
+          .v1()
+          .priorityClasses()
+          .resource(
+              new PriorityClassBuilder()
+                  .withNewMetadata()
+                  .withName(pc.getKey())
+                  .endMetadata()
+                  .withValue(pc.getValue())
+                  .withDescription(
+                      "Used for system critical pods that must not be moved from their current node.")
+                  .build())
+          .create();
+    }
+  }
+
+  public String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** A client owned by the server (closed with it). */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** A new client for this server (the caller closes it); default namespace {@code default}. */
+  public KubernetesClient newClient() {
+    Config config =
+        new ConfigBuilder(Config.empty())
+            .withMasterUrl(url())
+            .withNamespace("default")
+            .withHttp2Disable(true)
+            .withRequestTimeout(30_000)
+            .build();
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** Writes a kubeconfig (mode 0600) that kubectl and fabric8 accept; returns the path. */
+  public Path writeKubeconfig(Path file) {
+    try {
+      return Kubeconfig.write(file, url());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write kubeconfig " + file, e);
+    }
+  }
+
+  /**
+   * Registers the CRD(s) in a YAML or JSON document: a classpath resource (e.g. {@code
+   * META-INF/fabric8/nodesets.tandem.dev-v1.yml}) or, if no such resource exists, a file path.
+   * Creates or replaces; returns the CRD names.
+   */
+  public List<String> installCrd(String resourceOrFile) {
+    String res = resourceOrFile.startsWith("/") ? resourceOrFile.substring(1) : resourceOrFile;
+    InputStream in = Thread.currentThread().getContextClassLoader().getResourceAsStream(res);
+    try {
+      if (in == null) {
+        Path p = Path.of(resourceOrFile);
+        if (!Files.isRegularFile(p)) {
+          throw new IllegalArgumentException(
+              "no CRD at " + resourceOrFile + ": neither a classpath resource nor a file");
+        }
+        in = Files.newInputStream(p);
+      }
+      try (InputStream stream = in) {
+        return installCrd(stream);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read CRD " + resourceOrFile, e);
+    }
+  }
+
+  public List<String> installCrd(InputStream yaml) {
+    List<HasMetadata> items = client.load(yaml).items();
+    if (items.isEmpty()) {
+      throw new IllegalArgumentException("the document holds no objects");
+    }
+    return items.stream()
+        .map(
+            item -> {
+              if (!(item instanceof CustomResourceDefinition crd)) {
+                throw new IllegalArgumentException(
+                    "not an apiextensions.k8s.io/v1 CustomResourceDefinition: "
+                        + item.getApiVersion()
+                        + " "
+                        + item.getKind());
+              }
+              var op = client.apiextensions().v1().customResourceDefinitions();
+              CustomResourceDefinition existing = op.withName(crd.getMetadata().getName()).get();
+              if (existing == null) {
+                op.resource(crd).create();
+              } else {
+                crd.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+                op.resource(crd).update();
+              }
+              return crd.getMetadata().getName();
+            })
+        .toList();
+  }
+
+  @Override
+  public void close() {
+    try {
+      client.close();
+    } finally {
+      try {
+        server.destroy();
+      } finally {
+        timer.shutdownNow();
+      }
+    }
+    log.info("local Kubernetes API on port {} stopped", port);
+  }
+}

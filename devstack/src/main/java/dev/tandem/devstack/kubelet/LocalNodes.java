@@ -1,0 +1,146 @@
+package dev.tandem.devstack.kubelet;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates (or refreshes) the kubelet's Node objects {@code local-1..N}: Ready, capacity, address
+ * 127.0.0.1, labels {@code kubernetes.io/hostname} and {@code tandem.dev/local=true}. An existing
+ * node keeps its spec (a cordon survives a kubelet restart) and its other labels.
+ */
+final class LocalNodes {
+  private static final Logger log = LoggerFactory.getLogger(LocalNodes.class);
+
+  static final String KUBELET_VERSION = "v1.32.0-tandem-local";
+
+  private LocalNodes() {}
+
+  static void register(KubernetesClient client, KubeletConfig config) {
+    for (int i = 1; i <= config.nodes(); i++) {
+      String name = config.nodeName(i);
+      Map<String, String> labels = new LinkedHashMap<>();
+      labels.put("kubernetes.io/hostname", name);
+      labels.put("kubernetes.io/os", "linux");
+      labels.put("kubernetes.io/arch", "amd64");
+      labels.put(KubeletConfig.LOCAL_LABEL, "true");
+      Map<String, Quantity> capacity = new LinkedHashMap<>();
+      config.capacity().forEach((k, v) -> capacity.put(k, new Quantity(v)));
+      Node existing = client.nodes().withName(name).get();
+      if (existing == null) {
+        Node node =
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .withNewStatus()
+                .withCapacity(capacity)
+                .withAllocatable(capacity)
+                .withConditions(conditions())
+                .addNewAddress("127.0.0.1", "InternalIP")
+                .addNewAddress(name, "Hostname")
+                .withNewNodeInfo()
+                .withKubeletVersion(KUBELET_VERSION)
+                .withContainerRuntimeVersion("tandem-local://1")
+                .withOperatingSystem("linux")
+                .withArchitecture("amd64")
+                .withOsImage("local processes (Tandem dev stack)")
+                .withKernelVersion(System.getProperty("os.version"))
+                .withMachineID("")
+                .withSystemUUID("")
+                .withBootID("")
+                .withKubeProxyVersion("")
+                .endNodeInfo()
+                .endStatus()
+                .build();
+        try {
+          client.nodes().resource(node).create();
+          log.info("registered node {}", name);
+          continue;
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 409) {
+            throw e;
+          }
+          existing = client.nodes().withName(name).get();
+        }
+      }
+      Map<String, String> merged =
+          new LinkedHashMap<>(
+              existing.getMetadata().getLabels() == null
+                  ? Map.of()
+                  : existing.getMetadata().getLabels());
+      merged.putAll(labels);
+      client
+          .nodes()
+          .withName(name)
+          .edit(n -> new NodeBuilder(n).editMetadata().withLabels(merged).endMetadata().build());
+      client
+          .nodes()
+          .withName(name)
+          .editStatus(
+              n ->
+                  new NodeBuilder(n)
+                      .editStatus()
+                      .withCapacity(capacity)
+                      .withAllocatable(capacity)
+                      .withConditions(conditions())
+                      .endStatus()
+                      .build());
+      log.info("refreshed node {}", name);
+    }
+  }
+
+  private static List<NodeCondition> conditions() {
+    String now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    List<NodeCondition> out = new ArrayList<>();
+    out.add(cond("Ready", "True", "KubeletReady", "kubelet is posting ready status", now));
+    out.add(
+        cond(
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+            now));
+    out.add(
+        cond(
+            "DiskPressure",
+            "False",
+            "KubeletHasNoDiskPressure",
+            "kubelet has no disk pressure",
+            now));
+    out.add(
+        cond(
+            "PIDPressure",
+            "False",
+            "KubeletHasSufficientPID",
+            "kubelet has sufficient PID available",
+            now));
+    return out;
+  }
+
+  private static NodeCondition cond(
+      String type, String status, String reason, String message, String now) {
+    return new NodeConditionBuilder()
+        .withType(type)
+        .withStatus(status)
+        .withReason(reason)
+        .withMessage(message)
+        .withLastHeartbeatTime(now)
+        .withLastTransitionTime(now)
+        .build();
+  }
+}

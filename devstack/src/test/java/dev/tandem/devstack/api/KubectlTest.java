@@ -1,0 +1,259 @@
+package dev.tandem.devstack.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tandem.devstack.kubelet.KubeletConfig;
+import dev.tandem.devstack.kubelet.LocalKubelet;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The machine's kubectl (1.32) against the local API and a local kubelet (which binds and "runs"
+ * pods so drain has something real to wait for). Skipped, with a message, where kubectl is absent:
+ * the client-level tests cover every behaviour on their own.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KubectlTest extends ApiTestBase {
+  private static final Path KUBECTL =
+      Path.of(System.getProperty("tandem.kubectl", "/usr/bin/kubectl"));
+  private static LocalKubelet kubelet;
+  private static Path kubeconfig;
+  private static Path cacheDir;
+
+  record Out(int code, String text) {}
+
+  @BeforeAll
+  static void kubeletAndConfig(@TempDir Path tmp) {
+    assumeTrue(
+        Files.isExecutable(KUBECTL),
+        "kubectl not found at " + KUBECTL + ": kubectl tests skipped (set -Dtandem.kubectl=...)");
+    kubeconfig = server.writeKubeconfig(tmp.resolve("kubeconfig"));
+    cacheDir = tmp.resolve("kube-cache");
+    kubelet =
+        LocalKubelet.start(
+            server.client(),
+            KubeletConfig.defaults()
+                .withNodes(2)
+                .withSlurmEnvFile(tmp.resolve("no-slurm/slurm.env"))
+                .withLogDir(tmp.resolve("logs"))
+                .withResync(Duration.ofSeconds(2)));
+  }
+
+  @AfterAll
+  static void stopKubelet() {
+    if (kubelet != null) {
+      kubelet.close();
+    }
+  }
+
+  static Out kubectl(String... args) {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                KUBECTL.toString(),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--cache-dir",
+                cacheDir.toString(),
+                "--request-timeout=20s"));
+    cmd.addAll(List.of(args));
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("kubectl timed out: " + cmd);
+      }
+      return new Out(
+          p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new AssertionError("cannot run " + cmd, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  static Out ok(String... args) {
+    Out o = kubectl(args);
+    assertEquals(0, o.code(), String.join(" ", args) + " ->\n" + o.text());
+    return o;
+  }
+
+  static Path file(String name, String content) throws IOException {
+    Path p = cacheDir.getParent().resolve(name);
+    Files.writeString(p, content);
+    return p;
+  }
+
+  private static final String POD =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  containers:\n  - name: c\n    image: nginx:1.25\n";
+
+  private static final String NODESET =
+      "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: gpu-a\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: slurmd, image: tandem/slurmd:22.05}]\n";
+
+  @Test
+  @Order(1)
+  void getApplyDescribe() throws IOException {
+    assertTrue(ok("get", "nodes").text().contains("local-1"));
+    assertTrue(
+        ok("apply", "-f", file("pod.yaml", POD).toString()).text().contains("pod/web created"));
+    await(
+        Duration.ofSeconds(10),
+        () -> ok("get", "pod", "web").text().contains("Running"),
+        "web Running");
+    String wide = ok("get", "pods", "-o", "wide").text();
+    assertTrue(wide.contains("127.0.0.1") && wide.contains("local-"), wide);
+    String described = ok("describe", "pod", "web").text();
+    assertTrue(described.contains("Status:") && described.contains("Running"), described);
+    assertTrue(
+        ok(
+                "apply",
+                "-f",
+                file("pod2.yaml", POD.replace("{app: web}", "{app: web, tier: front}")).toString())
+            .text()
+            .contains("configured"));
+    assertEquals(
+        "front",
+        client
+            .pods()
+            .inNamespace("default")
+            .withName("web")
+            .get()
+            .getMetadata()
+            .getLabels()
+            .get("tier"));
+    assertTrue(ok("describe", "node", "local-1").text().contains("Kubelet Version"));
+  }
+
+  @Test
+  @Order(2)
+  void labelAnnotatePatch() {
+    ok("label", "pod", "web", "env=dev");
+    ok("annotate", "pod", "web", "note=hello");
+    ok(
+        "patch",
+        "pod",
+        "web",
+        "--type",
+        "merge",
+        "-p",
+        "{\"metadata\":{\"labels\":{\"patched\":\"yes\"}}}");
+    Pod p = client.pods().inNamespace("default").withName("web").get();
+    assertEquals("dev", p.getMetadata().getLabels().get("env"));
+    assertEquals("yes", p.getMetadata().getLabels().get("patched"));
+    assertEquals("hello", p.getMetadata().getAnnotations().get("note"));
+    Out refused =
+        kubectl(
+            "patch",
+            "pod",
+            "web",
+            "--type",
+            "merge",
+            "-p",
+            "{\"spec\":{\"nodeName\":\"elsewhere\"}}");
+    assertNotEquals(0, refused.code());
+    assertTrue(refused.text().contains("pod updates may not change fields"), refused.text());
+  }
+
+  @Test
+  @Order(3)
+  void customResourcesApplyScalePatchAndValidation() throws IOException {
+    Path ns = file("nodeset.yaml", NODESET);
+    assertTrue(ok("apply", "-f", ns.toString()).text().contains("created"));
+    assertTrue(
+        ok(
+                "apply",
+                "-f",
+                file("nodeset2.yaml", NODESET.replace("replicas: 2", "replicas: 3")).toString())
+            .text()
+            .contains("configured"));
+    ok("scale", "nodeset", "gpu-a", "--replicas=5");
+    ok("patch", "nodeset", "gpu-a", "--type", "merge", "-p", "{\"spec\":{\"partition\":\"gpu\"}}");
+    ok("label", "nodeset", "gpu-a", "team=hpc");
+    TestNodeSet n =
+        client.resources(TestNodeSet.class).inNamespace("default").withName("gpu-a").get();
+    assertEquals(5, n.getSpec().replicas);
+    assertEquals("gpu", n.getSpec().partition);
+    assertEquals("hpc", n.getMetadata().getLabels().get("team"));
+    String table = ok("get", "nst").text();
+    assertTrue(table.contains("REPLICAS") && table.contains("gpu-a"), table);
+    assertTrue(ok("get", "tandem").text().contains("gpu-a"), "category");
+    Out invalid =
+        kubectl(
+            "apply",
+            "-f",
+            file(
+                    "bad.yaml",
+                    NODESET
+                        .replace("name: gpu-a", "name: bad")
+                        .replace("replicas: 2", "replicas: -1"))
+                .toString());
+    assertNotEquals(0, invalid.code());
+    assertTrue(
+        invalid.text().contains("spec.replicas in body should be greater than or equal to 0"),
+        invalid.text());
+    Out unknown =
+        kubectl(
+            "apply",
+            "-f",
+            file(
+                    "unknown.yaml",
+                    NODESET
+                        .replace("name: gpu-a", "name: unk")
+                        .replace("replicas: 2", "replicas: 2\n  colour: red"))
+                .toString());
+    assertNotEquals(0, unknown.code(), "kubectl validates strictly via the server");
+    assertTrue(unknown.text().contains("unknown field"), unknown.text());
+    assertTrue(ok("delete", "-f", ns.toString()).text().contains("deleted"));
+    assertNull(client.resources(TestNodeSet.class).inNamespace("default").withName("gpu-a").get());
+  }
+
+  @Test
+  @Order(4)
+  void cordonDrainUncordon() {
+    String node =
+        client.pods().inNamespace("default").withName("web").get().getSpec().getNodeName();
+    ok("cordon", node);
+    assertTrue(client.nodes().withName(node).get().getSpec().getUnschedulable());
+    assertTrue(ok("get", "node", node).text().contains("SchedulingDisabled"));
+    Out drained = ok("drain", node, "--force", "--ignore-daemonsets", "--timeout=60s");
+    assertTrue(drained.text().contains("evicted"), drained.text());
+    assertNull(client.pods().inNamespace("default").withName("web").get());
+    ok("uncordon", node);
+    assertFalse(
+        Boolean.TRUE.equals(client.nodes().withName(node).get().getSpec().getUnschedulable()));
+  }
+
+  @Test
+  @Order(5)
+  void delete() throws IOException {
+    ok("apply", "-f", file("pod3.yaml", POD.replace("name: web", "name: short-lived")).toString());
+    await(
+        Duration.ofSeconds(10),
+        () -> ok("get", "pod", "short-lived").text().contains("Running"),
+        "Running");
+    assertTrue(ok("delete", "pod", "short-lived", "--timeout=60s").text().contains("deleted"));
+    assertNull(client.pods().inNamespace("default").withName("short-lived").get());
+    Out missing = kubectl("delete", "pod", "short-lived");
+    assertTrue(missing.text().contains("NotFound"), missing.text());
+  }
+}

@@ -1,0 +1,270 @@
+package dev.tandem.devstack.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Pod subresources (binding, eviction), graceful deletion, strategic merge patch, immutability. */
+class PodApiTest extends ApiTestBase {
+  private static final String NS = "default";
+
+  private static String binding(String pod, String node, String uid) {
+    return "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\""
+        + pod
+        + "\""
+        + (uid == null ? "" : ",\"uid\":\"" + uid + "\"")
+        + "},\"target\":{\"kind\":\"Node\",\"name\":\""
+        + node
+        + "\"}}";
+  }
+
+  @Test
+  void bindingSubresourceBindsOnceAndOnlyOnce() {
+    Pod p = createPod(NS, "bind-me", Map.of());
+    ApiHttp.Res ok =
+        http.post(
+            "/api/v1/namespaces/default/pods/bind-me/binding",
+            binding("bind-me", "n1", p.getMetadata().getUid()));
+    assertEquals(201, ok.code(), ok.body());
+    Pod bound = client.pods().inNamespace(NS).withName("bind-me").get();
+    assertEquals("n1", bound.getSpec().getNodeName());
+    PodCondition scheduled =
+        bound.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("PodScheduled"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals("True", scheduled.getStatus());
+
+    ApiHttp.Res again =
+        http.post(
+            "/api/v1/namespaces/default/pods/bind-me/binding", binding("bind-me", "n2", null));
+    assertEquals(409, again.code());
+    assertTrue(again.body().contains("is already assigned to node \\\"n1\\\""), again.body());
+
+    ApiHttp.Res missing =
+        http.post("/api/v1/namespaces/default/pods/ghost/binding", binding("ghost", "n1", null));
+    assertEquals(404, missing.code());
+    assertTrue(missing.body().contains("pods \\\"ghost\\\" not found"), missing.body());
+
+    createPod(NS, "uid-check", Map.of());
+    ApiHttp.Res wrongUid =
+        http.post(
+            "/api/v1/namespaces/default/pods/uid-check/binding",
+            binding("uid-check", "n1", "not-the-uid"));
+    assertEquals(409, wrongUid.code());
+    assertNull(client.pods().inNamespace(NS).withName("uid-check").get().getSpec().getNodeName());
+  }
+
+  @Test
+  void bindingsCollectionAsFabric8UsesIt() {
+    createPod(NS, "bind-collection", Map.of());
+    client
+        .bindings()
+        .inNamespace(NS)
+        .resource(
+            new BindingBuilder()
+                .withNewMetadata()
+                .withName("bind-collection")
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withName("n3")
+                .endTarget()
+                .build())
+        .create();
+    assertEquals(
+        "n3",
+        client.pods().inNamespace(NS).withName("bind-collection").get().getSpec().getNodeName());
+  }
+
+  @Test
+  void nodeNameCannotBePatchedLikeOnACluster() {
+    createPod(NS, "immutable", Map.of());
+    KubernetesClientException e =
+        assertThrows(
+            KubernetesClientException.class,
+            () ->
+                client
+                    .pods()
+                    .inNamespace(NS)
+                    .withName("immutable")
+                    .patch(
+                        PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeName\":\"n1\"}}"));
+    assertEquals(422, e.getCode());
+    assertTrue(e.getMessage().contains("pod updates may not change fields"), e.getMessage());
+    Pod labelled =
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName("immutable")
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"labels\":{\"ok\":\"yes\"}}}");
+    assertEquals("yes", labelled.getMetadata().getLabels().get("ok"));
+  }
+
+  @Test
+  void evictionOfAnUnboundPodDeletesIt() {
+    createPod(NS, "evict-me", Map.of());
+    assertTrue(client.pods().inNamespace(NS).withName("evict-me").evict());
+    assertNull(client.pods().inNamespace(NS).withName("evict-me").get());
+  }
+
+  @Test
+  void evictionOfAnUnknownPodAnswers404Fast() {
+    long t0 = System.nanoTime();
+    ApiHttp.Res r =
+        http.post(
+            "/api/v1/namespaces/default/pods/nope/eviction",
+            "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"nope\",\"namespace\":\"default\"}}");
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertEquals(404, r.code());
+    assertTrue(ms < 2000, "the plain mock never answered; took " + ms + " ms");
+  }
+
+  @Test
+  void boundPodsAreDeletedGracefully() {
+    createPod(NS, "graceful", Map.of());
+    http.post("/api/v1/namespaces/default/pods/graceful/binding", binding("graceful", "n1", null));
+    ApiHttp.Res r =
+        http.post(
+            "/api/v1/namespaces/default/pods/graceful/eviction",
+            "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"graceful\"},\"deleteOptions\":{\"gracePeriodSeconds\":20}}");
+    assertEquals(201, r.code(), r.body());
+    Pod terminating = client.pods().inNamespace(NS).withName("graceful").get();
+    assertNotNull(terminating, "a kubelet has to stop it first");
+    assertNotNull(terminating.getMetadata().getDeletionTimestamp());
+    assertEquals(20L, terminating.getMetadata().getDeletionGracePeriodSeconds());
+    // What the kubelet does once the containers stopped:
+    client.pods().inNamespace(NS).withName("graceful").withGracePeriod(0).delete();
+    assertNull(client.pods().inNamespace(NS).withName("graceful").get());
+  }
+
+  @Test
+  void strategicMergePatchIsFabric8sDefaultAndWorksForBuiltins() {
+    createPod(NS, "smp", Map.of("a", "1"));
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("smp")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"tandem.dev/SlurmDrained\",\"status\":\"True\"}]}}");
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("smp")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    Pod p =
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName("smp")
+            .patch("{\"metadata\":{\"labels\":{\"b\":\"2\"}}}");
+    assertEquals(Map.of("a", "1", "b", "2"), p.getMetadata().getLabels());
+    assertEquals(2, p.getStatus().getConditions().size(), "conditions merge by type");
+  }
+
+  @Test
+  void strategicMergePatchOnACustomResourceIs415LikeOnACluster() {
+    client
+        .resources(TestNodeSet.class)
+        .inNamespace(NS)
+        .resource(TestNodeSet.of("smp-cr", 1))
+        .create();
+    KubernetesClientException e =
+        assertThrows(
+            KubernetesClientException.class,
+            () ->
+                client
+                    .resources(TestNodeSet.class)
+                    .inNamespace(NS)
+                    .withName("smp-cr")
+                    .patch("{\"spec\":{\"replicas\":2}}"));
+    assertEquals(415, e.getCode());
+    assertTrue(
+        e.getMessage().contains("strategic merge patch is not supported for custom resources"),
+        e.getMessage());
+  }
+
+  @Test
+  void cordonAndUncordonWithTheStrategicPatchKubectlSends() {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("n-cordon")
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .build())
+        .create();
+    ApiHttp.Res c =
+        http.patch(
+            "/api/v1/nodes/n-cordon",
+            "application/strategic-merge-patch+json",
+            "{\"spec\":{\"unschedulable\":true}}");
+    assertEquals(200, c.code(), c.body());
+    assertTrue(client.nodes().withName("n-cordon").get().getSpec().getUnschedulable());
+    assertEquals(
+        1, client.nodes().withField("spec.unschedulable", "true").list().getItems().size());
+    http.patch(
+        "/api/v1/nodes/n-cordon",
+        "application/strategic-merge-patch+json",
+        "{\"spec\":{\"unschedulable\":null}}");
+    Node n = client.nodes().withName("n-cordon").get();
+    assertFalse(Boolean.TRUE.equals(n.getSpec().getUnschedulable()));
+  }
+
+  @Test
+  void podStatusConditionsOfOtherOwnersSurviveAKubeletStyleUpdate() {
+    createPod(NS, "conds", Map.of());
+    Pod cur = client.pods().inNamespace(NS).withName("conds").get();
+    client
+        .pods()
+        .inNamespace(NS)
+        .resource(
+            new PodBuilder(cur)
+                .editStatus()
+                .addNewCondition()
+                .withType("tandem.dev/Drain")
+                .withStatus("True")
+                .endCondition()
+                .endStatus()
+                .build())
+        .updateStatus();
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("conds")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    Pod after = client.pods().inNamespace(NS).withName("conds").get();
+    assertEquals("Running", after.getStatus().getPhase());
+    assertTrue(
+        after.getStatus().getConditions().stream()
+            .anyMatch(x -> x.getType().equals("tandem.dev/Drain")));
+  }
+}

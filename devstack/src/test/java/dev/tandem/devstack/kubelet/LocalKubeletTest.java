@@ -1,0 +1,474 @@
+package dev.tandem.devstack.kubelet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.devstack.api.LocalApiServer;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The local kubelet against the local API, with an in-JVM fake in place of slurmd. */
+class LocalKubeletTest {
+  @TempDir Path dir;
+  LocalApiServer server;
+  KubernetesClient client;
+  FakeLauncher launcher;
+  LocalKubelet kubelet;
+  Path conf;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = LocalApiServer.start(0);
+    client = server.client();
+    conf = dir.resolve("slurm.conf");
+    Files.writeString(
+        conf,
+        "SlurmdSpoolDir="
+            + dir.resolve("spool")
+            + "/%n\nNodeName=n[1-4] State=UNKNOWN\nNodeName=gpu-a-[0-3] State=FUTURE\n");
+    Files.writeString(
+        dir.resolve("slurm.env"),
+        "SLURM_CONF=" + conf + "\nSLURMD_BIN=/usr/sbin/slurmd\nTANDEM_SLURM_POOLS=gpu-a:4\n");
+    launcher = new FakeLauncher();
+    kubelet = LocalKubelet.start(server.client(), config());
+  }
+
+  KubeletConfig config() {
+    return KubeletConfig.defaults()
+        .withNodes(3)
+        .withSlurmEnvFile(dir.resolve("slurm.env"))
+        .withLogDir(dir.resolve("logs"))
+        .withLauncher(launcher)
+        .withBackoff(Duration.ofMillis(200), Duration.ofMillis(800))
+        .withResync(Duration.ofMillis(300));
+  }
+
+  @AfterEach
+  void stop() {
+    if (kubelet != null) {
+      kubelet.close();
+    }
+    server.close();
+  }
+
+  static void await(Duration max, BooleanSupplier ok, String what) {
+    long end = System.nanoTime() + max.toNanos();
+    while (System.nanoTime() < end) {
+      if (ok.getAsBoolean()) {
+        return;
+      }
+      try {
+        Thread.sleep(25);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+    throw new AssertionError("timed out after " + max + " waiting for " + what);
+  }
+
+  Pod create(String name, Map<String, String> labels, String scheduler, String restartPolicy) {
+    PodBuilder b =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withLabels(labels)
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("slurmd")
+            .withImage("tandem/slurmd:22.05")
+            .endContainer()
+            .withSchedulerName(scheduler)
+            .withRestartPolicy(restartPolicy)
+            .withTerminationGracePeriodSeconds(30L)
+            .endSpec();
+    return client.pods().inNamespace("default").resource(b.build()).create();
+  }
+
+  Pod get(String name) {
+    return client.pods().inNamespace("default").withName(name).get();
+  }
+
+  boolean phase(String name, String phase) {
+    Pod p = get(name);
+    return p != null && p.getStatus() != null && phase.equals(p.getStatus().getPhase());
+  }
+
+  static String condition(Pod p, String type) {
+    return p.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .map(PodCondition::getStatus)
+        .findFirst()
+        .orElse(null);
+  }
+
+  static ContainerStatus container(Pod p) {
+    return p.getStatus().getContainerStatuses().get(0);
+  }
+
+  static Map<String, String> slurmd(String nodeset) {
+    return Map.of(KubeletConfig.NODESET_LABEL, nodeset);
+  }
+
+  @Test
+  void registersReadyLocalNodes() {
+    List<Node> nodes =
+        client.nodes().withLabel(KubeletConfig.LOCAL_LABEL, "true").list().getItems();
+    assertEquals(
+        List.of("local-1", "local-2", "local-3"),
+        nodes.stream().map(n -> n.getMetadata().getName()).sorted().toList());
+    Node n = nodes.get(0);
+    assertEquals(
+        "True",
+        n.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("Ready"))
+            .findFirst()
+            .orElseThrow()
+            .getStatus());
+    assertEquals("8", n.getStatus().getCapacity().get("cpu").toString());
+    assertEquals("127.0.0.1", n.getStatus().getAddresses().get(0).getAddress());
+  }
+
+  @Test
+  void schedulesDefaultPodsAndLeavesTandemSlurmPodsAlone() {
+    create("plain", Map.of(), null, null);
+    create("through-slurm", Map.of(), "tandem-slurm", null);
+    await(Duration.ofSeconds(10), () -> phase("plain", "Running"), "plain Running");
+    Pod p = get("plain");
+    assertTrue(p.getSpec().getNodeName().startsWith("local-"));
+    for (String c : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
+      assertEquals("True", condition(p, c), c);
+    }
+    assertEquals("127.0.0.1", p.getStatus().getPodIP());
+    assertEquals("127.0.0.1", p.getStatus().getHostIP());
+    assertNotNull(p.getStatus().getStartTime());
+    assertNotNull(container(p).getState().getRunning());
+    assertTrue(launcher.forPod("plain").isEmpty(), "non-slurmd pods run without a process");
+
+    sleepMs(600);
+    assertNull(
+        get("through-slurm").getSpec().getNodeName(), "another scheduler's pod is not bound");
+    client
+        .bindings()
+        .inNamespace("default")
+        .resource(
+            new io.fabric8.kubernetes.api.model.BindingBuilder()
+                .withNewMetadata()
+                .withName("through-slurm")
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withName("local-2")
+                .endTarget()
+                .build())
+        .create();
+    await(Duration.ofSeconds(10), () -> phase("through-slurm", "Running"), "runs once bound");
+  }
+
+  @Test
+  void respectsNodeSelectorAndCordon() {
+    client
+        .nodes()
+        .withName("local-1")
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(true);
+              return n;
+            });
+    Pod pinned =
+        new PodBuilder(podSpec("pinned"))
+            .editSpec()
+            .withNodeSelector(Map.of("kubernetes.io/hostname", "local-1"))
+            .endSpec()
+            .build();
+    client.pods().inNamespace("default").resource(pinned).create();
+    await(
+        Duration.ofSeconds(10),
+        () -> "False".equals(conditionOrNull("pinned", "PodScheduled")),
+        "Unschedulable");
+    Pod p = get("pinned");
+    String msg = p.getStatus().getConditions().get(0).getMessage();
+    assertTrue(
+        msg.contains("0/3 nodes are available") && msg.contains("1 node(s) were unschedulable"),
+        msg);
+    client
+        .nodes()
+        .withName("local-1")
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(null);
+              return n;
+            });
+    await(Duration.ofSeconds(10), () -> phase("pinned", "Running"), "scheduled after uncordon");
+    assertEquals("local-1", get("pinned").getSpec().getNodeName());
+  }
+
+  private Pod podSpec(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("c")
+        .withImage("i")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private String conditionOrNull(String pod, String type) {
+    Pod p = get(pod);
+    return p == null || p.getStatus() == null || p.getStatus().getConditions() == null
+        ? null
+        : condition(p, type);
+  }
+
+  @Test
+  void slurmdPodsRunSlurmdWithTheLocalSlurmConfig() {
+    create("gpu-a-0", slurmd("gpu-a"), null, null);
+    await(
+        Duration.ofSeconds(10),
+        () -> phase("gpu-a-0", "Running") && "True".equals(conditionOrNull("gpu-a-0", "Ready")),
+        "Ready");
+    FakeLauncher.FakeProcess proc = launcher.last("gpu-a-0");
+    assertEquals(
+        List.of("/usr/sbin/slurmd", "-D", "-N", "gpu-a-0", "-f", conf.toString()),
+        proc.spec.command());
+    assertTrue(Files.isDirectory(dir.resolve("spool/gpu-a-0")), "spool dir pre-created");
+    ContainerStatus cs = container(get("gpu-a-0"));
+    assertEquals("local://" + proc.pid(), cs.getContainerID());
+    assertEquals(0, cs.getRestartCount());
+    assertTrue(cs.getReady());
+  }
+
+  @Test
+  void undeclaredSlurmNodeStaysPendingUntilDeclared() throws IOException {
+    create("gpu-b-0", slurmd("gpu-b"), null, null);
+    await(
+        Duration.ofSeconds(10),
+        () -> {
+          Pod p = get("gpu-b-0");
+          return p.getStatus().getContainerStatuses() != null
+              && !p.getStatus().getContainerStatuses().isEmpty();
+        },
+        "a status explaining why");
+    Pod p = get("gpu-b-0");
+    assertEquals("Pending", p.getStatus().getPhase());
+    var waiting = container(p).getState().getWaiting();
+    assertEquals("SlurmNodeNotDeclared", waiting.getReason());
+    assertTrue(
+        waiting.getMessage().contains("TANDEM_SLURM_POOLS")
+            && waiting.getMessage().contains("gpu-b:8"),
+        waiting.getMessage());
+    PodCondition ready =
+        p.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("Ready"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals("SlurmNodeNotDeclared", ready.getReason());
+    assertTrue(launcher.forPod("gpu-b-0").isEmpty());
+
+    Files.writeString(conf, Files.readString(conf) + "NodeName=gpu-b-[0-1] State=FUTURE\n");
+    Files.setLastModifiedTime(
+        conf, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 3000));
+    await(
+        Duration.ofSeconds(10),
+        () -> phase("gpu-b-0", "Running") && !launcher.forPod("gpu-b-0").isEmpty(),
+        "starts once declared");
+  }
+
+  @Test
+  void crashedContainerRestartsWithBackoff() {
+    create("gpu-a-1", slurmd("gpu-a"), null, "Always");
+    await(Duration.ofSeconds(10), () -> launcher.last("gpu-a-1") != null, "launched");
+    long t0 = System.nanoTime();
+    launcher.last("gpu-a-1").exitWith(1);
+    await(Duration.ofSeconds(10), () -> launcher.forPod("gpu-a-1").size() == 2, "restarted");
+    long firstMs = (System.nanoTime() - t0) / 1_000_000;
+    assertTrue(firstMs >= 180, "back-off respected, restarted after " + firstMs + " ms");
+    await(
+        Duration.ofSeconds(10),
+        () ->
+            container(get("gpu-a-1")).getRestartCount() == 1
+                && container(get("gpu-a-1")).getState().getRunning() != null,
+        "status shows the restart");
+    ContainerStatus cs = container(get("gpu-a-1"));
+    assertEquals(1, cs.getLastState().getTerminated().getExitCode());
+    assertEquals("Error", cs.getLastState().getTerminated().getReason());
+    long t1 = System.nanoTime();
+    launcher.last("gpu-a-1").exitWith(2);
+    await(Duration.ofSeconds(10), () -> launcher.forPod("gpu-a-1").size() == 3, "restarted again");
+    long secondMs = (System.nanoTime() - t1) / 1_000_000;
+    assertTrue(secondMs >= 380, "back-off doubles, restarted after " + secondMs + " ms");
+    assertEquals("Running", get("gpu-a-1").getStatus().getPhase());
+  }
+
+  @Test
+  void restartPolicyNeverAndOnFailureEndThePod() {
+    create("gpu-a-2", slurmd("gpu-a"), null, "Never");
+    create("gpu-a-3", slurmd("gpu-a"), null, "OnFailure");
+    await(
+        Duration.ofSeconds(10),
+        () -> launcher.last("gpu-a-2") != null && launcher.last("gpu-a-3") != null,
+        "launched");
+    launcher.last("gpu-a-2").exitWith(3);
+    launcher.last("gpu-a-3").exitWith(0);
+    await(
+        Duration.ofSeconds(10),
+        () -> phase("gpu-a-2", "Failed") && phase("gpu-a-3", "Succeeded"),
+        "terminal phases");
+    assertEquals(3, container(get("gpu-a-2")).getState().getTerminated().getExitCode());
+    assertEquals("Completed", container(get("gpu-a-3")).getState().getTerminated().getReason());
+    assertEquals("False", condition(get("gpu-a-2"), "Ready"));
+    sleepMs(500);
+    assertEquals(1, launcher.forPod("gpu-a-2").size(), "no restart");
+  }
+
+  @Test
+  void deletionStopsTheProcessThenLetsThePodGo() {
+    create("gpu-a-0", slurmd("gpu-a"), null, null);
+    await(Duration.ofSeconds(10), () -> phase("gpu-a-0", "Running"), "Running");
+    FakeLauncher.FakeProcess proc = launcher.last("gpu-a-0");
+    client.pods().inNamespace("default").withName("gpu-a-0").delete();
+    await(Duration.ofSeconds(10), () -> get("gpu-a-0") == null, "pod gone");
+    assertTrue(proc.termed);
+    assertFalse(proc.killed, "it obeyed SIGTERM");
+  }
+
+  @Test
+  void processIgnoringSigtermIsKilledAfterTheGracePeriod() {
+    launcher.obeysTerm = false;
+    create("gpu-a-1", slurmd("gpu-a"), null, null);
+    await(Duration.ofSeconds(10), () -> phase("gpu-a-1", "Running"), "Running");
+    FakeLauncher.FakeProcess proc = launcher.last("gpu-a-1");
+    long t0 = System.nanoTime();
+    client.pods().inNamespace("default").withName("gpu-a-1").withGracePeriod(1).delete();
+    await(Duration.ofSeconds(10), () -> get("gpu-a-1") == null, "pod gone");
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertTrue(proc.termed && proc.killed);
+    assertTrue(ms >= 900, "SIGKILL only after the 1 s grace period, took " + ms + " ms");
+  }
+
+  @Test
+  void foreignPodConditionsSurviveStatusUpdates() {
+    create("gpu-a-2", slurmd("gpu-a"), null, null);
+    await(Duration.ofSeconds(10), () -> phase("gpu-a-2", "Running"), "Running");
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("gpu-a-2")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"tandem.dev/SlurmDrain\",\"status\":\"True\",\"reason\":\"admin\"}]}}");
+    launcher.last("gpu-a-2").exitWith(1);
+    await(
+        Duration.ofSeconds(10),
+        () -> container(get("gpu-a-2")).getRestartCount() == 1,
+        "restart reported");
+    assertEquals("True", condition(get("gpu-a-2"), "tandem.dev/SlurmDrain"));
+  }
+
+  @Test
+  void closeStopsProcessesAndANewKubeletAdoptsBoundPods() {
+    create("gpu-a-3", slurmd("gpu-a"), null, null);
+    await(Duration.ofSeconds(10), () -> phase("gpu-a-3", "Running"), "Running");
+    FakeLauncher.FakeProcess first = launcher.last("gpu-a-3");
+    kubelet.close();
+    assertTrue(first.termed && !first.isAlive(), "close stops what it started");
+    kubelet = LocalKubelet.start(server.client(), config());
+    await(
+        Duration.ofSeconds(10),
+        () -> launcher.forPod("gpu-a-3").size() == 2,
+        "adopted and started again");
+    await(
+        Duration.ofSeconds(10),
+        () ->
+            container(get("gpu-a-3")).getRestartCount() == 1
+                && container(get("gpu-a-3")).getState().getRunning() != null,
+        "restart counted");
+  }
+
+  @Test
+  void realProcessesThroughTheOsLauncher() throws Exception {
+    kubelet.close();
+    OsProcessLauncher os = new OsProcessLauncher();
+    java.util.List<RunningProcess> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+    // slurmd is replaced by sleep; the second pod's process ignores SIGTERM like a stuck daemon.
+    kubelet =
+        LocalKubelet.start(
+            server.client(),
+            config()
+                .withLauncher(
+                    spec -> {
+                      List<String> cmd =
+                          spec.pod().equals("gpu-a-1")
+                              ? List.of("sh", "-c", "trap '' TERM; exec sleep 300")
+                              : List.of("sleep", "300");
+                      RunningProcess p =
+                          os.launch(
+                              new ProcessSpec(
+                                  spec.namespace(),
+                                  spec.pod(),
+                                  spec.container(),
+                                  cmd,
+                                  spec.env(),
+                                  spec.logFile()));
+                      started.add(p);
+                      return p;
+                    }));
+    create("gpu-a-0", slurmd("gpu-a"), null, null);
+    create("gpu-a-1", slurmd("gpu-a"), null, null);
+    await(
+        Duration.ofSeconds(10),
+        () -> phase("gpu-a-0", "Running") && phase("gpu-a-1", "Running") && started.size() == 2,
+        "both Running");
+    for (RunningProcess p : started) {
+      assertTrue(
+          ProcessHandle.of(p.pid()).map(ProcessHandle::isAlive).orElse(false), "a real process");
+    }
+    client.pods().inNamespace("default").withName("gpu-a-0").delete();
+    client.pods().inNamespace("default").withName("gpu-a-1").withGracePeriod(1).delete();
+    await(
+        Duration.ofSeconds(15),
+        () -> get("gpu-a-0") == null && get("gpu-a-1") == null,
+        "both gone");
+    for (RunningProcess p : started) {
+      assertFalse(p.isAlive());
+    }
+    assertEquals(
+        137,
+        started.get(started.get(0).exit().get() == 143 ? 1 : 0).exit().get(),
+        "the stubborn one was SIGKILLed");
+  }
+
+  private static void sleepMs(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

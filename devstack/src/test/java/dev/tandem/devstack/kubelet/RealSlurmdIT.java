@@ -1,0 +1,154 @@
+package dev.tandem.devstack.kubelet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tandem.devstack.api.LocalApiServer;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A slurmd pod on the real local Slurm (scripts/slurm-local.sh): the kubelet starts {@code slurmd
+ * -D -N <pod>} for a declared pool node, slurmctld sees it register, and deleting the pod stops it.
+ * Skipped unless {@code $TANDEM_SLURM_DIR/slurm.env} exists and the run opts in with {@code
+ * TANDEM_SLURMD_IT=1} (or {@code -Dtandem.slurmd.it=true}): the local Slurm is shared by everyone
+ * on the machine and its owner's tests start and stop it, so this test must not run by surprise. It
+ * uses a pool node that Slurm shows as FUTURE (not brought up by anyone else), preferring the
+ * {@code wt} pool.
+ */
+class RealSlurmdIT {
+  @Test
+  void slurmdPodRegistersWithSlurmctldAndStopsOnDelete(@TempDir Path logs) throws Exception {
+    Path env = SlurmSetup.defaultEnvFile(System.getenv());
+    assumeTrue(
+        Files.isRegularFile(env),
+        "no " + env + ": start the local Slurm (scripts/slurm-local.sh start) to run this test");
+    assumeTrue(
+        "1".equals(System.getenv("TANDEM_SLURMD_IT")) || Boolean.getBoolean("tandem.slurmd.it"),
+        "real-slurmd test skipped: set TANDEM_SLURMD_IT=1 to run it against " + env);
+    SlurmSetup.Snapshot slurm = new SlurmSetup(env).get();
+    assumeTrue(slurm.problem() == null, String.valueOf(slurm.problem()));
+    String node = null;
+    for (String candidate :
+        slurm.nodeNames().stream()
+            .sorted((a, b) -> Boolean.compare(b.startsWith("wt-"), a.startsWith("wt-")))
+            .toList()) {
+      if (candidate.contains("-") && scontrol(slurm, candidate).contains("State=FUTURE")) {
+        node = candidate;
+        break;
+      }
+    }
+    assumeTrue(node != null, "no FUTURE pool node free in " + slurm.slurmConf());
+    String prefix = node.substring(0, node.lastIndexOf('-'));
+    try (LocalApiServer server = LocalApiServer.start(0)) {
+      KubernetesClient client = server.client();
+      try (LocalKubelet kubelet =
+          LocalKubelet.start(
+              client,
+              KubeletConfig.defaults().withNodes(1).withSlurmEnvFile(env).withLogDir(logs))) {
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName(node)
+                    .withLabels(Map.of(KubeletConfig.NODESET_LABEL, prefix))
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("slurmd")
+                    .withImage("tandem/slurmd:22.05")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String state = "";
+        while (System.nanoTime() < end) {
+          Pod p = client.pods().inNamespace("default").withName(node).get();
+          state = scontrol(slurm, node);
+          if ("Running".equals(p.getStatus().getPhase()) && state.contains("State=IDLE")) {
+            break;
+          }
+          Thread.sleep(250);
+        }
+        assertTrue(
+            state.contains("State=IDLE"),
+            "slurmctld sees "
+                + node
+                + ": "
+                + state
+                + "\npod: "
+                + client.pods().inNamespace("default").withName(node).get().getStatus()
+                + "\nslurmd output: "
+                + tail(logs));
+        long pid =
+            Long.parseLong(
+                client
+                    .pods()
+                    .inNamespace("default")
+                    .withName(node)
+                    .get()
+                    .getStatus()
+                    .getContainerStatuses()
+                    .get(0)
+                    .getContainerID()
+                    .replace("local://", ""));
+        ProcessHandle slurmd = ProcessHandle.of(pid).orElse(null);
+        assertNotNull(slurmd, "slurmd runs as pid " + pid);
+        client.pods().inNamespace("default").withName(node).delete();
+        slurmd.onExit().get(40, TimeUnit.SECONDS);
+        long gone = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (client.pods().inNamespace("default").withName(node).get() != null
+            && System.nanoTime() < gone) {
+          Thread.sleep(100);
+        }
+        assertEquals(null, client.pods().inNamespace("default").withName(node).get());
+      }
+    }
+  }
+
+  private static String tail(Path logs) throws java.io.IOException {
+    StringBuilder b = new StringBuilder();
+    try (var files = Files.list(logs)) {
+      for (Path f : files.toList()) {
+        String all = Files.readString(f);
+        b.append(f.getFileName())
+            .append(": ")
+            .append(all.substring(Math.max(0, all.length() - 2000)));
+      }
+    }
+    return b.toString();
+  }
+
+  private static String scontrol(SlurmSetup.Snapshot slurm, String node) throws Exception {
+    Map<String, String> env = SlurmSetup.parseEnv(Files.readAllLines(slurm.envFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(env.getOrDefault("SCONTROL_BIN", "scontrol"), "show", "node", node);
+    pb.environment().put("SLURM_CONF", slurm.slurmConf().toString());
+    String tokenFile = env.get("SLURM_TOKEN_FILE");
+    if (tokenFile != null && Files.isReadable(Path.of(tokenFile))) {
+      // Works without munge too (see ../shared/notes/slurm-local.md).
+      pb.environment().put("SLURM_JWT", Files.readString(Path.of(tokenFile)).trim());
+    }
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    if (!p.waitFor(10, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return "scontrol timed out";
+    }
+    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
+}
