@@ -4,6 +4,7 @@ import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmEnvFile;
+import dev.tandem.slurm.local.LocalSlurmScript;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +25,6 @@ import java.util.concurrent.TimeUnit;
  * {@link #get()} throws with the script's output: integration tests FAIL, they never skip.
  */
 public final class LocalSlurm {
-  private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
-  private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
   private static final Duration NODE_TIMEOUT = Duration.ofMinutes(1);
 
   private static LocalSlurm instance;
@@ -49,46 +48,15 @@ public final class LocalSlurm {
   }
 
   private static LocalSlurm ensureRunning() {
-    Path script = findScript();
-    Path dir = SlurmEnvFile.defaultPath(System.getenv()).getParent();
-    Result status = run(script, Duration.ofSeconds(30), "status");
-    if (status.exitCode() != 0) {
-      if (!Files.isExecutable(Path.of("/usr/sbin/slurmctld"))) {
-        Result install = run(script, INSTALL_TIMEOUT, "install");
-        if (install.exitCode() != 0) {
-          throw new IllegalStateException(
-              "local Slurm is not installed and '"
-                  + script
-                  + " install' failed (exit "
-                  + install.exitCode()
-                  + "); run it as root on Debian 12. Output:\n"
-                  + install.output());
-        }
-      }
-      Result start = run(script, START_TIMEOUT, "start");
-      if (start.exitCode() != 0) {
-        throw new IllegalStateException(
-            "local Slurm could not be started: '"
-                + script
-                + " start' failed (exit "
-                + start.exitCode()
-                + "). Output:\n"
-                + start.output());
-      }
+    Path script = LocalSlurmScript.find(System.getenv());
+    LocalSlurmScript.Running r = LocalSlurmScript.ensureRunning(script, System.getenv());
+    if (r.startedHere()) {
       Runtime.getRuntime()
           .addShutdownHook(
-              new Thread(() -> run(script, Duration.ofMinutes(1), "stop"), "local-slurm-stop"));
-    } else {
-      // Running: refresh the token file, in case the last start was more than a day ago.
-      run(script, START_TIMEOUT, "start");
+              new Thread(
+                  () -> run(script, LocalSlurmScript.STOP_TIMEOUT, "stop"), "local-slurm-stop"));
     }
-    Path envFile = dir.resolve("slurm.env");
-    try {
-      return new LocalSlurm(script, dir, readEnvFile(envFile));
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "local Slurm runs but its env file " + envFile + " cannot be read: " + e, e);
-    }
+    return new LocalSlurm(script, r.envFile().getParent(), r.env());
   }
 
   /** {@code KEY=value} lines, see {@link SlurmEnvFile#read}. */
@@ -168,63 +136,15 @@ public final class LocalSlurm {
     }
   }
 
-  private static void check(Result r, String what) {
+  private static void check(LocalSlurmScript.Result r, String what) {
     if (r.exitCode() != 0) {
       throw new IllegalStateException(
           "slurm-local.sh " + what + " failed (exit " + r.exitCode() + "):\n" + r.output());
     }
   }
 
-  private static Path findScript() {
-    String prop = System.getProperty("tandem.slurm.script");
-    if (prop != null && !prop.isBlank()) {
-      return Path.of(prop);
-    }
-    Path d = Path.of("").toAbsolutePath();
-    for (int i = 0; i < 4 && d != null; i++, d = d.getParent()) {
-      Path s = d.resolve("scripts").resolve("slurm-local.sh");
-      if (Files.isRegularFile(s)) {
-        return s;
-      }
-    }
-    throw new IllegalStateException(
-        "scripts/slurm-local.sh not found above "
-            + Path.of("").toAbsolutePath()
-            + "; set -Dtandem.slurm.script=/path/to/slurm-local.sh");
-  }
-
-  /** What a script run printed (stdout and stderr) and returned. */
-  public record Result(int exitCode, String output) {}
-
   /** Runs the script with a bounded wait; a timeout kills it and reports exit code -1. */
-  public static Result run(Path script, Duration timeout, String... args) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add("bash");
-    cmd.add(script.toString());
-    cmd.addAll(List.of(args));
-    try {
-      Path out = Files.createTempFile("slurm-local-", ".out");
-      try {
-        Process p =
-            new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(out.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .start();
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-          p.descendants().forEach(ProcessHandle::destroyForcibly);
-          p.destroyForcibly();
-          return new Result(-1, Files.readString(out) + "\n(timed out after " + timeout + ")");
-        }
-        return new Result(p.exitValue(), Files.readString(out));
-      } finally {
-        Files.deleteIfExists(out);
-      }
-    } catch (IOException e) {
-      return new Result(-1, "could not run " + cmd + ": " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Result(-1, "interrupted while running " + cmd);
-    }
+  public static LocalSlurmScript.Result run(Path script, Duration timeout, String... args) {
+    return LocalSlurmScript.run(script, timeout, args);
   }
 }

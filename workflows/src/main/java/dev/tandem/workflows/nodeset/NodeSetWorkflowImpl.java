@@ -159,6 +159,9 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     List<NodeSummary> nodes = new ArrayList<>();
     for (Entry e : s.nodes.values()) {
       NodeReport r = e.report;
+      if (NodeSetPlanner.deleted(e)) {
+        continue; // gone; pruned on the next pass
+      }
       nodes.add(
           new NodeSummary(
               e.pod,

@@ -1,0 +1,198 @@
+package dev.tandem.e2e;
+
+import dev.tandem.dev.DevStack;
+import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClientConfig;
+import dev.tandem.slurm.SlurmClients;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.testing.Await;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.NodeSetSnapshot;
+import dev.tandem.workflows.model.NodeStatus;
+import dev.tandem.workflows.node.NodeLifecycleWorkflow;
+import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole stack for end-to-end tests: real Slurm, local Kubernetes API and kubelet (real slurmd
+ * processes), Temporal's test server and the Tandem worker, on ephemeral ports. Helpers act like a
+ * user: kubectl-style changes, sbatch, scancel, tandem queries.
+ */
+public final class E2EStack implements AutoCloseable {
+  /** Fast timings so a test takes seconds: what a user would tune down in a lab. */
+  static final Map<String, String> FAST =
+      Map.of(
+          "TANDEM_NODE_POLL", "1s",
+          "TANDEM_NODE_RESYNC", "10s",
+          "TANDEM_SLURM_POLL_INTERVAL", "500ms",
+          "TANDEM_SLURM_FULL_RESYNC", "30s",
+          "TANDEM_INFORMER_RESYNC", "1m");
+
+  final DevStack stack;
+  final WorkflowClient temporal;
+  final SlurmClient slurm;
+  final KubernetesClient k8s;
+  final Path dir;
+
+  private E2EStack(DevStack stack, WorkflowClient temporal, SlurmClient slurm, Path dir) {
+    this.stack = stack;
+    this.temporal = temporal;
+    this.slurm = slurm;
+    this.k8s = stack.kubernetes();
+    this.dir = dir;
+  }
+
+  static E2EStack start(Map<String, String> extraEnv) throws IOException {
+    Path dir = Files.createTempDirectory("tandem-e2e-");
+    Map<String, String> env = new java.util.HashMap<>(FAST);
+    env.putAll(extraEnv);
+    DevStack s =
+        DevStack.start(
+            new DevStack.Options(dir, 0, 0, 0, 3, env), new PrintWriter(System.out, true));
+    WorkflowServiceStubs stubs =
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(s.temporalAddress()).build());
+    WorkflowClient client =
+        WorkflowClient.newInstance(
+            stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    SlurmClient slurm = SlurmClients.create(SlurmClientConfig.fromEnv(s.slurm().env()));
+    return new E2EStack(s, client, slurm, dir);
+  }
+
+  // ---- Kubernetes, as kubectl would ----
+
+  static String nodeSetYaml(String name, int replicas, String image, String extraSpec) {
+    return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
+        + name
+        + "\n  namespace: default\nspec:\n  replicas: "
+        + replicas
+        + "\n  template:\n    spec:\n      containers:\n      - name: slurmd\n        image: "
+        + image
+        + "\n  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxUnavailable: 1\n"
+        + extraSpec;
+  }
+
+  void apply(String yaml) {
+    stack.apply(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  void patchSpec(String name, String specJson) {
+    NodeSetResources.generic(k8s)
+        .inNamespace("default")
+        .withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":" + specJson + "}");
+  }
+
+  GenericKubernetesResource nodeSet(String name) {
+    return NodeSetResources.generic(k8s).inNamespace("default").withName(name).get();
+  }
+
+  Optional<Pod> pod(String name) {
+    return Optional.ofNullable(k8s.pods().inNamespace("default").withName(name).get());
+  }
+
+  /** Deletes the NodeSet and waits until Tandem released it and its pods are gone. */
+  void deleteNodeSet(String name, Duration limit) {
+    NodeSetResources.generic(k8s).inNamespace("default").withName(name).delete();
+    Await.until(
+        "NodeSet " + name + " released and its pods gone",
+        limit,
+        Duration.ofMillis(250),
+        () ->
+            nodeSet(name) == null
+                && k8s.pods()
+                    .inNamespace("default")
+                    .withLabel("tandem.dev/nodeset", name)
+                    .list()
+                    .getItems()
+                    .isEmpty(),
+        b -> b);
+  }
+
+  // ---- Temporal, as tandem status would ----
+
+  NodeSetSnapshot nodeSetStatus(String name) {
+    return temporal
+        .newWorkflowStub(NodeSetWorkflow.class, Names.nodeSetWorkflowId("default", name))
+        .status();
+  }
+
+  NodeStatus nodeStatus(String pod) {
+    return temporal
+        .newWorkflowStub(NodeLifecycleWorkflow.class, Names.nodeWorkflowId("default", pod))
+        .status();
+  }
+
+  // ---- Slurm, as a user would ----
+
+  Optional<SlurmNode> slurmNode(String name) {
+    return slurm.listNodes(null).items().stream().filter(n -> n.name().equals(name)).findFirst();
+  }
+
+  /** {@code sbatch -w node --wrap "sleep seconds"}; returns the job id. */
+  long sbatch(String node, int seconds) throws IOException, InterruptedException {
+    String out =
+        run(
+            List.of(
+                "sbatch",
+                "--parsable",
+                "-w",
+                node,
+                "-p",
+                "low",
+                "-o",
+                "/dev/null",
+                "-D",
+                "/tmp",
+                "--wrap",
+                "sleep " + seconds));
+    return Long.parseLong(out.trim().split(";")[0]);
+  }
+
+  void scancel(long job) throws IOException, InterruptedException {
+    run(List.of("scancel", Long.toString(job)));
+  }
+
+  String run(List<String> cmd) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true);
+    pb.environment().put("SLURM_CONF", stack.slurm().env().get("SLURM_CONF"));
+    Process p = pb.start();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(cmd + " timed out");
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.exitValue() != 0) {
+      throw new IOException(cmd + " failed (" + p.exitValue() + "): " + out);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    slurm.close();
+    temporal.getWorkflowServiceStubs().shutdownNow();
+    stack.close();
+  }
+}
