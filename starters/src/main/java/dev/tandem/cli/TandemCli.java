@@ -1,6 +1,8 @@
 package dev.tandem.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,6 +21,7 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       HistoryCommand.class,
       WorkerCommand.class,
+      DevCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -66,7 +69,38 @@ public final class TandemCli implements Runnable {
   }
 
   public static void main(String[] args) {
+    configureLogging(args);
     int code = run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     System.exit(code);
+  }
+
+  /**
+   * Sets the properties logback.xml reads, before anything logs. Short commands log warnings only;
+   * {@code dev} logs to a file in its state dir and keeps the terminal for progress; {@code worker}
+   * logs at TANDEM_LOG_LEVEL (default INFO). Done here, not in the command, because logback reads
+   * its configuration once, on the first logger.
+   */
+  static void configureLogging(String[] args) {
+    String command = args.length > 0 ? args[0] : "";
+    boolean explicit = System.getenv("TANDEM_LOG_LEVEL") != null;
+    if (command.equals("dev")) {
+      String dir = DevCommand.DEFAULT_STATE_DIR;
+      for (int i = 1; i < args.length; i++) {
+        if (args[i].equals("--state-dir") && i + 1 < args.length) {
+          dir = args[i + 1];
+        } else if (args[i].startsWith("--state-dir=")) {
+          dir = args[i].substring("--state-dir=".length());
+        }
+      }
+      try {
+        Files.createDirectories(Path.of(dir));
+        System.setProperty("tandem.log.file", Path.of(dir, "tandem.log").toString());
+        System.setProperty("tandem.log.console", "WARN");
+      } catch (java.io.IOException | RuntimeException e) {
+        // The command itself reports an unusable state dir; keep logging on the terminal.
+      }
+    } else if (!command.equals("worker") && !explicit) {
+      System.setProperty("tandem.log.level", "WARN");
+    }
   }
 }
