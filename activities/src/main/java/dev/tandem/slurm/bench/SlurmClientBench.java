@@ -127,28 +127,11 @@ public final class SlurmClientBench {
   }
 
   static double percentile(List<Double> sorted, double p) {
-    int rank = (int) Math.ceil(p / 100.0 * sorted.size());
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    return Latencies.percentile(sorted, p);
   }
 
   private static void report(String what, List<Double> ms) {
-    if (ms.isEmpty()) {
-      System.out.printf(Locale.ROOT, "%-18s n=0%n", what);
-      return;
-    }
-    List<Double> s = new ArrayList<>(ms);
-    s.sort(null);
-    double mean = s.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-    System.out.printf(
-        Locale.ROOT,
-        "%-18s n=%-4d p50=%8.1f ms  p99=%8.1f ms  min=%7.1f  max=%8.1f  mean=%8.1f%n",
-        what,
-        s.size(),
-        percentile(s, 50),
-        percentile(s, 99),
-        s.get(0),
-        s.get(s.size() - 1),
-        mean);
+    System.out.println(Latencies.summary(what, ms));
   }
 
   private static Map<String, String> parse(String[] args) {

@@ -42,6 +42,16 @@ public record SlurmNodeView(
     return known && !flags.contains("NOT_RESPONDING") && !"future".equals(state);
   }
 
+  /**
+   * Slurm holds a record for this node whose state can be set, responding or not. A drain must not
+   * wait for {@link #responding()}: Slurm 22.05 shows a node NOT_RESPONDING for about a second
+   * after every UNDRAIN/RESUME (it pings the slurmd again), and a dead slurmd is exactly the node
+   * that must take no new jobs.
+   */
+  public boolean drainable() {
+    return known && !"future".equals(state);
+  }
+
   public boolean down() {
     return "down".equals(state) || "error".equals(state);
   }

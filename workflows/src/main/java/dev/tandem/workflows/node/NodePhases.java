@@ -151,7 +151,7 @@ final class NodePhases {
     if (node == null) {
       return poll();
     }
-    if (node.responding() && needsDrain(node, reason)) {
+    if (node.drainable() && needsDrain(node, reason)) {
       if (!fx.drain(reason)) {
         return poll();
       }
@@ -212,7 +212,7 @@ final class NodePhases {
       fx.refreshSlurm();
     }
     SlurmNodeView node = s.slurm;
-    if (node != null && node.responding() && !node.down()) {
+    if (node != null && node.drainable() && !node.down()) {
       if (!node.drainFlag()) {
         return Step.to(DRAINING, "drain-lost", "Slurm no longer shows the drain; draining again");
       }
@@ -287,7 +287,7 @@ final class NodePhases {
   private Step podLost(PodView pod) {
     String what = !pod.exists() ? "deleted" : pod.terminating() ? "terminating" : pod.phase();
     fx.hold(DrainCause.POD_DELETED, "pod " + what + " outside Tandem; recreating");
-    if (s.slurm != null && s.slurm.responding() && needsDrain(s.slurm, fx.topReason())) {
+    if (s.slurm != null && s.slurm.drainable() && needsDrain(s.slurm, fx.topReason())) {
       fx.drain(fx.topReason());
     }
     fx.event(true, "PodLost", "pod " + what + " outside Tandem; recreating it");

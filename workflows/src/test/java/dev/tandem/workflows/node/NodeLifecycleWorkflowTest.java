@@ -116,6 +116,26 @@ class NodeLifecycleWorkflowTest extends WorkflowTestBase {
     assertTrue(cluster.slurmNode("adm2-0").drainFlag());
   }
 
+  /**
+   * Found by the watchers benchmark on the real Slurm 22.05: right after an UNDRAIN the node shows
+   * NOT_RESPONDING for about a second. A drain arriving then must still be set in Slurm, not
+   * skipped and reported as drained.
+   */
+  @Test
+  void drainRightAfterAnUndrainIsSetWhileSlurmPingsTheNode() {
+    cluster.notRespondingAfterUndrain(3);
+    NodeLifecycleWorkflow wf = ready("png", 0);
+    wf.drain(NodeCommand.of("k8s-cordon", "first"));
+    await("drained", 30, () -> phaseIs("png-0", NodePhase.DRAINED));
+    wf.undrain(NodeCommand.of("k8s-cordon", "cleared"));
+    await("ready", 30, () -> phaseIs("png-0", NodePhase.READY));
+    wf.drain(NodeCommand.of("k8s-cordon", "second"));
+    await("drained again", 30, () -> phaseIs("png-0", NodePhase.DRAINED));
+    assertTrue(cluster.slurmNode("png-0").drainFlag(), "DRAINED means Slurm shows the drain");
+    assertEquals("tandem:k8s-cordon: second", cluster.slurmNode("png-0").reason());
+    assertTrue(!has(nodeStatus("png-0"), "drain-lost"), nodeStatus("png-0").timeline().toString());
+  }
+
   @Test
   void holdsOfDifferentOwnersAreIndependent() {
     NodeLifecycleWorkflow wf = ready("own", 0);

@@ -53,6 +53,8 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private final List<EventRequest> events = new ArrayList<>();
   private final Map<String, Integer> podCreations = new TreeMap<>();
   private boolean slurmDown;
+  private int pingReadsAfterUndrain;
+  private final Map<String, Integer> pinging = new TreeMap<>();
   private int maxOutOfService;
   private Set<String> trackedNodes = Set.of();
 
@@ -176,6 +178,9 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
       }
       n.reason = null;
       calls.add("undrain " + name);
+      if (pingReadsAfterUndrain > 0) {
+        pinging.put(name, pingReadsAfterUndrain);
+      }
     }
     observeSafety();
     return view(name);
@@ -234,6 +239,14 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
       n.flags.add("NOT_RESPONDING");
     }
     jobs.values().removeIf(name::equals);
+  }
+
+  /**
+   * Like Slurm 22.05: after an UNDRAIN the node shows NOT_RESPONDING (slurmctld pings it again) for
+   * the next {@code reads} reads, the undrain's own answer included.
+   */
+  public synchronized void notRespondingAfterUndrain(int reads) {
+    pingReadsAfterUndrain = reads;
   }
 
   /** slurmrestd outage: every Slurm call fails (retryably) until switched back. */
@@ -325,11 +338,18 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     if ("idle".equals(state) && !jobsOn(name).isEmpty()) {
       state = "allocated";
     }
+    Set<String> flags = n.flags;
+    int pings = pinging.getOrDefault(name, 0);
+    if (pings > 0) {
+      pinging.put(name, pings - 1);
+      flags = new HashSet<>(n.flags);
+      flags.add("NOT_RESPONDING");
+    }
     return new SlurmNodeView(
         name,
         true,
         state,
-        n.flags,
+        flags,
         n.reason,
         n.reason == null ? null : "root",
         n.slurmdStart,
