@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -29,10 +30,18 @@ import java.util.concurrent.ConcurrentHashMap;
  *       healthy again → {@code undrain} of that owner.
  * </ul>
  *
- * <p>What was last asked per (pod, owner) is remembered, so unchanged nodes and periodic resyncs
- * cost nothing. The first pass after a (re)start sends the full desired state, including undrains
- * of owners that hold nothing, because what happened while no watcher ran is unknown; node
- * workflows ignore those silently.
+ * <p>What was last asked per (pod, owner) is remembered, so unchanged nodes cost nothing. What
+ * happened while no watcher ran is unknown, so:
+ *
+ * <ol>
+ *   <li>After the node informer's first listing (the pod cache is synced before it starts), one
+ *       pass sends the full desired state of every pod, undrains of owners that hold nothing
+ *       included; node workflows ignore those silently.
+ *   <li>A pod first seen later (created since, or missed because the pod cache was late) gets an
+ *       undrain only on the informer's periodic resync, and only once: a new pod holds nothing, so
+ *       the common case costs no signal, and a missed one is repaired within a resync period.
+ *   <li>Every change of a node's cordon or conditions sends what changed, as it happens.
+ * </ol>
  */
 public final class K8sNodeWatcher implements AutoCloseable {
   /** Annotation on a Kubernetes Node that says why it was cordoned. */
@@ -46,7 +55,18 @@ public final class K8sNodeWatcher implements AutoCloseable {
   private final Set<String> unhealthyConditions;
   private final Duration resync;
   private final Map<String, String> lastAsked = new ConcurrentHashMap<>();
+  private volatile boolean primed;
   private SharedIndexInformer<Node> informer;
+
+  /** How a pass treats a (pod, owner) whose state this watcher has not asked for yet. */
+  private enum Pass {
+    /** A change: send drains; an undrain only if a drain was asked before. */
+    CHANGE,
+    /** A periodic resync: also send the first undrain of a pod never asked about. */
+    RESYNC,
+    /** The first pass after start: send everything. */
+    FULL
+  }
 
   /**
    * @param unhealthyConditions condition types that drain when True (Ready is always watched and
@@ -78,13 +98,19 @@ public final class K8sNodeWatcher implements AutoCloseable {
                   @Override
                   public void onAdd(Node n) {
                     metrics.event("node", "add");
-                    apply(n, true);
+                    if (primed) {
+                      apply(n, Pass.FULL); // a node added later: its pods are new too
+                    }
                   }
 
                   @Override
                   public void onUpdate(Node old, Node n) {
                     metrics.event("node", "update");
-                    apply(n, false);
+                    boolean resync =
+                        Objects.equals(
+                            old.getMetadata().getResourceVersion(),
+                            n.getMetadata().getResourceVersion());
+                    apply(n, resync ? Pass.RESYNC : Pass.CHANGE);
                   }
 
                   @Override
@@ -94,6 +120,11 @@ public final class K8sNodeWatcher implements AutoCloseable {
                   }
                 },
                 resync.toMillis());
+    // inform() returns once the first listing is in the store: now the full pass.
+    primed = true;
+    for (Node n : informer.getStore().list()) {
+      apply(n, Pass.FULL);
+    }
   }
 
   /** A pod appeared on (or moved to) a node: give it that node's drains. */
@@ -103,35 +134,36 @@ public final class K8sNodeWatcher implements AutoCloseable {
     }
     Node n = informer.getStore().getByKey(pod.getSpec().getNodeName());
     if (n != null) {
-      applyTo(pod, n, false);
+      applyTo(pod, n, Pass.CHANGE);
     }
   }
 
-  private void apply(Node n, boolean force) {
+  private void apply(Node n, Pass pass) {
     for (Pod pod : pods.podsOn(n.getMetadata().getName())) {
-      applyTo(pod, n, force);
+      applyTo(pod, n, pass);
     }
   }
 
-  private void applyTo(Pod pod, Node n, boolean force) {
+  private void applyTo(Pod pod, Node n, Pass pass) {
     String cordon = cordonReason(n);
     String unhealthy = unhealthyReason(n);
-    ask(pod, DrainCause.K8S_CORDON, cordon, force);
-    ask(pod, DrainCause.K8S_UNHEALTHY, unhealthy, force);
+    ask(pod, DrainCause.K8S_CORDON, cordon, pass);
+    ask(pod, DrainCause.K8S_UNHEALTHY, unhealthy, pass);
   }
 
-  /** Sends drain (reason not null) or undrain for one owner, if it differs from the last ask. */
-  private void ask(Pod pod, DrainCause owner, String reason, boolean force) {
+  /** Sends drain (reason not null) or undrain for one owner, if the pass calls for it. */
+  private void ask(Pod pod, DrainCause owner, String reason, Pass pass) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     String key = ns + "/" + name + ":" + owner.label();
     String desired = reason == null ? "-" : reason;
     String before = lastAsked.put(key, desired);
-    if (!force && desired.equals(before)) {
+    if (pass != Pass.FULL && desired.equals(before)) {
       return;
     }
-    if (before == null && reason == null && !force) {
-      return; // never held: nothing to lift (a resync pass still sends it)
+    if (before == null && reason == null && pass == Pass.CHANGE) {
+      lastAsked.remove(key); // not asked yet: the next resync sends it once
+      return;
     }
     String signal = reason == null ? Names.SIGNAL_UNDRAIN : Names.SIGNAL_DRAIN;
     NodeCommand cmd = NodeCommand.of(owner, reason == null ? "cleared in Kubernetes" : reason);

@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -36,6 +39,8 @@ public final class PodWatcher implements AutoCloseable {
   private final Duration resync;
   private Consumer<Pod> onPodChanged = p -> {};
   private SharedIndexInformer<Pod> informer;
+  private static final Duration SYNC_WAIT = Duration.ofSeconds(60);
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodWatcher.class);
 
   public PodWatcher(
       KubernetesClient client,
@@ -98,7 +103,18 @@ public final class PodWatcher implements AutoCloseable {
             send(pod, PodView.absent(pod.getMetadata().getName()));
           }
         });
-    informer.start();
+    // Wait (bounded) for the first listing: the node watcher's first pass reads this cache, and
+    // a pass over an empty cache would lose the undrains of cordons lifted while no watcher ran.
+    try {
+      informer.start().toCompletableFuture().get(SYNC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn(
+          "pod informer not synced after {}s ({}); the next resync completes the picture",
+          SYNC_WAIT.toSeconds(),
+          e.toString());
+    }
   }
 
   /** Whether the informer has listed once (its cache is usable). */

@@ -176,6 +176,52 @@ class K8sWatchersTest {
     assertTrue(sent("undrain").stream().allMatch(s -> s.target().equals("node/default/gpu-0")));
   }
 
+  /** The node was uncordoned while no watcher ran: a restarted watcher lifts the cordon drain. */
+  @Test
+  void restartedWatcherSendsTheFullStateOnce() {
+    client.pods().resource(pod("gpu-0", "k1")).create();
+    await("pods cached", () -> pods.podsOn("k1").size() == 1);
+    nodes.close();
+    signals.clear();
+    nodes = newNodeWatcher(pods, Duration.ofMinutes(10));
+    nodes.start();
+    await("undrains after restart", () -> sent("undrain").size() == 2);
+    assertEquals(
+        Set.of("k8s-cordon", "k8s-unhealthy"),
+        sent("undrain").stream()
+            .map(x -> ((NodeCommand) x.payload()).owner())
+            .collect(java.util.stream.Collectors.toSet()));
+    assertTrue(sent("undrain").stream().allMatch(x -> x.target().equals("node/default/gpu-0")));
+    assertTrue(sent("drain").isEmpty());
+  }
+
+  /**
+   * Found end to end: when the pod cache fills only after the node watcher's first pass, the
+   * undrains of that pass are lost; the periodic resync must send them (once).
+   */
+  @Test
+  void aPodCacheFilledLateIsRepairedByTheResync() throws Exception {
+    client.pods().resource(pod("gpu-0", "k1")).create();
+    await("pods cached", () -> pods.podsOn("k1").size() == 1);
+    nodes.close();
+    pods.close();
+    signals.clear();
+    PodWatcher late = new PodWatcher(client, coalescer, signals, metrics, Duration.ofMinutes(10));
+    nodes = newNodeWatcher(late, Duration.ofSeconds(1));
+    late.onPodChanged(nodes::podChanged);
+    nodes.start(); // its full pass sees no pod
+    late.start();
+    pods = late;
+    await("undrain from the resync", () -> sent("undrain").size() == 2);
+    Thread.sleep(2500); // two more resyncs: nothing more is sent
+    assertEquals(2, sent("undrain").size(), sent("undrain").toString());
+  }
+
+  private K8sNodeWatcher newNodeWatcher(PodWatcher p, Duration resync) {
+    return new K8sNodeWatcher(
+        client, p, coalescer, signals, metrics, Set.of("GpuUnhealthy"), resync);
+  }
+
   @Test
   void unhealthyConditionDrainsWithConditionAndMessage() {
     client.pods().resource(pod("gpu-0", "k1")).create();
