@@ -13,6 +13,7 @@ import dev.tandem.workflows.model.NodeJobs;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -90,8 +91,33 @@ public class SlurmActivitiesImpl implements SlurmActivities {
             return view(n);
           }
           log.info("{}: lifted \"{}\"", what, n.reason());
-          return view(slurm.getNode(name));
+          return view(afterPing(name, n.notResponding()));
         });
+  }
+
+  /** How long an undrain waits for Slurm's re-ping of a node that was responding. */
+  static final Duration PING_WAIT = Duration.ofSeconds(3);
+
+  /**
+   * The node as Slurm shows it once the ping that follows an UNDRAIN/RESUME is answered. Slurm
+   * (22.05 at least) flags the node NOT_RESPONDING until its slurmd answers that ping, about a
+   * second. Returning that transient view would leave the workflow showing a healthy node as not
+   * responding until its next resync, because the Slurm watcher may never see the short flag come
+   * and go. A node that was not responding before is returned as it is.
+   */
+  private SlurmNode afterPing(String name, boolean wasNotResponding) {
+    SlurmNode n = slurm.getNode(name);
+    long end = System.nanoTime() + PING_WAIT.toNanos();
+    while (!wasNotResponding && n.notResponding() && System.nanoTime() < end) {
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return n;
+      }
+      n = slurm.getNode(name);
+    }
+    return n;
   }
 
   @Override

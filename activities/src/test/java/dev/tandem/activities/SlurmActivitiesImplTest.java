@@ -10,6 +10,7 @@ import static org.mockito.Mockito.doReturn;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
@@ -171,6 +172,20 @@ class SlurmActivitiesImplTest {
         .thenReturn(node("idle", Set.of("DRAIN"), OURS), node("idle", Set.of(), null));
     assertFalse(act.undrain("gpu-a-0").drainFlag());
     verify(slurm).undrain("gpu-a-0");
+  }
+
+  /** Slurm 22.05 re-pings a node after UNDRAIN; the answer is the node once it has answered. */
+  @Test
+  void undrainReturnsTheNodeAfterSlurmsPing() {
+    when(slurm.getNode("gpu-a-0"))
+        .thenReturn(
+            node("idle", Set.of("DRAIN"), OURS),
+            node("idle", Set.of("NOT_RESPONDING"), null),
+            node("idle", Set.of("NOT_RESPONDING"), null),
+            node("idle", Set.of(), null));
+    SlurmNodeView v = act.undrain("gpu-a-0");
+    assertTrue(v.responding(), v.toString());
+    verify(slurm, times(4)).getNode("gpu-a-0");
   }
 
   @Test

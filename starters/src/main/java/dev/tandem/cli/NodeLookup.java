@@ -54,9 +54,11 @@ final class NodeLookup {
     } catch (WorkflowNotFoundException e) {
       throw new CliException(notFound(client, t));
     } catch (WorkflowException e) {
-      if (e.getCause() instanceof WorkflowNotFoundException
-          || String.valueOf(e.getMessage()).contains("NOT_FOUND")) {
+      if (notFound(e)) {
         throw new CliException(notFound(client, t));
+      }
+      if (unreachable(e)) {
+        throw e; // TandemCli says "cannot reach Temporal" and how to point at it
       }
       throw new CliException("cannot query " + t.workflowId() + ": " + e.getMessage());
     }
@@ -70,8 +72,43 @@ final class NodeLookup {
               .newWorkflowStub(NodeSetWorkflow.class, Names.nodeSetWorkflowId(namespace, name))
               .status());
     } catch (WorkflowException e) {
-      return Optional.empty();
+      if (notFound(e)) {
+        return Optional.empty();
+      }
+      if (unreachable(e)) {
+        throw e;
+      }
+      throw new CliException(
+          "cannot query " + Names.nodeSetWorkflowId(namespace, name) + ": " + e.getMessage());
     }
+  }
+
+  /** The workflow does not exist (or has ended and is gone). */
+  static boolean notFound(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof WorkflowNotFoundException) {
+        return true;
+      }
+      if (c instanceof io.grpc.StatusRuntimeException sre
+          && sre.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Temporal itself could not be reached or did not answer in time. */
+  static boolean unreachable(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof io.grpc.StatusRuntimeException sre) {
+        io.grpc.Status.Code code = sre.getStatus().getCode();
+        return code == io.grpc.Status.Code.UNAVAILABLE
+            || code == io.grpc.Status.Code.DEADLINE_EXCEEDED
+            || code == io.grpc.Status.Code.UNAUTHENTICATED
+            || code == io.grpc.Status.Code.PERMISSION_DENIED;
+      }
+    }
+    return false;
   }
 
   static String notFound(WorkflowClient client, Target t) {

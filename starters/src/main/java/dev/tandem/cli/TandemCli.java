@@ -50,8 +50,7 @@ public final class TandemCli implements Runnable {
             cmd.getErr().flush();
             return 2;
           }
-          if (e instanceof io.grpc.StatusRuntimeException
-              || e.getCause() instanceof io.grpc.StatusRuntimeException) {
+          if (NodeLookup.unreachable(e)) {
             cmd.getErr()
                 .println(
                     "tandem: cannot reach Temporal ("

@@ -20,7 +20,17 @@ public final class WatcherMetrics implements Coalescer.Listener {
     this.registry = registry;
     registry.gauge("tandem.slurm.up", slurmUp);
     registry.gauge("tandem.watchers.leader", leader);
+    // Counters a dashboard or alert rates over exist from the start at 0, so `increase(...)` sees
+    // the first error instead of a series appearing out of nowhere (Prometheus' advice).
+    for (String source : ERROR_SOURCES) {
+      errors(source);
+    }
+    coalescedCounter();
   }
+
+  /** Every {@code source} of {@link #error}. */
+  static final java.util.List<String> ERROR_SOURCES =
+      java.util.List.of("slurm-poll", "informer-restart", "signal-retry", "signal-dropped");
 
   public MeterRegistry registry() {
     return registry;
@@ -73,19 +83,25 @@ public final class WatcherMetrics implements Coalescer.Listener {
   }
 
   public void error(String source) {
-    Counter.builder("tandem.watcher.errors")
+    errors(source).increment();
+  }
+
+  private Counter errors(String source) {
+    return Counter.builder("tandem.watcher.errors")
         .description("Errors in watchers (watch failures, API errors, poll failures)")
         .tag("source", source)
-        .register(registry)
-        .increment();
+        .register(registry);
   }
 
   @Override
   public void coalesced(String key) {
-    Counter.builder("tandem.watcher.coalesced")
+    coalescedCounter().increment();
+  }
+
+  private Counter coalescedCounter() {
+    return Counter.builder("tandem.watcher.coalesced")
         .description("Work replaced by newer work for the same object before it ran")
-        .register(registry)
-        .increment();
+        .register(registry);
   }
 
   @Override
