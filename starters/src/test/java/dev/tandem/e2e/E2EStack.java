@@ -8,6 +8,7 @@ import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
@@ -78,6 +79,37 @@ public final class E2EStack implements AutoCloseable {
             stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
     SlurmClient slurm = SlurmClients.create(SlurmClientConfig.fromEnv(s.slurm().env()));
     return new E2EStack(s, client, slurm, dir);
+  }
+
+  /**
+   * A stack with NodeSet {@code name} of {@code replicas} applied and every node ready; {@link
+   * #close()} then deletes the NodeSet first, so its Slurm nodes are free for the next suite.
+   */
+  static E2EStack startWithNodeSet(String name, int replicas) throws IOException {
+    E2EStack e = start(Map.of());
+    try {
+      e.apply(nodeSetYaml(name, replicas, "slurmd:v1", ""));
+      for (int i = 0; i < replicas; i++) {
+        e.awaitPhase(name + "-" + i, NodePhase.READY);
+      }
+    } catch (RuntimeException | Error x) {
+      e.close();
+      throw x;
+    }
+    e.ownedNodeSet = name;
+    return e;
+  }
+
+  private String ownedNodeSet;
+
+  /** Waits (up to a minute) until the node workflow of {@code pod} is in {@code phase}. */
+  void awaitPhase(String pod, NodePhase phase) {
+    Await.until(
+        pod + " " + phase.label(),
+        Duration.ofSeconds(60),
+        Duration.ofMillis(100),
+        () -> nodeStatus(pod).phase(),
+        p -> p == phase);
   }
 
   // ---- Kubernetes, as kubectl would ----
@@ -191,6 +223,16 @@ public final class E2EStack implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      if (ownedNodeSet != null) {
+        deleteNodeSet(ownedNodeSet, Duration.ofSeconds(60));
+      }
+    } finally {
+      closeQuietly();
+    }
+  }
+
+  private void closeQuietly() {
     slurm.close();
     temporal.getWorkflowServiceStubs().shutdownNow();
     stack.close();

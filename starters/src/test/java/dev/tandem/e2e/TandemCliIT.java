@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -44,22 +43,13 @@ class TandemCliIT {
 
   @BeforeAll
   static void start() throws Exception {
-    e2e = E2EStack.start(Map.of());
-    e2e.apply(E2EStack.nodeSetYaml("cli", 2, "slurmd:v1", ""));
-    for (String n : List.of("cli-0", "cli-1")) {
-      Await.until(
-          n + " ready", LIMIT, EVERY, () -> e2e.nodeStatus(n).phase(), p -> p == NodePhase.READY);
-    }
+    e2e = E2EStack.startWithNodeSet("cli", 2);
   }
 
   @AfterAll
   static void stop() {
     if (e2e != null) {
-      try {
-        e2e.deleteNodeSet("cli", LIMIT);
-      } finally {
-        e2e.close();
-      }
+      e2e.close();
     }
   }
 
@@ -67,8 +57,7 @@ class TandemCliIT {
   @BeforeEach
   void baseline() {
     for (String n : List.of("cli-0", "cli-1")) {
-      Await.until(
-          n + " ready", LIMIT, EVERY, () -> e2e.nodeStatus(n).phase(), p -> p == NodePhase.READY);
+      e2e.awaitPhase(n, NodePhase.READY);
       Await.until(
           n + " idle in Slurm",
           LIMIT,
@@ -225,12 +214,7 @@ class TandemCliIT {
     String applied =
         e2e.run(List.of("kubectl", "--kubeconfig", kc, "apply", "-f", file.toString()));
     assertTrue(applied.contains("nodeset.tandem.dev/cli"), applied);
-    Await.until(
-        "cli-2 ready",
-        LIMIT,
-        EVERY,
-        () -> e2e.nodeStatus("cli-2").phase(),
-        p -> p == NodePhase.READY);
+    e2e.awaitPhase("cli-2", NodePhase.READY);
 
     String k8sNode = e2e.pod("cli-0").orElseThrow().getSpec().getNodeName();
     e2e.run(List.of("kubectl", "--kubeconfig", kc, "cordon", k8sNode));
@@ -249,12 +233,7 @@ class TandemCliIT {
         n -> !n.drainFlag());
     // Back in service before scaling down: victims are not-ready nodes first, then the highest
     // ordinal of the idle ones.
-    Await.until(
-        "cli-0 ready",
-        LIMIT,
-        EVERY,
-        () -> e2e.nodeStatus("cli-0").phase(),
-        p -> p == NodePhase.READY);
+    e2e.awaitPhase("cli-0", NodePhase.READY);
 
     Files.writeString(file, E2EStack.nodeSetYaml("cli", 2, "slurmd:v1", ""));
     e2e.run(List.of("kubectl", "--kubeconfig", kc, "apply", "-f", file.toString()));

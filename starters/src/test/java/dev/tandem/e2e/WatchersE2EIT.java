@@ -41,27 +41,14 @@ class WatchersE2EIT {
   private static E2EStack e2e;
 
   @BeforeAll
-  static void start() {
-    try {
-      e2e = E2EStack.start(Map.of());
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
-    }
-    e2e.apply(E2EStack.nodeSetYaml("wt", 2, "slurmd:v1", ""));
-    for (String n : List.of("wt-0", "wt-1")) {
-      Await.until(
-          n + " ready", LIMIT, EVERY, () -> e2e.nodeStatus(n).phase(), p -> p == NodePhase.READY);
-    }
+  static void start() throws Exception {
+    e2e = E2EStack.startWithNodeSet("wt", 2);
   }
 
   @AfterAll
   static void stop() {
     if (e2e != null) {
-      try {
-        e2e.deleteNodeSet("wt", LIMIT);
-      } finally {
-        e2e.close();
-      }
+      e2e.close();
     }
   }
 
@@ -83,8 +70,7 @@ class WatchersE2EIT {
           EVERY,
           () -> e2e.slurmNode(n).orElseThrow(),
           x -> !x.drainFlag() && x.reason() == null && !x.flags().contains("NOT_RESPONDING"));
-      Await.until(
-          n + " ready", LIMIT, EVERY, () -> e2e.nodeStatus(n).phase(), p -> p == NodePhase.READY);
+      e2e.awaitPhase(n, NodePhase.READY);
       Await.until(
           "mirror cleared on " + n,
           LIMIT,
@@ -105,12 +91,7 @@ class WatchersE2EIT {
         EVERY,
         () -> e2e.slurmNode("wt-0").orElseThrow(),
         n -> n.drainFlag() && "tandem:k8s-cordon: rack 7 power work".equals(n.reason()));
-    Await.until(
-        "wt-0 drained",
-        LIMIT,
-        EVERY,
-        () -> e2e.nodeStatus("wt-0").phase(),
-        p -> p == NodePhase.DRAINED);
+    e2e.awaitPhase("wt-0", NodePhase.DRAINED);
     assertEquals(
         null, annotation("wt-0", SlurmMirror.REASON), "Tandem's own drain is not mirrored");
 
@@ -121,12 +102,7 @@ class WatchersE2EIT {
         EVERY,
         () -> e2e.slurmNode("wt-0").orElseThrow(),
         n -> !n.drainFlag() && n.reason() == null);
-    Await.until(
-        "wt-0 ready",
-        LIMIT,
-        EVERY,
-        () -> e2e.nodeStatus("wt-0").phase(),
-        p -> p == NodePhase.READY);
+    e2e.awaitPhase("wt-0", NodePhase.READY);
   }
 
   @Test
@@ -146,20 +122,10 @@ class WatchersE2EIT {
 
     String k8sNode = nodeOf("wt-1");
     cordon(k8sNode);
-    Await.until(
-        "wt-1 held by the cordon",
-        LIMIT,
-        EVERY,
-        () -> e2e.nodeStatus("wt-1").phase(),
-        p -> p == NodePhase.DRAINED);
+    e2e.awaitPhase("wt-1", NodePhase.DRAINED);
     assertEquals("disk", e2e.slurmNode("wt-1").orElseThrow().reason(), "admin reason kept");
     uncordon(k8sNode);
-    Await.until(
-        "wt-1 back in Tandem's service",
-        LIMIT,
-        EVERY,
-        () -> e2e.nodeStatus("wt-1").phase(),
-        p -> p == NodePhase.READY);
+    e2e.awaitPhase("wt-1", NodePhase.READY);
     Thread.sleep(3 * POLL.toMillis());
     SlurmNode after = e2e.slurmNode("wt-1").orElseThrow();
     assertTrue(after.drainFlag(), "the administrator's drain survives the cycle");
