@@ -24,8 +24,8 @@ import java.util.function.BooleanSupplier;
  *   <li><b>cordon → Slurm DRAIN</b>: the clock starts before the cordon patch is sent (with a
  *       unique {@code tandem.dev/cordon-reason}) and stops when slurmrestd shows the pod's Slurm
  *       node with the DRAIN flag and that reason. Path: node informer → coalescer → signal → node
- *       workflow → drain activity → scontrol/REST. The node is uncordoned and seen undrained before
- *       the next trial (not timed).
+ *       workflow → drain activity → scontrol/REST. The node is uncordoned and seen back in service
+ *       (undrained and responding) before the next trial (not timed).
  *   <li><b>Slurm drain → pod annotation</b>: the clock starts before an administrator-style drain
  *       (a reason without the {@code tandem:} prefix) is sent to Slurm and stops when the pod
  *       carries {@code tandem.dev/slurm-reason} with that reason. Path: the Slurm poller's next
@@ -92,7 +92,9 @@ public final class WatchersBench {
         failed++;
       }
       uncordon(k8sNode);
-      if (!await(() -> !drained())) {
+      // Back in service: undrained, and Slurm's re-ping after the undrain answered (the node
+      // workflow's undrain returns only then; a cordon before that would queue behind it).
+      if (!await(() -> inService())) {
         throw new IllegalStateException(pod + " still drained after uncordon; stopping the bench");
       }
     }
@@ -152,8 +154,9 @@ public final class WatchersBench {
     return n.flags().contains("DRAIN") && reason.equals(n.reason());
   }
 
-  private boolean drained() {
-    return slurm.getNode(pod).flags().contains("DRAIN");
+  private boolean inService() {
+    SlurmNode n = slurm.getNode(pod);
+    return !n.flags().contains("DRAIN") && !n.notResponding();
   }
 
   private Pod podObject() {

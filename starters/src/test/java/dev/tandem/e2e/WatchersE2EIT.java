@@ -161,6 +161,9 @@ class WatchersE2EIT {
           () -> condition("wt-1"),
           x -> x.isPresent() && "False".equals(x.get().getStatus()));
       long lagMs = (System.nanoTime() - seen) / 1_000_000;
+      System.out.printf(
+          "stopped slurmd: pod condition %d ms after Slurm showed NOT_RESPONDING (poll %d ms)%n",
+          lagMs, POLL.toMillis());
       assertTrue(
           lagMs <= POLL.toMillis() + 1500,
           "pod shows it " + lagMs + " ms after Slurm (poll " + POLL.toMillis() + " ms)");
