@@ -7,6 +7,7 @@ import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmNotFoundException;
 import dev.tandem.slurm.SlurmUnsupportedException;
+import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.NodeJobs;
@@ -204,14 +205,6 @@ public class SlurmActivitiesImpl implements SlurmActivities {
   }
 
   private SlurmNodeView view(SlurmNode n) {
-    return new SlurmNodeView(
-        n.name(),
-        true,
-        n.state(),
-        n.flags(),
-        n.reason(),
-        n.reasonSetBy(),
-        n.slurmdStartTime(),
-        clock.instant());
+    return SlurmViews.node(n, clock.instant());
   }
 }

@@ -1,5 +1,7 @@
 package dev.tandem.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.bench.Latencies;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -40,6 +43,7 @@ import java.util.function.BooleanSupplier;
 public final class WatchersBench {
   private static final Duration TRIAL_LIMIT = Duration.ofSeconds(15);
   private static final long EVERY_MS = 10;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Samples in milliseconds, and trials that timed out. */
   public record Result(List<Double> cordonToDrainMs, List<Double> slurmToPodMs, int failed) {}
@@ -132,7 +136,7 @@ public final class WatchersBench {
   }
 
   private void uncordon(String node) {
-    java.util.HashMap<String, Object> noReason = new java.util.HashMap<>();
+    Map<String, Object> noReason = new HashMap<>();
     noReason.put(K8sNodeWatcher.CORDON_REASON, null);
     patchNode(
         node,
@@ -142,9 +146,9 @@ public final class WatchersBench {
 
   private void patchNode(String node, Map<String, Object> patch) {
     try {
-      String json = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(patch);
+      String json = JSON.writeValueAsString(patch);
       k8s.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), json);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }

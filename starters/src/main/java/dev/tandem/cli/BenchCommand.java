@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.bench.WatchersBench;
 import dev.tandem.dev.DevStack;
+import dev.tandem.dev.Manifests;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -145,11 +146,7 @@ final class BenchCommand implements Runnable {
               out)) {
         stack.apply(
             new ByteArrayInputStream(
-                ("apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
-                        + nodeSet
-                        + "\n  namespace: default\nspec:\n  replicas: 1\n  template:\n"
-                        + "    spec:\n      containers:\n      - name: slurmd\n"
-                        + "        image: slurmd:bench\n")
+                Manifests.nodeSet(nodeSet, 1, "slurmd:bench", "")
                     .getBytes(StandardCharsets.UTF_8)));
         String pod = nodeSet + "-0";
         WorkflowClient temporal =

@@ -12,7 +12,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -28,20 +27,13 @@ final class DrainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin TemporalOptions temporal;
 
-  @Parameters(index = "0", paramLabel = "NODE", description = "node (pod) name, or ns/name")
-  String node;
+  @Mixin NodeTargetOptions target;
 
   @Option(
       names = "--reason",
       required = true,
       description = "why (shown in Slurm as tandem:manual: <reason>)")
   String reason;
-
-  @Option(
-      names = {"-k", "--k8s-namespace"},
-      defaultValue = "${env:TANDEM_K8S_NAMESPACE:-default}",
-      description = "Kubernetes namespace of the node's NodeSet (default ${DEFAULT-VALUE})")
-  String k8sNamespace;
 
   @Option(names = "--wait", description = "wait until the node is drained (no job runs)")
   boolean waitDrained;
@@ -58,7 +50,7 @@ final class DrainCommand implements Callable<Integer> {
       throw new CliException("--reason must say why the node is drained");
     }
     PrintWriter out = spec.commandLine().getOut();
-    NodeLookup.Target t = NodeLookup.parse(node, k8sNamespace);
+    NodeLookup.Target t = target.target();
     WorkflowClient client = temporal.connect();
     try {
       NodeStatus s = NodeLookup.status(client, t);

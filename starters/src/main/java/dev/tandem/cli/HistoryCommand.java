@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code tandem history NODE}: the node's timeline of transitions, oldest first. */
@@ -23,14 +22,7 @@ final class HistoryCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin TemporalOptions temporal;
 
-  @Parameters(index = "0", paramLabel = "NODE", description = "node (pod) name, or ns/name")
-  String node;
-
-  @Option(
-      names = {"-k", "--k8s-namespace"},
-      defaultValue = "${env:TANDEM_K8S_NAMESPACE:-default}",
-      description = "Kubernetes namespace (default ${DEFAULT-VALUE})")
-  String k8sNamespace;
+  @Mixin NodeTargetOptions target;
 
   @Option(
       names = {"-o", "--output"},
@@ -41,7 +33,7 @@ final class HistoryCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    NodeLookup.Target t = NodeLookup.parse(node, k8sNamespace);
+    NodeLookup.Target t = target.target();
     WorkflowClient client = temporal.connect();
     try {
       NodeStatus s = NodeLookup.status(client, t);

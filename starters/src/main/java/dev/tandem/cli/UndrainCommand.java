@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -26,17 +25,10 @@ final class UndrainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin TemporalOptions temporal;
 
-  @Parameters(index = "0", paramLabel = "NODE", description = "node (pod) name, or ns/name")
-  String node;
+  @Mixin NodeTargetOptions target;
 
   @Option(names = "--reason", defaultValue = "undrained by an operator", description = "why")
   String reason;
-
-  @Option(
-      names = {"-k", "--k8s-namespace"},
-      defaultValue = "${env:TANDEM_K8S_NAMESPACE:-default}",
-      description = "Kubernetes namespace of the node's NodeSet (default ${DEFAULT-VALUE})")
-  String k8sNamespace;
 
   @Option(names = "--wait", description = "wait until the node is back in service")
   boolean waitReady;
@@ -47,7 +39,7 @@ final class UndrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    NodeLookup.Target t = NodeLookup.parse(node, k8sNamespace);
+    NodeLookup.Target t = target.target();
     WorkflowClient client = temporal.connect();
     try {
       NodeStatus s = NodeLookup.status(client, t);

@@ -1,8 +1,8 @@
 package dev.tandem.cli;
 
 import dev.tandem.workers.TandemWorker;
+import dev.tandem.workers.WorkerMain;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 
 /** {@code tandem worker}: runs the Tandem worker process (configured by environment variables). */
@@ -14,17 +14,7 @@ import picocli.CommandLine.Command;
 final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
-    TandemWorker worker = new TandemWorker(System.getenv()).start();
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  worker.close();
-                  stopped.countDown();
-                },
-                "tandem-shutdown"));
-    stopped.await();
+    WorkerMain.runUntilShutdown(new TandemWorker(System.getenv()).start());
     return 0;
   }
 }

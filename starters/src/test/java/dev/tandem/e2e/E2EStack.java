@@ -1,6 +1,7 @@
 package dev.tandem.e2e;
 
 import dev.tandem.dev.DevStack;
+import dev.tandem.dev.Manifests;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -88,7 +89,7 @@ public final class E2EStack implements AutoCloseable {
   static E2EStack startWithNodeSet(String name, int replicas) throws IOException {
     E2EStack e = start(Map.of());
     try {
-      e.apply(nodeSetYaml(name, replicas, "slurmd:v1", ""));
+      e.apply(Manifests.nodeSet(name, replicas, "slurmd:v1", ""));
       for (int i = 0; i < replicas; i++) {
         e.awaitPhase(name + "-" + i, NodePhase.READY);
       }
@@ -113,17 +114,6 @@ public final class E2EStack implements AutoCloseable {
   }
 
   // ---- Kubernetes, as kubectl would ----
-
-  static String nodeSetYaml(String name, int replicas, String image, String extraSpec) {
-    return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
-        + name
-        + "\n  namespace: default\nspec:\n  replicas: "
-        + replicas
-        + "\n  template:\n    spec:\n      containers:\n      - name: slurmd\n        image: "
-        + image
-        + "\n  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxUnavailable: 1\n"
-        + extraSpec;
-  }
 
   void apply(String yaml) {
     stack.apply(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));

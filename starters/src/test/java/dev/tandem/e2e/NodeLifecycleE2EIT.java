@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.dev.Manifests;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
@@ -52,7 +53,7 @@ class NodeLifecycleE2EIT {
 
   @Test
   void applyScaleDownAroundARunningJobThenRollANewImage() throws Exception {
-    e2e.apply(E2EStack.nodeSetYaml("e2e", 3, "slurmd:v1", ""));
+    e2e.apply(Manifests.nodeSet("e2e", 3, "slurmd:v1", ""));
     Await.until("3 nodes ready", LIMIT, EVERY, () -> allReady("e2e", 3), b -> b);
     for (String n : List.of("e2e-0", "e2e-1", "e2e-2")) {
       Await.until(n + " idle in Slurm", LIMIT, EVERY, () -> idleInSlurm(n), b -> b);

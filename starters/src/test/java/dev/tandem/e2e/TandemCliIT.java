@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tandem.cli.TandemCli;
+import dev.tandem.dev.Manifests;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.NodePhase;
@@ -210,7 +211,7 @@ class TandemCliIT {
 
     // apply: the same NodeSet at 3 replicas, from a file, as a user would.
     Path file = Files.createTempFile("nodeset-cli", ".yaml");
-    Files.writeString(file, E2EStack.nodeSetYaml("cli", 3, "slurmd:v1", ""));
+    Files.writeString(file, Manifests.nodeSet("cli", 3, "slurmd:v1", ""));
     String applied =
         e2e.run(List.of("kubectl", "--kubeconfig", kc, "apply", "-f", file.toString()));
     assertTrue(applied.contains("nodeset.tandem.dev/cli"), applied);
@@ -235,7 +236,7 @@ class TandemCliIT {
     // ordinal of the idle ones.
     e2e.awaitPhase("cli-0", NodePhase.READY);
 
-    Files.writeString(file, E2EStack.nodeSetYaml("cli", 2, "slurmd:v1", ""));
+    Files.writeString(file, Manifests.nodeSet("cli", 2, "slurmd:v1", ""));
     e2e.run(List.of("kubectl", "--kubeconfig", kc, "apply", "-f", file.toString()));
     Await.until("cli-2 gone", LIMIT, EVERY, () -> e2e.pod("cli-2").isEmpty(), b -> b);
   }

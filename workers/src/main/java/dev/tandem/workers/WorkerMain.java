@@ -15,6 +15,14 @@ public final class WorkerMain {
       System.exit(2);
       return;
     }
+    runUntilShutdown(worker);
+  }
+
+  /**
+   * Blocks until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes the worker gracefully
+   * (in-flight activities finish) before the JVM exits.
+   */
+  public static void runUntilShutdown(TandemWorker worker) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

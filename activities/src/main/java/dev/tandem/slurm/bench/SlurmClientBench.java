@@ -126,10 +126,6 @@ public final class SlurmClientBench {
     return ms;
   }
 
-  static double percentile(List<Double> sorted, double p) {
-    return Latencies.percentile(sorted, p);
-  }
-
   private static void report(String what, List<Double> ms) {
     System.out.println(Latencies.summary(what, ms));
   }
