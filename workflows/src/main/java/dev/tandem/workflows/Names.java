@@ -33,6 +33,7 @@ public final class Names {
   public static final String SIGNAL_JOB_OBSERVED = "jobObserved";
   public static final String SIGNAL_NODE_REPORTED = "nodeReported";
   public static final String SIGNAL_RESYNC = "resync";
+  public static final String SIGNAL_CLUSTER_HEALTH = "clusterHealth";
 
   // Queries.
   public static final String QUERY_STATUS = "status";

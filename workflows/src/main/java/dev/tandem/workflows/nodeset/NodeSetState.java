@@ -1,5 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
@@ -72,6 +73,9 @@ public final class NodeSetState {
   NodeSetStatusView written;
 
   List<Condition> conditions = new ArrayList<>();
+
+  /** The watchers' latest view of each dependency, by {@link ClusterHealth#component()}. */
+  Map<String, ClusterHealth> health = new TreeMap<>();
 
   public Map<Integer, Entry> nodes() {
     return nodes;

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.nodeset;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSnapshot;
@@ -33,6 +34,10 @@ public interface NodeSetWorkflow {
   /** A node workflow's news. */
   @SignalMethod(name = Names.SIGNAL_NODE_REPORTED)
   void nodeReported(NodeReport report);
+
+  /** The watchers' view of Slurm's or Kubernetes' reachability (see {@link ClusterHealth}). */
+  @SignalMethod(name = Names.SIGNAL_CLUSTER_HEALTH)
+  void clusterHealth(ClusterHealth health);
 
   /** Re-evaluate now. */
   @SignalMethod(name = Names.SIGNAL_RESYNC)

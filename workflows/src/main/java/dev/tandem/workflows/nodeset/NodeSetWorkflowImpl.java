@@ -2,6 +2,7 @@ package dev.tandem.workflows.nodeset;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.NodeCommand;
@@ -147,6 +148,22 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       e.lastHeardMillis = Workflow.currentTimeMillis();
       dirty = true;
     }
+  }
+
+  @Override
+  public void clusterHealth(ClusterHealth h) {
+    if (h == null || h.component() == null) {
+      return;
+    }
+    ClusterHealth before = s.health.get(h.component());
+    if (before != null
+        && before.observedAt() != null
+        && h.observedAt() != null
+        && h.observedAt().isBefore(before.observedAt())) {
+      return; // late
+    }
+    s.health.put(h.component(), h);
+    dirty = true;
   }
 
   @Override
