@@ -1,8 +1,10 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 
 /** A Kubernetes-style status condition. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record Condition(
     String type, String status, String reason, String message, Instant lastTransitionTime) {
   public static final String READY = "Ready";

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -11,6 +12,7 @@ import java.util.List;
  * @param status the status as written to the custom resource
  * @param nodes every node the NodeSet tracks, by ordinal
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSnapshot(
     NodeSetRef ref,
     boolean deleting,

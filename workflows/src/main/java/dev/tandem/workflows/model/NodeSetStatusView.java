@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -16,6 +17,7 @@ import java.util.List;
  * @param selector label selector of the pods (for the scale subresource)
  * @param conditions Ready, Progressing, Degraded, InvalidSpec
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetStatusView(
     int replicas,
     int readyReplicas,

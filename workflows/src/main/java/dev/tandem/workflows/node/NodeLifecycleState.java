@@ -1,5 +1,6 @@
 package dev.tandem.workflows.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodePhase;
@@ -17,6 +18,7 @@ import java.util.TreeMap;
  * memory carried across continue-as-new, so nothing else may hold state. Mutated only by the
  * workflow thread (signal handlers and the main loop).
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public final class NodeLifecycleState {
 
   /** Pending operation; at most one, and delete wins over update. */

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeReport;
@@ -14,9 +15,11 @@ import java.util.TreeMap;
  * Everything a {@link NodeSetWorkflow} knows, in one serializable object carried across
  * continue-as-new. Mutated only by the workflow thread.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public final class NodeSetState {
 
   /** One node the NodeSet tracks. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public static final class Entry {
     String pod;
     int ordinal;
