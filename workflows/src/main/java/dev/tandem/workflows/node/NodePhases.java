@@ -18,6 +18,7 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.Versions;
 
 /**
  * One small handler per phase, each in the same shape: observe (re-read what it needs), validate
@@ -151,7 +152,7 @@ final class NodePhases {
     if (node == null) {
       return poll();
     }
-    if (node.drainable() && needsDrain(node, reason)) {
+    if (canDrain(node) && needsDrain(node, reason)) {
       if (!fx.drain(reason)) {
         return poll();
       }
@@ -212,7 +213,7 @@ final class NodePhases {
       fx.refreshSlurm();
     }
     SlurmNodeView node = s.slurm;
-    if (node != null && node.drainable() && !node.down()) {
+    if (node != null && canDrain(node) && !node.down()) {
       if (!node.drainFlag()) {
         return Step.to(DRAINING, "drain-lost", "Slurm no longer shows the drain; draining again");
       }
@@ -287,11 +288,24 @@ final class NodePhases {
   private Step podLost(PodView pod) {
     String what = !pod.exists() ? "deleted" : pod.terminating() ? "terminating" : pod.phase();
     fx.hold(DrainCause.POD_DELETED, "pod " + what + " outside Tandem; recreating");
-    if (s.slurm != null && s.slurm.drainable() && needsDrain(s.slurm, fx.topReason())) {
+    if (s.slurm != null && canDrain(s.slurm) && needsDrain(s.slurm, fx.topReason())) {
       fx.drain(fx.topReason());
     }
     fx.event(true, "PodLost", "pod " + what + " outside Tandem; recreating it");
     return Step.to(PROVISIONING, "pod-lost", "pod " + what + " outside Tandem");
+  }
+
+  /**
+   * Whether a drain may be set on this node now: Slurm has a record of it whose state can be set,
+   * responding or not (see {@link SlurmNodeView#drainable()}). Workflows that started before {@link
+   * Versions#DRAIN_NOT_RESPONDING} keep waiting for the node to respond. The version is asked only
+   * where the two rules disagree, so a history in which they never do carries no marker.
+   */
+  private static boolean canDrain(SlurmNodeView node) {
+    if (node.responding() || !node.drainable()) {
+      return node.responding();
+    }
+    return Versions.of(Versions.DRAIN_NOT_RESPONDING) >= 1;
   }
 
   /** Slurm does not yet show our reason (an administrator's drain counts as drained). */
