@@ -116,6 +116,33 @@ class PayloadCompatibilityTest {
     assertEquals(2, sback.get("nodes").size());
   }
 
+  /**
+   * Fields removed from the state classes (never read: {@code appliedReason}, {@code forced},
+   * {@code deleteOwner}; {@code conditions}, a copy of {@code written.conditions}) are still in the
+   * states of workflows that continued as new before the removal. They must read, and what they
+   * carried that matters must survive.
+   */
+  @Test
+  void statesWrittenBeforeDeadFieldsWereRemovedStillRead() throws Exception {
+    JsonNode node = startInput("/histories/node-continued-run3-v2.json");
+    for (String f : java.util.List.of("appliedReason", "forced", "deleteOwner")) {
+      assertTrue(node.get("state").has(f), "the recorded state has " + f);
+    }
+    JsonNode back = write(read(node, NodeLifecycleInput.class)).get("state");
+    assertTrue(!back.has("appliedReason") && !back.has("forced") && !back.has("deleteOwner"));
+    assertEquals(node.get("state").get("holds"), back.get("holds"));
+    assertEquals("DELETE", back.get("operation").asText());
+
+    JsonNode set = startInput("/histories/nodeset-continued-run2-v2.json");
+    assertTrue(set.get("state").get("conditions").size() > 0, "the recorded state has conditions");
+    JsonNode sback = write(read(set, NodeSetInput.class)).get("state");
+    assertTrue(!sback.has("conditions"));
+    assertEquals(
+        set.get("state").get("conditions"),
+        sback.get("written").get("conditions"),
+        "transition times live on in written.conditions");
+  }
+
   @Test
   void nodeCommandsWithUnknownFieldsParseThroughTheConverter() throws Exception {
     JsonNode payload =

@@ -1,7 +1,6 @@
 package dev.tandem.workflows.node;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodTemplate;
@@ -41,14 +40,8 @@ public final class NodeLifecycleState {
   /** Drain policy of the pending operation. */
   DrainPolicy operationPolicy;
 
-  /** Owner (a {@link DrainCause} label) of the pending delete; its drain reason. */
-  String deleteOwner;
-
   /** Workflow time (ms) the current drain started waiting for jobs, or 0. */
   long drainStartedMillis;
-
-  /** A drain timeout with Force already marked the node down. */
-  boolean forced;
 
   /** Drains Tandem holds: cause label to the Slurm reason, ordered by cause precedence. */
   Map<String, String> holds = new TreeMap<>();
@@ -62,9 +55,6 @@ public final class NodeLifecycleState {
   Boolean busy;
 
   List<Long> jobIds = new ArrayList<>();
-
-  /** The Slurm reason Tandem last set, so it is not set again on every poll. */
-  String appliedReason;
 
   /** The current problem (stuck, refused), or null. */
   String problem;

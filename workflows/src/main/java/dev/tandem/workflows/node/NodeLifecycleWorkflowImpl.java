@@ -173,7 +173,6 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     s.holds.remove(DrainCause.UPDATE.label());
     s.operation = Operation.DELETE;
     s.operationPolicy = c.policy() != null ? c.policy() : input.deletePolicy();
-    s.deleteOwner = c.owner();
     DrainCause cause = c.cause().orElse(DrainCause.SCALE_DOWN);
     fx.hold(cause, c.reason() == null || c.reason().isBlank() ? "node deleted" : c.reason());
     fx.timeline("delete-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));

@@ -177,7 +177,6 @@ final class NodePhases {
         if (!fx.forceDown(why)) {
           return poll();
         }
-        s.forced = true;
         s.drainStartedMillis = 0;
         fx.problem(null);
         return Step.to(DRAINED, "drain-forced", "timeout after " + waited + "s; " + jobs);
@@ -325,7 +324,6 @@ final class NodePhases {
       }
       fx.timeline("undrained", "lifted " + node.reason());
     }
-    s.forced = false;
     return true;
   }
 

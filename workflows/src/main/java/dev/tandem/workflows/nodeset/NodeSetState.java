@@ -2,12 +2,9 @@ package dev.tandem.workflows.nodeset;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.ClusterHealth;
-import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -74,8 +71,6 @@ public final class NodeSetState {
 
   /** The status last written to the custom resource. */
   NodeSetStatusView written;
-
-  List<Condition> conditions = new ArrayList<>();
 
   /** The watchers' latest view of each dependency, by {@link ClusterHealth#component()}. */
   Map<String, ClusterHealth> health = new TreeMap<>();

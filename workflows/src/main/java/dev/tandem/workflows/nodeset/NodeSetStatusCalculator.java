@@ -91,7 +91,7 @@ public final class NodeSetStatusCalculator {
             : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
     List<Condition> withTimes = new ArrayList<>();
     for (Condition c : conds) {
-      Condition old = find(s.conditions, c.type());
+      Condition old = s.written == null ? null : s.written.condition(c.type());
       Instant t = old != null && old.status().equals(c.status()) ? old.lastTransitionTime() : now;
       withTimes.add(new Condition(c.type(), c.status(), c.reason(), c.message(), t));
     }
@@ -177,15 +177,6 @@ public final class NodeSetStatusCalculator {
 
   private static Condition cond(String type, boolean status, String reason, String message) {
     return new Condition(type, status ? "True" : "False", reason, message, null);
-  }
-
-  static Condition find(List<Condition> list, String type) {
-    for (Condition c : list) {
-      if (c.type().equals(type)) {
-        return c;
-      }
-    }
-    return null;
   }
 
   /** Equal apart from condition transition times. */

@@ -346,7 +346,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     try {
       kube("write status of " + input.ref()).writeNodeSetStatus(input.ref(), st);
       s.written = st;
-      s.conditions = new ArrayList<>(st.conditions());
       writeFailed = false;
     } catch (ActivityFailure e) {
       log.warn("cannot write status of {}: {}", input.ref(), e.getMessage());
