@@ -9,7 +9,9 @@ import java.util.List;
  * @param ref the NodeSet
  * @param deleting the custom resource is being deleted
  * @param desiredReplicas replicas of the spec in force
- * @param status the status as written to the custom resource
+ * @param status the status computed when the query is answered, from the workflow's current state;
+ *     the custom resource shows the same once the workflow's next write succeeds (a write fails
+ *     while Kubernetes is unreachable: this is where KubernetesReachable=False shows)
  * @param nodes every node the NodeSet tracks, by ordinal
  */
 @JsonIgnoreProperties(ignoreUnknown = true)

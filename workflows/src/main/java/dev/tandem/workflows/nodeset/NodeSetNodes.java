@@ -30,6 +30,9 @@ final class NodeSetNodes {
   private final NodeSetInput input;
   private final NodeSetState s;
 
+  /** Set by the workflow at the start of each run. */
+  Rules rules = Rules.LEGACY;
+
   NodeSetNodes(NodeSetInput input, NodeSetState s) {
     this.input = input;
     this.s = s;
@@ -97,7 +100,7 @@ final class NodeSetNodes {
       restartMissing();
     } else if (active.size() > desired) {
       String why = "scale down from " + active.size() + " to " + desired;
-      for (Entry e : NodeSetPlanner.victims(active, desired)) {
+      for (Entry e : NodeSetPlanner.victims(active, desired, rules)) {
         NodeCommand c =
             NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
         e.deleteSent = NodeMessenger.delete(ref(e), c);
@@ -118,7 +121,7 @@ final class NodeSetNodes {
       int max =
           NodeSetSpecValidator.resolveMaxUnavailable(
               s.spec.updateStrategy().maxUnavailable(), s.spec.replicas());
-      targets = NodeSetPlanner.rollingUpdates(active, rev, max);
+      targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
     }
     UpdateCommand c = new UpdateCommand(s.spec.template(), !onDelete, s.spec.updateDrain());
     for (Entry e : targets) {

@@ -75,6 +75,9 @@ public final class NodeSetState {
   /** The watchers' latest view of each dependency, by {@link ClusterHealth#component()}. */
   Map<String, ClusterHealth> health = new TreeMap<>();
 
+  /** Workflow time (ms) each entry of {@link #health} arrived: how stale it is. */
+  Map<String, Long> healthHeardMillis = new TreeMap<>();
+
   public Map<Integer, Entry> nodes() {
     return nodes;
   }

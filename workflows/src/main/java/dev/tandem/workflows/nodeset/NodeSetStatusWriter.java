@@ -23,6 +23,9 @@ final class NodeSetStatusWriter {
   /** The last write (or release) failed: try again after a poll interval, not a resync. */
   boolean writeFailed;
 
+  /** Set by the workflow at the start of each run. */
+  Rules rules = Rules.LEGACY;
+
   NodeSetStatusWriter(NodeSetInput input, NodeSetState s) {
     this.input = input;
     this.s = s;
@@ -33,7 +36,8 @@ final class NodeSetStatusWriter {
     return NodeSetStatusCalculator.compute(
         s,
         Names.PREFIX + "nodeset=" + input.ref().name(),
-        Instant.ofEpochMilli(Workflow.currentTimeMillis()));
+        Instant.ofEpochMilli(Workflow.currentTimeMillis()),
+        rules);
   }
 
   /** Writes the current status if it differs from the last one written; returns it. */

@@ -28,12 +28,18 @@ import org.slf4j.Logger;
  *       send {@code delete} to victims (see {@link NodeSetPlanner}). Victims drain first and go
  *       only when no job runs, unless the scale-down policy's timeout says Force.
  *   <li>Roll: nodes not at the spec's revision get {@code update}, at most maxUnavailable out of
- *       service at once (RollingUpdate), or a deferred update used when their pod is next recreated
- *       (OnDelete).
- *   <li>Report: compute the status from the nodes' reports and write it when it changed.
- *   <li>Wait for a signal (spec, report, delete) or the resync timer; continue-as-new when the
- *       history is long.
+ *       service at once (RollingUpdate; a node an administrator drained, or that Slurm shows down
+ *       or not responding, is out of service), or a deferred update used when their pod is next
+ *       recreated (OnDelete).
+ *   <li>Report: compute the status from the nodes' reports and the watchers' {@code clusterHealth}
+ *       reports (SlurmReachable, KubernetesReachable) and write it when it changed. The {@code
+ *       status} query computes it afresh, so it shows even when the write fails.
+ *   <li>Wait for a signal (spec, report, delete, health) or the resync timer, or until a health
+ *       report goes stale; continue-as-new when the history is long.
  * </ol>
+ *
+ * <p>Which rules a run follows ({@link Rules}) is fixed by {@code Workflow.getVersion} at its
+ * start, so runs recorded before a change replay as they ran.
  *
  * <p>When the custom resource is deleted, every node is deleted (drained first), then Tandem's
  * finalizer is removed and the workflow ends.
@@ -46,6 +52,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private final NodeSetNodes nodes;
   private final NodeSetStatusWriter status;
   private boolean dirty;
+  private Rules rules = Rules.LEGACY;
 
   @WorkflowInit
   public NodeSetWorkflowImpl(NodeSetInput in) {
@@ -62,6 +69,9 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
 
   @Override
   public void run(NodeSetInput in) {
+    rules = Rules.current();
+    nodes.rules = rules;
+    status.rules = rules;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -83,8 +93,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
-      long wait = status.writeFailed ? in.tuning().pollSeconds() : in.tuning().resyncSeconds();
-      Workflow.await(Duration.ofSeconds(wait), () -> dirty);
+      Workflow.await(waitTime(), () -> dirty);
       maybeContinueAsNew();
     }
   }
@@ -151,6 +160,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       return; // late
     }
     s.health.put(h.component(), h);
+    s.healthHeardMillis.put(h.component(), Workflow.currentTimeMillis());
     dirty = true;
   }
 
@@ -194,6 +204,24 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       s.invalidMessage = String.join("; ", problems);
       log.warn("NodeSet {} spec is invalid: {}", input.ref(), s.invalidMessage);
     }
+  }
+
+  /**
+   * Until the next pass unless a signal comes first: a resync period, a poll interval after a
+   * failed write, and (HONEST) no later than when a health report goes stale, so that the condition
+   * turns Unknown on time.
+   */
+  private Duration waitTime() {
+    long wait = status.writeFailed ? input.tuning().pollSeconds() : input.tuning().resyncSeconds();
+    Duration d = Duration.ofSeconds(wait);
+    if (rules == Rules.HONEST) {
+      long now = Workflow.currentTimeMillis();
+      long stale = NodeSetConditions.nextStaleMillis(s, now);
+      if (stale != Long.MAX_VALUE && stale - now < d.toMillis()) {
+        d = Duration.ofMillis(stale - now);
+      }
+    }
+    return d;
   }
 
   private void maybeContinueAsNew() {

@@ -21,8 +21,18 @@ public final class Versions {
    */
   public static final String DRAIN_NOT_RESPONDING = "drain-not-responding";
 
+  /**
+   * Version 1: a node counts as available (for maxUnavailable, scale-down order and readyReplicas)
+   * only when it is ready and Slurm serves it (not drained, down or not responding); rolling-update
+   * candidates already unavailable are updated free of budget; the NodeSet's Ready condition and
+   * messages follow the numbers; SlurmReachable and KubernetesReachable come from the watchers'
+   * clusterHealth signal. Before: phase ready was enough. NodeSet workflow.
+   */
+  public static final String HONEST_STATUS = "honest-status";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
-  private static final Map<String, Integer> LATEST = Map.of(DRAIN_NOT_RESPONDING, 1);
+  private static final Map<String, Integer> LATEST =
+      Map.of(DRAIN_NOT_RESPONDING, 1, HONEST_STATUS, 1);
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

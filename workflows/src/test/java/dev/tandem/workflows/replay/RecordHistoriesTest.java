@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -193,6 +195,48 @@ class RecordHistoriesTest extends WorkflowTestBase {
     wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
     WorkflowStub.fromTyped(wf).getResult(Void.class);
     writeRuns("nodeset-continued", id, first);
+  }
+
+  /**
+   * Honest status (Versions.HONEST_STATUS): the watchers' health reports, an administrator's drain
+   * during a rolling update (the rollout waits), a busy scale-down, a report going stale.
+   */
+  @Test
+  void recordHonestStatus() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeSetWorkflow wf = startNodeSet("honest", spec(1, 3, "a"));
+    await("3 ready", 120, () -> allReady(wf, 3));
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    wf.clusterHealth(new ClusterHealth(ClusterHealth.SLURM, true, "slurmrestd answers", t, t));
+    wf.clusterHealth(new ClusterHealth(ClusterHealth.KUBERNETES, true, "API answers", t, t));
+    cluster.adminDrain("honest-1", "disk");
+    await("drain seen", 60, () -> wf.status().nodes().get(1).slurmState().equals("idle+DRAIN"));
+    wf.specChanged(spec(2, 3, "b"));
+    env.sleep(Duration.ofMinutes(2));
+    wf.clusterHealth(
+        new ClusterHealth(ClusterHealth.SLURM, false, "connection refused", t, t.plusSeconds(120)));
+    env.sleep(Duration.ofSeconds(30));
+    cluster.adminResume("honest-1");
+    await(
+        "all at b",
+        600,
+        () ->
+            allReady(wf, 3)
+                && wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision())));
+    long job = cluster.startJob("honest-2");
+    long job0 = cluster.startJob("honest-0");
+    long job1 = cluster.startJob("honest-1");
+    env.sleep(Duration.ofSeconds(25));
+    wf.specChanged(spec(3, 2, "b"));
+    env.sleep(Duration.ofMinutes(4)); // the health reports go stale meanwhile
+    cluster.endJob(job);
+    await("scaled down", 300, () -> wf.status().nodes().size() == 2);
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    cluster.endJob(job0);
+    cluster.endJob(job1);
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    write("nodeset-honest", Names.nodeSetWorkflowId(NS, "honest"));
+    write("node-honest", Names.nodeWorkflowId(NS, "honest-1"));
   }
 
   /** The run ids of a workflow, first to latest, following continue-as-new. */
