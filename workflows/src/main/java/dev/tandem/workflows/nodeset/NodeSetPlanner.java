@@ -146,10 +146,6 @@ public final class NodeSetPlanner {
     return e.startRevision;
   }
 
-  public static boolean ready(Entry e) {
-    return e.report != null && e.report.phase() == NodePhase.READY;
-  }
-
   /** Idle in Slurm: base state idle (a node with jobs shows allocated or mixed). */
   public static boolean idle(Entry e) {
     NodeReport r = e.report;

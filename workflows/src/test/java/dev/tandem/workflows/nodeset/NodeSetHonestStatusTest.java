@@ -99,9 +99,9 @@ class NodeSetHonestStatusTest extends WorkflowTestBase {
     wf.specChanged(spec(2, 2, "a"));
     await("bsd-2 draining", 60, () -> phaseIs("bsd-2", NodePhase.DRAINING));
     await(
-        "ScalingDown",
+        "ScalingDown names the draining node",
         60,
-        () -> "ScalingDown".equals(written("bsd", Condition.PROGRESSING).reason()));
+        () -> written("bsd", Condition.PROGRESSING).message().contains("bsd-2 draining"));
     NodeSetStatusView st = cluster.status("default/bsd");
     assertTrue(st.condition(Condition.READY).statusTrue(), st.conditions().toString());
     assertEquals("2/2 nodes ready", st.condition(Condition.READY).message());

@@ -32,10 +32,13 @@ import org.junit.jupiter.api.Test;
  * Records the histories that {@link ReplayTest} replays. Runs only on request, when a change to the
  * workflows is meant to be compatible and new histories should join the old ones:
  *
- * <pre>./mvnw -pl workflows test -Dtest=RecordHistoriesTest -Dtandem.recordHistories=v2</pre>
+ * <pre>./mvnw -pl workflows test -Dtest=RecordHistoriesTest -Dtandem.recordHistories=v4</pre>
  *
- * The value names the file suffix. Never delete old histories: they stand for workflows that may
- * still be running somewhere.
+ * The value names the file suffix; add the new files to {@code histories/index.txt}. One scenario:
+ * {@code -Dtest='RecordHistoriesTest#recordHonestStatus'}. Never delete old histories: they stand
+ * for workflows that may still be running somewhere. A history recorded with older code (to prove a
+ * {@code Workflow.getVersion} guard) is recorded in a scratch worktree of that commit with the same
+ * scenario; see docs/upgrading.md.
  */
 class RecordHistoriesTest extends WorkflowTestBase {
   private static final String TAG = System.getProperty("tandem.recordHistories", "");
