@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeSetSnapshot;
@@ -28,6 +29,11 @@ import picocli.CommandLine.Spec;
  * {@code tandem status [NODESET]}: every node of a NodeSet with its phase, Slurm state, reason and
  * revision, from the NodeSet workflow's query. Without a NodeSet, the NodeSets are listed from
  * Kubernetes (a kubeconfig is needed for that) and each is shown.
+ *
+ * <p>Conditions that say something is wrong ({@link Condition#needsAttention()}: Ready not True,
+ * SlurmReachable or KubernetesReachable False or Unknown, Degraded or InvalidSpec True) come first,
+ * above the node table, one line each with their status, reason and message; in JSON they are
+ * repeated under {@code attention}.
  */
 @Command(
     name = "status",
@@ -84,7 +90,8 @@ final class StatusCommand implements Callable<Integer> {
                 + "). Is the Tandem worker running, and was the NodeSet applied?");
       }
       if (output == Output.Format.json) {
-        out.println(Output.json(nodeSet != null ? snaps.get(0) : snaps));
+        List<ObjectNode> docs = snaps.stream().map(StatusCommand::json).toList();
+        out.println(Output.json(nodeSet != null ? docs.get(0) : docs));
         return 0;
       }
       for (NodeSetSnapshot s : snaps) {
@@ -115,11 +122,15 @@ final class StatusCommand implements Callable<Integer> {
             st.updatedReplicas(),
             st.updateRevision(),
             s.deleting() ? " (deleting)" : ""));
-    for (Condition c : st.conditions()) {
-      boolean bad = c.type().equals(Condition.READY) ? !c.statusTrue() : c.statusTrue();
-      if (bad && !c.type().equals(Condition.PROGRESSING)) {
-        b.append("  ").append(c.type()).append(": ").append(c.message()).append('\n');
-      }
+    for (Condition c : attention(s)) {
+      b.append("  ! ")
+          .append(c.type())
+          .append('=')
+          .append(c.status())
+          .append(c.reason() == null ? "" : " (" + c.reason() + ")")
+          .append(": ")
+          .append(c.message() == null ? "" : c.message().replace('\n', ' '))
+          .append('\n');
     }
     List<List<String>> rows = new ArrayList<>();
     for (NodeSummary n : s.nodes()) {
@@ -137,6 +148,20 @@ final class StatusCommand implements Callable<Integer> {
         Table.render(
             List.of("NODE", "PHASE", "SLURM", "REASON", "REVISION", "K8S-NODE", "PROBLEM"), rows));
     return b.toString();
+  }
+
+  /** The conditions that say something is wrong, in the order the NodeSet lists them. */
+  static List<Condition> attention(NodeSetSnapshot s) {
+    return s.status() == null
+        ? List.of()
+        : s.status().conditions().stream().filter(Condition::needsAttention).toList();
+  }
+
+  /** The query's answer as JSON, plus {@code attention}: the conditions that need it. */
+  static ObjectNode json(NodeSetSnapshot s) {
+    ObjectNode o = Output.JSON.valueToTree(s);
+    o.set("attention", Output.JSON.valueToTree(attention(s)));
+    return o;
   }
 
   private List<String> names() {

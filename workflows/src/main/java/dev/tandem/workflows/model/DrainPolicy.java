@@ -1,11 +1,14 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * How long a drain may wait for running jobs, and what happens then.
  *
  * @param timeoutSeconds 0 means no timeout (wait for the jobs however long they run)
  * @param onTimeout what to do when the timeout expires
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record DrainPolicy(long timeoutSeconds, TimeoutAction onTimeout) {
   public DrainPolicy {
     if (timeoutSeconds < 0) {

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -11,6 +12,7 @@ import java.util.regex.Pattern;
  * tandem:} prefix belongs to an administrator and is never removed by automation; it is mirrored to
  * the pod instead.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record DrainReason(DrainCause cause, String detail) {
 
   public static final String PREFIX = "tandem:";

@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * A Kubernetes Event to record, so {@code kubectl describe} shows what Tandem did.
  *
@@ -10,6 +12,7 @@ package dev.tandem.workflows.model;
  * @param reason one CamelCase word
  * @param message what happened
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record EventRequest(
     String namespace, String kind, String name, String type, String reason, String message) {
   public static EventRequest normal(NodeRef n, String reason, String message) {

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import java.util.Locale;
  * @param policy drain timeout policy for {@code delete}, or null for the NodeSet's
  * @param problem why the payload is unusable, or null
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeCommand(String owner, String reason, DrainPolicy policy, String problem) {
 
   public static NodeCommand of(String owner, String reason) {

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.Names;
 
 /**
@@ -10,6 +11,7 @@ import dev.tandem.workflows.Names;
  * @param pod pod name ({@code <nodeSet>-<ordinal>}), also the Slurm node name
  * @param ordinal the pod's ordinal in the NodeSet
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeRef(String namespace, String nodeSet, String pod, int ordinal) {
 
   public static NodeRef of(String namespace, String nodeSet, int ordinal) {

@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * What a node workflow tells its NodeSet workflow (signal {@code nodeReported}) whenever something
  * the NodeSet decides on changes.
@@ -16,6 +18,7 @@ package dev.tandem.workflows.model;
  * @param problem a problem worth surfacing on the NodeSet (stuck, rejected by Slurm), or null
  * @param seq increasing per node workflow, so a late report never overwrites a newer one
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeReport(
     String pod,
     int ordinal,

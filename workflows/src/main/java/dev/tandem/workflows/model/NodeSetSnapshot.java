@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -8,9 +9,12 @@ import java.util.List;
  * @param ref the NodeSet
  * @param deleting the custom resource is being deleted
  * @param desiredReplicas replicas of the spec in force
- * @param status the status as written to the custom resource
+ * @param status the status computed when the query is answered, from the workflow's current state;
+ *     the custom resource shows the same once the workflow's next write succeeds (a write fails
+ *     while Kubernetes is unreachable: this is where KubernetesReachable=False shows)
  * @param nodes every node the NodeSet tracks, by ordinal
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSnapshot(
     NodeSetRef ref,
     boolean deleting,

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -16,6 +17,7 @@ import java.util.List;
  * @param scaleDownDrain drain policy for scale-down and deletion
  * @param problems problems the watcher already found while converting (shown as InvalidSpec)
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSpecView(
     long generation,
     String uid,

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -7,15 +8,17 @@ import java.util.List;
  * activity.
  *
  * @param replicas nodes that exist (any phase but deleted)
- * @param readyReplicas nodes in phase ready
+ * @param readyReplicas nodes in service: phase ready and Slurm serves them (not drained, down or
+ *     not responding), not being removed
  * @param updatedReplicas nodes at the update revision
  * @param slurm Slurm-side counts
  * @param currentRevision revision most nodes run when not rolling; the old one while rolling
  * @param updateRevision the revision of the current spec
  * @param observedGeneration spec generation this status describes
  * @param selector label selector of the pods (for the scale subresource)
- * @param conditions Ready, Progressing, Degraded, InvalidSpec
+ * @param conditions Ready, Progressing, Degraded, InvalidSpec, SlurmReachable, KubernetesReachable
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetStatusView(
     int replicas,
     int readyReplicas,

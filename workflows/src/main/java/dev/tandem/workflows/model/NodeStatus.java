@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 import java.util.Map;
 
@@ -18,6 +19,7 @@ import java.util.Map;
  * @param problem the current problem, or null
  * @param timeline transitions, oldest first (bounded)
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeStatus(
     NodeRef ref,
     NodePhase phase,

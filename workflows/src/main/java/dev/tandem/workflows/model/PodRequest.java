@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * Everything needed to create one slurmd pod.
  *
@@ -7,4 +9,5 @@ package dev.tandem.workflows.model;
  * @param template the revision to create
  * @param ownerUid uid of the NodeSet (the pod's owner reference), or null
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record PodRequest(NodeRef node, PodTemplate template, String ownerUid) {}

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 
 /**
@@ -17,6 +18,7 @@ import java.time.Instant;
  * @param startedAt status.startTime, or null
  * @param message a short human-readable note (e.g. why it is pending), or null
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record PodView(
     boolean exists,
     String name,

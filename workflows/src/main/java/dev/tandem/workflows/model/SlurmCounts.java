@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * How a NodeSet's nodes look in Slurm.
  *
@@ -9,4 +11,5 @@ package dev.tandem.workflows.model;
  * @param drained DRAIN flag, no jobs
  * @param down down, not responding, or unknown to Slurm
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record SlurmCounts(int idle, int allocated, int draining, int drained, int down) {}

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 import java.util.List;
 
@@ -17,6 +18,7 @@ import java.util.List;
  * @param restartCount requeue count
  * @param observedAt when this was read
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record SlurmJobView(
     long id,
     String name,

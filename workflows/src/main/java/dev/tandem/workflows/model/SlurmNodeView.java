@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 import java.util.Set;
 
@@ -16,6 +17,7 @@ import java.util.Set;
  * @param slurmdStartTime when the node's slurmd last started, or null
  * @param observedAt when this was read (activity or watcher clock)
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record SlurmNodeView(
     String name,
     boolean known,

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
@@ -11,6 +12,7 @@ import java.util.List;
  * @param gres generic resources, e.g. {@code gpu:h100:8}, or null
  * @param weight scheduling weight, or null
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record SlurmSettings(
     List<String> partitions, List<String> features, String gres, Integer weight) {
   public SlurmSettings {

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 
 /**
@@ -10,4 +11,5 @@ import java.time.Instant;
  * @param event what happened, one word ({@code provisioned}, {@code drain-requested}, ...)
  * @param detail why, in words
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record TimelineEntry(Instant at, NodePhase phase, String event, String detail) {}

@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * Timing knobs of the long-lived workflows. Production uses {@link #defaults()}; tests shorten
  * them. Carried in workflow inputs so that a running workflow keeps the values it started with.
@@ -13,6 +15,7 @@ package dev.tandem.workflows.model;
  * @param searchAttributes upsert the Tandem search attributes (they must be registered on the
  *     Temporal namespace first: upserting an unregistered one fails the workflow task)
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record Tuning(
     long pollSeconds,
     long resyncSeconds,

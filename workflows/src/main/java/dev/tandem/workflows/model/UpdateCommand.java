@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * Sent by the NodeSet workflow to move a node to a new pod revision.
  *
@@ -8,4 +10,5 @@ package dev.tandem.workflows.model;
  *     revision and use it the next time the pod is recreated (OnDelete)
  * @param policy drain policy for this update
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record UpdateCommand(PodTemplate target, boolean immediate, DrainPolicy policy) {}

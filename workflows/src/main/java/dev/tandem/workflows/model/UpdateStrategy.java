@@ -1,5 +1,7 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * How a NodeSet rolls its nodes to a new revision.
  *
@@ -7,6 +9,7 @@ package dev.tandem.workflows.model;
  * @param maxUnavailable for RollingUpdate: a count ({@code "1"}) or a percentage of replicas
  *     ({@code "25%"}, rounded down, at least 1)
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record UpdateStrategy(String type, String maxUnavailable) {
   public static final String ROLLING_UPDATE = "RollingUpdate";
   public static final String ON_DELETE = "OnDelete";

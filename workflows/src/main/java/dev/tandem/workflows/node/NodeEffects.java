@@ -123,7 +123,6 @@ final class NodeEffects {
       return false;
     }
     s.slurm = v;
-    s.appliedReason = reason;
     return true;
   }
 
@@ -135,7 +134,6 @@ final class NodeEffects {
       return false;
     }
     s.slurm = v;
-    s.appliedReason = null;
     return true;
   }
 

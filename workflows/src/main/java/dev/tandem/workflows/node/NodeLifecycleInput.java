@@ -1,5 +1,6 @@
 package dev.tandem.workflows.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodTemplate;
@@ -15,6 +16,7 @@ import dev.tandem.workflows.model.Tuning;
  * @param tuning timing knobs
  * @param state the state carried over by continue-as-new, or null on first start
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeLifecycleInput(
     NodeRef ref,
     PodTemplate template,

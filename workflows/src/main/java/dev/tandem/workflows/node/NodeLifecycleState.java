@@ -1,6 +1,6 @@
 package dev.tandem.workflows.node;
 
-import dev.tandem.workflows.model.DrainCause;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodTemplate;
@@ -17,6 +17,7 @@ import java.util.TreeMap;
  * memory carried across continue-as-new, so nothing else may hold state. Mutated only by the
  * workflow thread (signal handlers and the main loop).
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public final class NodeLifecycleState {
 
   /** Pending operation; at most one, and delete wins over update. */
@@ -39,14 +40,8 @@ public final class NodeLifecycleState {
   /** Drain policy of the pending operation. */
   DrainPolicy operationPolicy;
 
-  /** Owner (a {@link DrainCause} label) of the pending delete; its drain reason. */
-  String deleteOwner;
-
   /** Workflow time (ms) the current drain started waiting for jobs, or 0. */
   long drainStartedMillis;
-
-  /** A drain timeout with Force already marked the node down. */
-  boolean forced;
 
   /** Drains Tandem holds: cause label to the Slurm reason, ordered by cause precedence. */
   Map<String, String> holds = new TreeMap<>();
@@ -60,9 +55,6 @@ public final class NodeLifecycleState {
   Boolean busy;
 
   List<Long> jobIds = new ArrayList<>();
-
-  /** The Slurm reason Tandem last set, so it is not set again on every poll. */
-  String appliedReason;
 
   /** The current problem (stuck, refused), or null. */
   String problem;

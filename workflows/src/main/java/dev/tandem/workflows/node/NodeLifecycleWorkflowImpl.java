@@ -5,7 +5,6 @@ import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
-import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
@@ -15,7 +14,6 @@ import dev.tandem.workflows.support.SearchAttributes;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -53,8 +51,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
   private final boolean fresh;
   private boolean dirty;
   private boolean resyncRequested;
-  private NodeReport lastReport;
-  private long lastReportMillis;
+  private final NodeReporter reporter;
 
   /**
    * Runs before any signal handler, so that signals delivered with the start (signal-with-start)
@@ -66,6 +63,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     this.fresh = in.state() == null;
     this.s = fresh ? initialState(in) : in.state();
     this.fx = new NodeEffects(in, s);
+    this.reporter = new NodeReporter(in, s, fx);
   }
 
   @Override
@@ -89,15 +87,15 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       phases.refresh = false;
       if (step.next() != s.phase) {
         transition(step);
-        report(false);
+        reporter.report();
         if (s.phase == NodePhase.DELETED) {
           sa.set(SearchAttributes.PHASE, s.phase.label());
           return NodePhase.DELETED;
         }
         continue;
       }
-      report(false);
-      Workflow.setCurrentDetails(details());
+      reporter.report();
+      Workflow.setCurrentDetails(reporter.details());
       boolean woken = Workflow.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
       phases.refresh = !woken;
       maybeContinueAsNew();
@@ -173,7 +171,6 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     s.holds.remove(DrainCause.UPDATE.label());
     s.operation = Operation.DELETE;
     s.operationPolicy = c.policy() != null ? c.policy() : input.deletePolicy();
-    s.deleteOwner = c.owner();
     DrainCause cause = c.cause().orElse(DrainCause.SCALE_DOWN);
     fx.hold(cause, c.reason() == null || c.reason().isBlank() ? "node deleted" : c.reason());
     fx.timeline("delete-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
@@ -280,66 +277,6 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       return false;
     }
     return true;
-  }
-
-  /** Tells the NodeSet workflow what changed; also re-sends now and then in case one was lost. */
-  private void report(boolean force) {
-    NodeReport r = buildReport(s.reportSeq + 1);
-    boolean changed = lastReport == null || !sameReport(lastReport, r);
-    long heartbeatMillis = input.tuning().resyncSeconds() * 10_000L;
-    boolean due = fx.nowMillis() - lastReportMillis >= heartbeatMillis;
-    if (!changed && !due && !force) {
-      return;
-    }
-    s.reportSeq = r.seq();
-    lastReport = r;
-    lastReportMillis = fx.nowMillis();
-    NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r);
-  }
-
-  private NodeReport buildReport(long seq) {
-    SlurmNodeView n = s.slurm;
-    return new NodeReport(
-        input.ref().pod(),
-        input.ref().ordinal(),
-        s.phase,
-        s.current == null ? null : s.current.revision(),
-        s.target == null ? null : s.target.revision(),
-        n == null ? "unknown" : n.summary(),
-        s.busy,
-        n == null ? null : n.reason(),
-        s.pod == null ? null : s.pod.k8sNode(),
-        s.problem,
-        seq);
-  }
-
-  private static boolean sameReport(NodeReport a, NodeReport b) {
-    return a.phase() == b.phase()
-        && Objects.equals(a.revision(), b.revision())
-        && Objects.equals(a.targetRevision(), b.targetRevision())
-        && Objects.equals(a.slurmState(), b.slurmState())
-        && Objects.equals(a.busy(), b.busy())
-        && Objects.equals(a.reason(), b.reason())
-        && Objects.equals(a.k8sNode(), b.k8sNode())
-        && Objects.equals(a.problem(), b.problem());
-  }
-
-  private String details() {
-    List<String> parts = new ArrayList<>();
-    parts.add("phase " + s.phase.label());
-    if (s.slurm != null) {
-      parts.add("slurm " + s.slurm.summary());
-    }
-    if (!s.holds.isEmpty()) {
-      parts.add("held by " + String.join(", ", s.holds.keySet()));
-    }
-    if (s.busy == null || s.busy) {
-      parts.add(s.busy == null ? "jobs unknown" : "jobs " + s.jobIds);
-    }
-    if (s.problem != null) {
-      parts.add("problem: " + s.problem);
-    }
-    return String.join("; ", parts);
   }
 
   private void maybeContinueAsNew() {

@@ -10,12 +10,10 @@ import static dev.tandem.workflows.model.NodePhase.REGISTERING;
 import static dev.tandem.workflows.model.NodePhase.UPDATING;
 
 import dev.tandem.workflows.model.DrainCause;
-import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
-import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 
@@ -25,6 +23,9 @@ import dev.tandem.workflows.node.NodeLifecycleState.Operation;
  * wait. Handlers never block except in activities; waiting is the caller's job, so that signals are
  * seen as soon as they arrive.
  *
+ * <p>The draining and drained phases, and the drain rules the others share, are in {@link
+ * NodeDrains}.
+ *
  * <p>Fail closed: when a read fails, the handler stays where it is. In particular a node whose jobs
  * cannot be listed counts as busy, and a pod that cannot be read is neither running nor gone.
  */
@@ -32,6 +33,7 @@ final class NodePhases {
   private final NodeLifecycleState s;
   private final NodeEffects fx;
   private final Tuning tuning;
+  private final NodeDrains drains;
 
   /** Re-read the world on this pass (set after a timer or resync, not after every signal). */
   boolean refresh = true;
@@ -40,6 +42,7 @@ final class NodePhases {
     this.s = s;
     this.fx = fx;
     this.tuning = tuning;
+    this.drains = new NodeDrains(s, fx, tuning);
   }
 
   Step handle() {
@@ -47,8 +50,8 @@ final class NodePhases {
       case PROVISIONING -> provisioning();
       case REGISTERING -> registering();
       case READY -> ready();
-      case DRAINING -> draining();
-      case DRAINED -> drained();
+      case DRAINING -> drains.draining();
+      case DRAINED -> drains.drained(refresh);
       case UPDATING -> updating();
       case DELETING -> deleting();
       case DELETED -> Step.stay(DELETED, 0);
@@ -96,8 +99,8 @@ final class NodePhases {
     if (pod == null) {
       return poll();
     }
-    if (lost(pod)) {
-      return podLost(pod);
+    if (NodeDrains.lost(pod)) {
+      return drains.podLost(pod);
     }
     SlurmNodeView node = fx.refreshSlurm();
     if (node == null || !node.registeredSince(pod.createdAt())) {
@@ -108,7 +111,7 @@ final class NodePhases {
     if (!s.holds.isEmpty() || s.operation != Operation.NONE) {
       return Step.to(DRAINING, "registered", "held by " + String.join(", ", s.holds.keySet()));
     }
-    if (!releaseOwnDrain(node)) {
+    if (!drains.releaseOwnDrain(node)) {
       return poll();
     }
     return Step.to(READY, "registered", "slurmd registered; in service");
@@ -123,106 +126,17 @@ final class NodePhases {
       fx.refreshPod();
       fx.refreshSlurm();
     }
-    if (s.pod != null && lost(s.pod)) {
-      return podLost(s.pod);
+    if (s.pod != null && NodeDrains.lost(s.pod)) {
+      return drains.podLost(s.pod);
     }
     // A Tandem drain without a hold is left over from a crash or an old run: lift it.
     if (s.slurm != null && s.slurm.drainFlag() && DrainReason.ownedByTandem(s.slurm.reason())) {
-      if (releaseOwnDrain(s.slurm)) {
+      if (drains.releaseOwnDrain(s.slurm)) {
         fx.timeline("drain-released", "stale Tandem drain with no holder: " + s.slurm.reason());
       }
     }
     fx.problem(null);
     return Step.stay(READY, tuning.resyncSeconds());
-  }
-
-  /**
-   * Drained in Slurm, waiting for running jobs to end. The drain timeout of the pending operation
-   * decides what happens when they do not: Wait reports the node stuck and keeps waiting; Force
-   * marks the node DOWN (Slurm requeues or ends its jobs) and goes on.
-   */
-  private Step draining() {
-    if (s.holds.isEmpty() && s.operation == Operation.NONE) {
-      s.drainStartedMillis = 0;
-      return Step.to(REGISTERING, "drain-cancelled", "no holder left");
-    }
-    String reason = fx.topReason();
-    SlurmNodeView node = fx.refreshSlurm();
-    if (node == null) {
-      return poll();
-    }
-    if (node.drainable() && needsDrain(node, reason)) {
-      if (!fx.drain(reason)) {
-        return poll();
-      }
-      fx.timeline(
-          "drain-set", s.slurm.adminReason() ? "kept admin drain: " + s.slurm.reason() : reason);
-    }
-    if (s.drainStartedMillis == 0) {
-      s.drainStartedMillis = fx.nowMillis();
-    }
-    Boolean busy = fx.refreshJobs();
-    if (Boolean.FALSE.equals(busy)) {
-      s.drainStartedMillis = 0;
-      fx.problem(null);
-      return Step.to(DRAINED, "drained", "no job runs");
-    }
-    DrainPolicy policy = s.operation == Operation.NONE ? null : s.operationPolicy;
-    long waited = (fx.nowMillis() - s.drainStartedMillis) / 1000;
-    if (policy != null && policy.hasTimeout() && waited >= policy.timeoutSeconds()) {
-      String jobs = busy == null ? "unknown jobs" : "jobs " + s.jobIds;
-      if (policy.onTimeout() == TimeoutAction.FORCE) {
-        String why = reason + " (drain timeout " + policy.timeoutSeconds() + "s: forced)";
-        if (!fx.forceDown(why)) {
-          return poll();
-        }
-        s.forced = true;
-        s.drainStartedMillis = 0;
-        fx.problem(null);
-        return Step.to(DRAINED, "drain-forced", "timeout after " + waited + "s; " + jobs);
-      }
-      fx.problem(
-          "drain waiting "
-              + waited
-              + "s for "
-              + jobs
-              + ", longer than the "
-              + policy.timeoutSeconds()
-              + "s timeout (policy Wait)");
-    }
-    return Step.stay(DRAINING, tuning.pollSeconds());
-  }
-
-  /** No job runs. Go on with the pending operation, or stay out of service while held. */
-  private Step drained() {
-    if (s.operation == Operation.DELETE) {
-      return Step.to(DELETING, "delete-started", fx.topReason());
-    }
-    if (s.operation == Operation.UPDATE) {
-      return Step.to(UPDATING, "update-started", "to revision " + s.target.revision());
-    }
-    if (s.holds.isEmpty()) {
-      return Step.to(REGISTERING, "undrain-started", "no holder left");
-    }
-    if (refresh) {
-      PodView pod = fx.refreshPod();
-      if (pod != null && lost(pod)) {
-        return podLost(pod);
-      }
-      fx.refreshSlurm();
-    }
-    SlurmNodeView node = s.slurm;
-    if (node != null && node.drainable() && !node.down()) {
-      if (!node.drainFlag()) {
-        return Step.to(DRAINING, "drain-lost", "Slurm no longer shows the drain; draining again");
-      }
-      // The holder whose reason Slurm shows may have let go: show the next one's.
-      String top = fx.topReason();
-      if (needsDrain(node, top) && fx.drain(top)) {
-        fx.timeline("reason-updated", top);
-      }
-    }
-    return Step.stay(DRAINED, tuning.resyncSeconds());
   }
 
   /** Replace the pod with one at the target revision. */
@@ -275,45 +189,6 @@ final class NodePhases {
   }
 
   // ---- helpers ----
-
-  private boolean lost(PodView pod) {
-    return !pod.exists() || pod.terminating() || pod.failed();
-  }
-
-  /**
-   * The pod vanished or failed behind Tandem's back. Drain the Slurm node so nothing new lands on a
-   * dead slurmd, and recreate the pod; the hold lifts once the new slurmd registers.
-   */
-  private Step podLost(PodView pod) {
-    String what = !pod.exists() ? "deleted" : pod.terminating() ? "terminating" : pod.phase();
-    fx.hold(DrainCause.POD_DELETED, "pod " + what + " outside Tandem; recreating");
-    if (s.slurm != null && s.slurm.drainable() && needsDrain(s.slurm, fx.topReason())) {
-      fx.drain(fx.topReason());
-    }
-    fx.event(true, "PodLost", "pod " + what + " outside Tandem; recreating it");
-    return Step.to(PROVISIONING, "pod-lost", "pod " + what + " outside Tandem");
-  }
-
-  /** Slurm does not yet show our reason (an administrator's drain counts as drained). */
-  private boolean needsDrain(SlurmNodeView node, String reason) {
-    if (!node.drainFlag()) {
-      return true;
-    }
-    return !node.adminReason() && !java.util.Objects.equals(node.reason(), reason);
-  }
-
-  /** Lifts a Tandem drain if Slurm shows one; false if Slurm could not be reached. */
-  private boolean releaseOwnDrain(SlurmNodeView node) {
-    boolean ours = DrainReason.ownedByTandem(node.reason());
-    if (ours && (node.drainFlag() || node.down())) {
-      if (!fx.releaseDrain()) {
-        return false;
-      }
-      fx.timeline("undrained", "lifted " + node.reason());
-    }
-    s.forced = false;
-    return true;
-  }
 
   private void adoptRevision(PodView pod) {
     if (isTarget(pod.revision())) {

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.Tuning;
@@ -12,5 +13,6 @@ import dev.tandem.workflows.model.Tuning;
  * @param tuning timing knobs, also handed to the node workflows
  * @param state the state carried over by continue-as-new, or null on first start
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetInput(
     NodeSetRef ref, NodeSetSpecView spec, Tuning tuning, NodeSetState state) {}

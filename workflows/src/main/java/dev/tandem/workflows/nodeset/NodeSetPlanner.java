@@ -11,12 +11,13 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The NodeSet's decisions as pure functions of its state, so they can be tested without Temporal.
+ * The NodeSet's decisions as pure functions of its state and {@link Rules}, so they can be tested
+ * without Temporal. "Available" is {@link NodeAvailability#available}: under the current rules a
+ * node in phase ready that Slurm shows drained, down or not responding is not available.
  *
- * <p>Scale-down victims: nodes that are not ready first (they serve nobody), then idle ones (no job
- * is disturbed), then the highest ordinal. Rolling update: nodes not at the update revision, at
- * most {@code maxUnavailable} out of service at once (nodes already not ready count), idle ones
- * first, then the highest ordinal; a node running a job is drained and waits like any other.
+ * <p>Scale-down victims: unavailable nodes first (they serve nobody), then idle ones (no job is
+ * disturbed), then the highest ordinal. Rolling update: see {@link #rollingUpdates}; a node running
+ * a job is drained and waits like any other.
  */
 public final class NodeSetPlanner {
   private NodeSetPlanner() {}
@@ -49,14 +50,14 @@ public final class NodeSetPlanner {
   }
 
   /** Which nodes to delete to get from {@code active} down to {@code replicas}. */
-  public static List<Entry> victims(List<Entry> active, int replicas) {
+  static List<Entry> victims(List<Entry> active, int replicas, Rules rules) {
     int excess = active.size() - replicas;
     if (excess <= 0) {
       return List.of();
     }
     List<Entry> sorted = new ArrayList<>(active);
     sorted.sort(
-        Comparator.comparing((Entry e) -> ready(e))
+        Comparator.comparing((Entry e) -> NodeAvailability.available(e, rules))
             .thenComparing(e -> !idle(e))
             .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
     return sorted.subList(0, excess);
@@ -68,20 +69,26 @@ public final class NodeSetPlanner {
    * <ol>
    *   <li>A node whose report shows it moving to another revision than the update revision gets the
    *       update revision too (cancels a superseded or rolled-back update), free of budget.
-   *   <li>Nodes not at the update revision that were not yet told are candidates.
-   *   <li>Budget = maxUnavailable minus nodes already out of service (not ready, or told and not
-   *       yet back). Candidates are taken idle first, then by highest ordinal, up to the budget.
+   *   <li>Nodes not at the update revision that were not yet told are candidates, idle ones first,
+   *       then by highest ordinal.
+   *   <li>Budget = maxUnavailable minus the nodes already out of service: not available (an
+   *       administrator's drain, a DOWN or not-responding node count), or told and not yet back at
+   *       the update revision. So a rollout waits rather than taking another node while one is out.
+   *   <li>A candidate that is itself unavailable costs nothing (it is out of service already) and
+   *       is updated even when the budget is spent; an available candidate is taken only while
+   *       budget is left, and spends one. (LEGACY rules stopped at the first candidate past the
+   *       budget.)
    * </ol>
    */
-  public static List<Entry> rollingUpdates(
-      Collection<Entry> active, String updateRevision, int maxUnavailable) {
+  static List<Entry> rollingUpdates(
+      Collection<Entry> active, String updateRevision, int maxUnavailable, Rules rules) {
     List<Entry> out = new ArrayList<>();
     List<Entry> candidates = new ArrayList<>();
     int unavailable = 0;
     for (Entry e : active) {
       boolean told = updateRevision.equals(e.updateSentFor) && e.updateSentImmediate;
       String rev = revision(e);
-      if (!ready(e) || (told && !updateRevision.equals(rev))) {
+      if (!NodeAvailability.available(e, rules) || (told && !updateRevision.equals(rev))) {
         unavailable++;
       }
       if (told) {
@@ -100,11 +107,17 @@ public final class NodeSetPlanner {
             .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
     int budget = maxUnavailable - unavailable;
     for (Entry e : candidates) {
-      if (budget <= 0) {
-        break;
-      }
-      out.add(e);
-      if (ready(e)) {
+      boolean available = NodeAvailability.available(e, rules);
+      if (rules == Rules.LEGACY) {
+        if (budget <= 0) {
+          break;
+        }
+        out.add(e);
+        budget -= available ? 1 : 0;
+      } else if (!available) {
+        out.add(e);
+      } else if (budget > 0) {
+        out.add(e);
         budget--;
       }
     }
@@ -131,10 +144,6 @@ public final class NodeSetPlanner {
       return r.revision();
     }
     return e.startRevision;
-  }
-
-  public static boolean ready(Entry e) {
-    return e.report != null && e.report.phase() == NodePhase.READY;
   }
 
   /** Idle in Slurm: base state idle (a node with jobs shows allocated or mixed). */

@@ -1,12 +1,10 @@
 package dev.tandem.workflows.nodeset;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.ClusterHealth;
-import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -14,9 +12,11 @@ import java.util.TreeMap;
  * Everything a {@link NodeSetWorkflow} knows, in one serializable object carried across
  * continue-as-new. Mutated only by the workflow thread.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public final class NodeSetState {
 
   /** One node the NodeSet tracks. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public static final class Entry {
     String pod;
     int ordinal;
@@ -72,10 +72,11 @@ public final class NodeSetState {
   /** The status last written to the custom resource. */
   NodeSetStatusView written;
 
-  List<Condition> conditions = new ArrayList<>();
-
   /** The watchers' latest view of each dependency, by {@link ClusterHealth#component()}. */
   Map<String, ClusterHealth> health = new TreeMap<>();
+
+  /** Workflow time (ms) each entry of {@link #health} arrived: how stale it is. */
+  Map<String, Long> healthHeardMillis = new TreeMap<>();
 
   public Map<Integer, Entry> nodes() {
     return nodes;

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
@@ -12,14 +13,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Computes a NodeSet's status (counts and conditions) from what its nodes reported. Pure. */
-public final class NodeSetStatusCalculator {
+/**
+ * Computes a NodeSet's status (counts and conditions) from what its nodes reported and what the
+ * watchers said about Slurm and Kubernetes. Pure. Under {@link Rules#HONEST}, readyReplicas counts
+ * the available nodes that are not being removed, and the Ready and Progressing conditions come
+ * from {@link NodeSetConditions}; under LEGACY, phase ready is enough (workflows recorded before).
+ */
+final class NodeSetStatusCalculator {
   private NodeSetStatusCalculator() {}
 
   /** At most this many node problems are spelled out in the Degraded condition. */
-  static final int MAX_LISTED_PROBLEMS = 3;
+  static final int MAX_LISTED_PROBLEMS = NodeSetConditions.MAX_LISTED;
 
-  public static NodeSetStatusView compute(NodeSetState s, String selector, Instant now) {
+  static NodeSetStatusView compute(NodeSetState s, String selector, Instant now, Rules rules) {
     List<Entry> existing = new ArrayList<>();
     for (Entry e : s.nodes.values()) {
       if (!NodeSetPlanner.deleted(e)) {
@@ -40,7 +46,9 @@ public final class NodeSetStatusCalculator {
     for (Entry e : existing) {
       NodeReport r = e.report;
       String rev = NodeSetPlanner.revision(e);
-      if (r != null && r.phase() == NodePhase.READY) {
+      if (rules == Rules.LEGACY
+          ? r != null && r.phase() == NodePhase.READY
+          : !e.deleteSent && NodeAvailability.available(e, rules)) {
         ready++;
       }
       if (rev != null && rev.equals(updateRevision)) {
@@ -82,16 +90,30 @@ public final class NodeSetStatusCalculator {
               .getKey();
     }
     List<Condition> conds = new ArrayList<>();
-    conds.add(readyCondition(s, desired, ready, existing.size()));
-    conds.add(progressing(s, desired, existing, updated, updateRevision));
+    if (rules == Rules.LEGACY) {
+      conds.add(readyCondition(s, desired, ready, existing.size()));
+      conds.add(progressing(s, desired, existing, updated, updateRevision));
+    } else {
+      conds.add(NodeSetConditions.ready(s, desired, ready, NodeSetPlanner.active(s.nodes)));
+      conds.add(NodeSetConditions.progressing(s, desired, existing, updated, updateRevision));
+    }
     conds.add(degraded(problems));
     conds.add(
         s.invalidMessage == null
             ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
             : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
+    if (rules == Rules.HONEST) {
+      long nowMillis = now.toEpochMilli();
+      conds.add(
+          NodeSetConditions.reachable(
+              Condition.SLURM_REACHABLE, ClusterHealth.SLURM, s, nowMillis));
+      conds.add(
+          NodeSetConditions.reachable(
+              Condition.KUBERNETES_REACHABLE, ClusterHealth.KUBERNETES, s, nowMillis));
+    }
     List<Condition> withTimes = new ArrayList<>();
     for (Condition c : conds) {
-      Condition old = find(s.conditions, c.type());
+      Condition old = s.written == null ? null : s.written.condition(c.type());
       Instant t = old != null && old.status().equals(c.status()) ? old.lastTransitionTime() : now;
       withTimes.add(new Condition(c.type(), c.status(), c.reason(), c.message(), t));
     }
@@ -108,6 +130,7 @@ public final class NodeSetStatusCalculator {
         withTimes);
   }
 
+  /** LEGACY: phase ready counts, and exactly {@code desired} nodes must exist. */
   private static Condition readyCondition(NodeSetState s, int desired, int ready, int existing) {
     if (s.deleting) {
       return cond(Condition.READY, false, "Deleting", "the NodeSet is being deleted");
@@ -123,6 +146,7 @@ public final class NodeSetStatusCalculator {
         ready + "/" + desired + " nodes ready");
   }
 
+  /** LEGACY. */
   private static Condition progressing(
       NodeSetState s, int desired, List<Entry> existing, int updated, String updateRevision) {
     if (s.deleting) {
@@ -177,15 +201,6 @@ public final class NodeSetStatusCalculator {
 
   private static Condition cond(String type, boolean status, String reason, String message) {
     return new Condition(type, status ? "True" : "False", reason, message, null);
-  }
-
-  static Condition find(List<Condition> list, String type) {
-    for (Condition c : list) {
-      if (c.type().equals(type)) {
-        return c;
-      }
-    }
-    return null;
   }
 
   /** Equal apart from condition transition times. */

@@ -1,35 +1,51 @@
 package dev.tandem.workflows.replay;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.model.PodRequest;
 import dev.tandem.workflows.model.TimeoutAction;
+import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
 import dev.tandem.workflows.testing.WorkflowTestBase;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowStub;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * Records the histories that {@link ReplayTest} replays. Runs only on request, when a change to the
  * workflows is meant to be compatible and new histories should join the old ones:
  *
- * <pre>./mvnw -pl workflows test -Dtest=RecordHistoriesTest -Dtandem.recordHistories=v2</pre>
+ * <pre>./mvnw -pl workflows test -Dtest=RecordHistoriesTest -Dtandem.recordHistories=v4</pre>
  *
- * The value names the file suffix. Never delete old histories: they stand for workflows that may
- * still be running somewhere.
+ * The value names the file suffix; add the new files to {@code histories/index.txt}. One scenario:
+ * {@code -Dtest='RecordHistoriesTest#recordHonestStatus'}. Never delete old histories: they stand
+ * for workflows that may still be running somewhere. A history recorded with older code (to prove a
+ * {@code Workflow.getVersion} guard) is recorded in a scratch worktree of that commit with the same
+ * scenario; see docs/upgrading.md.
  */
 class RecordHistoriesTest extends WorkflowTestBase {
   private static final String TAG = System.getProperty("tandem.recordHistories", "");
   private static final Path DIR = Path.of("src/test/resources/histories");
+
+  /** Continue-as-new after 200 events (the minimum), so a short scenario spans several runs. */
+  private static final Tuning SHORT_HISTORY = new Tuning(1, 10, 200, 200, 120, true);
 
   @Test
   void recordNodeLifecycle() throws IOException {
@@ -76,6 +92,175 @@ class RecordHistoriesTest extends WorkflowTestBase {
     WorkflowStub.fromTyped(wf).getResult(Void.class);
     write("nodeset", Names.nodeSetWorkflowId(NS, "recset"));
     write("nodeset-child", Names.nodeWorkflowId(NS, "recset-0"));
+  }
+
+  /**
+   * A drain arrives while Slurm shows the node NOT_RESPONDING (Slurm 22.05 pings the slurmd after
+   * every UNDRAIN); an update and a delete follow while it pings again. The same scenario recorded
+   * with the code before {@code Versions.DRAIN_NOT_RESPONDING} is node-not-responding-v1.json.
+   */
+  @Test
+  void recordNotRespondingDrain() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    cluster.notRespondingAfterUndrain(3);
+    NodeLifecycleWorkflow wf = startNode("png", 0, "a");
+    await("ready", 60, () -> phaseIs("png-0", NodePhase.READY));
+    wf.drain(NodeCommand.of("k8s-cordon", "first"));
+    await("drained", 60, () -> phaseIs("png-0", NodePhase.DRAINED));
+    wf.undrain(NodeCommand.of("k8s-cordon", "cleared"));
+    await("ready", 60, () -> phaseIs("png-0", NodePhase.READY));
+    wf.drain(NodeCommand.of("k8s-cordon", "second"));
+    await(
+        "drained in Slurm",
+        120,
+        () -> phaseIs("png-0", NodePhase.DRAINED) && nodeStatus("png-0").slurm().drainFlag());
+    wf.undrain(NodeCommand.of("k8s-cordon", "cleared again"));
+    await("ready", 60, () -> phaseIs("png-0", NodePhase.READY));
+    long job = cluster.startJob("png-0");
+    wf.update(new UpdateCommand(template("b"), true, DrainPolicy.waitForever()));
+    env.sleep(Duration.ofSeconds(20));
+    cluster.endJob(job);
+    await(
+        "updated",
+        120,
+        () -> "b".equals(nodeStatus("png-0").revision()) && phaseIs("png-0", NodePhase.READY));
+    wf.delete(NodeCommand.of("scale-down", "shrink"));
+    WorkflowStub.fromTyped(wf).getResult(NodePhase.class);
+    write("node-not-responding", Names.nodeWorkflowId(NS, "png-0"));
+  }
+
+  /**
+   * Adoption: pods left behind by a NodeSet whose workflow history was lost, one at the spec's
+   * revision and one at an older revision. The NodeSet adopts both; the node workflow of the older
+   * one adopts its pod at that revision and is then rolled to the spec's.
+   */
+  @Test
+  void recordAdoption() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    cluster.ensurePod(new PodRequest(NodeRef.of(NS, "adopt", 0), template("a"), "uid-ns"));
+    cluster.ensurePod(new PodRequest(NodeRef.of(NS, "adopt", 1), template("old"), "uid-ns"));
+    NodeSetWorkflow wf = startNodeSet("adopt", spec(1, 3, "a"));
+    await(
+        "3 ready at a",
+        300,
+        () ->
+            allReady(wf, 3)
+                && wf.status().nodes().stream().allMatch(n -> "a".equals(n.revision())));
+    assertEquals(1, cluster.podCreations("adopt-0"), "adopted, not recreated");
+    assertEquals(2, cluster.podCreations("adopt-1"), "adopted at old, then updated");
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    write("nodeset-adopt", Names.nodeSetWorkflowId(NS, "adopt"));
+    write("node-adopt", Names.nodeWorkflowId(NS, "adopt-1"));
+  }
+
+  /**
+   * Continue-as-new of a node workflow, several times: held drained by a manual drain, then a
+   * delete that waits for a job. Every run is recorded, so the replayer also starts runs from a
+   * carried-over state (holds, pending delete, timeline).
+   */
+  @Test
+  void recordNodeContinueAsNew() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeLifecycleWorkflow wf = startNode("can", 0, "a", SHORT_HISTORY);
+    String id = Names.nodeWorkflowId(NS, "can-0");
+    String first = WorkflowStub.fromTyped(wf).getExecution().getRunId();
+    await("ready", 60, () -> phaseIs("can-0", NodePhase.READY));
+    wf.drain(NodeCommand.of("manual", "maintenance"));
+    await("continued while drained", 1200, () -> runs(id, first).size() >= 2);
+    wf.undrain(NodeCommand.of("manual", "done"));
+    await("ready", 60, () -> phaseIs("can-0", NodePhase.READY));
+    long job = cluster.startJob("can-0");
+    int before = runs(id, first).size();
+    wf.delete(NodeCommand.of("scale-down", "shrink"));
+    await("continued while draining", 600, () -> runs(id, first).size() > before);
+    cluster.endJob(job);
+    WorkflowStub.fromTyped(wf).getResult(NodePhase.class);
+    writeRuns("node-continued", id, first);
+  }
+
+  /** Continue-as-new of a NodeSet workflow; a rolling update and the deletion follow. */
+  @Test
+  void recordNodeSetContinueAsNew() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeSetWorkflow wf = startNodeSet("canset", spec(1, 2, "a"), SHORT_HISTORY);
+    String id = Names.nodeSetWorkflowId(NS, "canset");
+    String first = WorkflowStub.fromTyped(wf).getExecution().getRunId();
+    await("2 ready", 120, () -> allReady(wf, 2));
+    await("continued", 1200, () -> runs(id, first).size() >= 2);
+    wf.specChanged(spec(2, 3, "b"));
+    await(
+        "3 ready at b",
+        600,
+        () ->
+            allReady(wf, 3)
+                && wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision())));
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    writeRuns("nodeset-continued", id, first);
+  }
+
+  /**
+   * Honest status (Versions.HONEST_STATUS): the watchers' health reports, an administrator's drain
+   * during a rolling update (the rollout waits), a busy scale-down, a report going stale.
+   */
+  @Test
+  void recordHonestStatus() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeSetWorkflow wf = startNodeSet("honest", spec(1, 3, "a"));
+    await("3 ready", 120, () -> allReady(wf, 3));
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    wf.clusterHealth(new ClusterHealth(ClusterHealth.SLURM, true, "slurmrestd answers", t, t));
+    wf.clusterHealth(new ClusterHealth(ClusterHealth.KUBERNETES, true, "API answers", t, t));
+    cluster.adminDrain("honest-1", "disk");
+    await("drain seen", 60, () -> wf.status().nodes().get(1).slurmState().equals("idle+DRAIN"));
+    wf.specChanged(spec(2, 3, "b"));
+    env.sleep(Duration.ofMinutes(2));
+    wf.clusterHealth(
+        new ClusterHealth(ClusterHealth.SLURM, false, "connection refused", t, t.plusSeconds(120)));
+    env.sleep(Duration.ofSeconds(30));
+    cluster.adminResume("honest-1");
+    await(
+        "all at b",
+        600,
+        () ->
+            allReady(wf, 3)
+                && wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision())));
+    long job = cluster.startJob("honest-2");
+    long job0 = cluster.startJob("honest-0");
+    long job1 = cluster.startJob("honest-1");
+    env.sleep(Duration.ofSeconds(25));
+    wf.specChanged(spec(3, 2, "b"));
+    env.sleep(Duration.ofMinutes(4)); // the health reports go stale meanwhile
+    cluster.endJob(job);
+    await("scaled down", 300, () -> wf.status().nodes().size() == 2);
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    cluster.endJob(job0);
+    cluster.endJob(job1);
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    write("nodeset-honest", Names.nodeSetWorkflowId(NS, "honest"));
+    write("node-honest", Names.nodeWorkflowId(NS, "honest-1"));
+  }
+
+  /** The run ids of a workflow, first to latest, following continue-as-new. */
+  private List<String> runs(String workflowId, String firstRunId) {
+    List<String> ids = new ArrayList<>(List.of(firstRunId));
+    for (int i = 0; i < 50; i++) {
+      HistoryEvent last = client.fetchHistory(workflowId, ids.get(ids.size() - 1)).getLastEvent();
+      if (last.getEventType() != EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) {
+        return ids;
+      }
+      ids.add(last.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId());
+    }
+    return ids;
+  }
+
+  private void writeRuns(String name, String workflowId, String firstRunId) throws IOException {
+    List<String> ids = runs(workflowId, firstRunId);
+    for (int i = 0; i < ids.size(); i++) {
+      String json = client.fetchHistory(workflowId, ids.get(i)).toJson(false);
+      Files.writeString(DIR.resolve(name + "-run" + (i + 1) + "-" + TAG + ".json"), json);
+    }
   }
 
   private void write(String name, String workflowId) throws IOException {

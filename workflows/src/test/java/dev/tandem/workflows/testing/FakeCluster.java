@@ -53,6 +53,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private final List<EventRequest> events = new ArrayList<>();
   private final Map<String, Integer> podCreations = new TreeMap<>();
   private boolean slurmDown;
+  private boolean kubeDown;
   private int pingReadsAfterUndrain;
   private final Map<String, Integer> pinging = new TreeMap<>();
   private int maxOutOfService;
@@ -132,6 +133,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
 
   @Override
   public synchronized void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
+    checkKube();
     statuses.put(ref.toString(), status);
   }
 
@@ -231,6 +233,37 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     n.reason = reason;
   }
 
+  /** An administrator's {@code scontrol update State=RESUME}: lifts any drain. */
+  public synchronized void adminResume(String node) {
+    Node n = known(node);
+    n.flags.remove("DRAIN");
+    n.reason = null;
+    if ("down".equals(n.state)) {
+      n.state = "idle";
+    }
+  }
+
+  /**
+   * The slurmd dies while its pod stays: after SlurmdTimeout Slurm marks the node DOWN, NOT
+   * RESPONDING, reason "Not responding" (as slurmctld does).
+   */
+  public synchronized void slurmdDies(String node) {
+    Node n = known(node);
+    n.state = "down";
+    n.flags.add("NOT_RESPONDING");
+    n.reason = "Not responding";
+  }
+
+  /** The slurmd answers again; Slurm returns the node to service (ReturnToService=2). */
+  public synchronized void slurmdBack(String node) {
+    Node n = known(node);
+    n.flags.remove("NOT_RESPONDING");
+    if ("down".equals(n.state) && "Not responding".equals(n.reason)) {
+      n.state = "idle";
+      n.reason = null;
+    }
+  }
+
   /** {@code kubectl delete pod}: the pod goes, its slurmd stops responding, its jobs die. */
   public synchronized void deletePodBehindBack(String name) {
     pods.remove(name);
@@ -252,6 +285,11 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   /** slurmrestd outage: every Slurm call fails (retryably) until switched back. */
   public synchronized void slurmDown(boolean down) {
     slurmDown = down;
+  }
+
+  /** Kubernetes API outage: writing a NodeSet's status fails (retryably) until switched back. */
+  public synchronized void kubeDown(boolean down) {
+    kubeDown = down;
   }
 
   /** Which nodes the out-of-service maximum is computed over. */
@@ -306,6 +344,12 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private void checkSlurm() {
     if (slurmDown) {
       throw ApplicationFailure.newFailure("connection refused (fake outage)", "SlurmUnavailable");
+    }
+  }
+
+  private void checkKube() {
+    if (kubeDown) {
+      throw ApplicationFailure.newFailure("connection refused (fake outage)", "KubeUnavailable");
     }
   }
 

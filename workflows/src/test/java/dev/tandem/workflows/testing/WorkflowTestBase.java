@@ -83,6 +83,10 @@ public abstract class WorkflowTestBase {
   }
 
   protected NodeSetWorkflow startNodeSet(String name, NodeSetSpecView spec) {
+    return startNodeSet(name, spec, TUNING);
+  }
+
+  protected NodeSetWorkflow startNodeSet(String name, NodeSetSpecView spec, Tuning tuning) {
     NodeSetRef ref = new NodeSetRef(NS, name);
     NodeSetWorkflow wf =
         client.newWorkflowStub(
@@ -91,11 +95,16 @@ public abstract class WorkflowTestBase {
                 .setWorkflowId(ref.workflowId())
                 .setTaskQueue(Names.TASK_QUEUE)
                 .build());
-    WorkflowClient.start(wf::run, new NodeSetInput(ref, spec, TUNING, null));
+    WorkflowClient.start(wf::run, new NodeSetInput(ref, spec, tuning, null));
     return wf;
   }
 
   protected NodeLifecycleWorkflow startNode(String nodeSet, int ordinal, String revision) {
+    return startNode(nodeSet, ordinal, revision, TUNING);
+  }
+
+  protected NodeLifecycleWorkflow startNode(
+      String nodeSet, int ordinal, String revision, Tuning tuning) {
     NodeRef ref = NodeRef.of(NS, nodeSet, ordinal);
     NodeLifecycleWorkflow wf =
         client.newWorkflowStub(
@@ -107,7 +116,7 @@ public abstract class WorkflowTestBase {
     WorkflowClient.start(
         wf::run,
         new NodeLifecycleInput(
-            ref, template(revision), "uid-ns", DrainPolicy.waitForever(), TUNING, null));
+            ref, template(revision), "uid-ns", DrainPolicy.waitForever(), tuning, null));
     return wf;
   }
 

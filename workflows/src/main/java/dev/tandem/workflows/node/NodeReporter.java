@@ -1,0 +1,87 @@
+package dev.tandem.workflows.node;
+
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.SlurmNodeView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the node workflow tells others about itself: the {@code nodeReported} signal to its NodeSet
+ * workflow (on every change that matters to the NodeSet, and as a heartbeat every ten resync
+ * periods in case one was lost) and the Temporal UI's current details.
+ */
+final class NodeReporter {
+  private final NodeLifecycleInput input;
+  private final NodeLifecycleState s;
+  private final NodeEffects fx;
+  private NodeReport lastReport;
+  private long lastReportMillis;
+
+  NodeReporter(NodeLifecycleInput input, NodeLifecycleState s, NodeEffects fx) {
+    this.input = input;
+    this.s = s;
+    this.fx = fx;
+  }
+
+  /** Sends a report if something changed since the last one, or the heartbeat is due. */
+  void report() {
+    NodeReport r = build(s.reportSeq + 1);
+    boolean changed = lastReport == null || !same(lastReport, r);
+    long heartbeatMillis = input.tuning().resyncSeconds() * 10_000L;
+    boolean due = fx.nowMillis() - lastReportMillis >= heartbeatMillis;
+    if (!changed && !due) {
+      return;
+    }
+    s.reportSeq = r.seq();
+    lastReport = r;
+    lastReportMillis = fx.nowMillis();
+    NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r);
+  }
+
+  /** One line: phase, Slurm state, holders, jobs, problem. */
+  String details() {
+    List<String> parts = new ArrayList<>();
+    parts.add("phase " + s.phase.label());
+    if (s.slurm != null) {
+      parts.add("slurm " + s.slurm.summary());
+    }
+    if (!s.holds.isEmpty()) {
+      parts.add("held by " + String.join(", ", s.holds.keySet()));
+    }
+    if (s.busy == null || s.busy) {
+      parts.add(s.busy == null ? "jobs unknown" : "jobs " + s.jobIds);
+    }
+    if (s.problem != null) {
+      parts.add("problem: " + s.problem);
+    }
+    return String.join("; ", parts);
+  }
+
+  private NodeReport build(long seq) {
+    SlurmNodeView n = s.slurm;
+    return new NodeReport(
+        input.ref().pod(),
+        input.ref().ordinal(),
+        s.phase,
+        s.current == null ? null : s.current.revision(),
+        s.target == null ? null : s.target.revision(),
+        n == null ? "unknown" : n.summary(),
+        s.busy,
+        n == null ? null : n.reason(),
+        s.pod == null ? null : s.pod.k8sNode(),
+        s.problem,
+        seq);
+  }
+
+  private static boolean same(NodeReport a, NodeReport b) {
+    return a.phase() == b.phase()
+        && Objects.equals(a.revision(), b.revision())
+        && Objects.equals(a.targetRevision(), b.targetRevision())
+        && Objects.equals(a.slurmState(), b.slurmState())
+        && Objects.equals(a.busy(), b.busy())
+        && Objects.equals(a.reason(), b.reason())
+        && Objects.equals(a.k8sNode(), b.k8sNode())
+        && Objects.equals(a.problem(), b.problem());
+  }
+}

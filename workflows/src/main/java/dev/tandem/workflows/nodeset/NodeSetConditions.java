@@ -1,0 +1,182 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.model.ClusterHealth;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.nodeset.NodeSetState.Entry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The NodeSet's conditions under {@link Rules#HONEST}: each message says the same as the numbers
+ * and names what keeps the NodeSet from being fine.
+ *
+ * <ul>
+ *   <li>Ready: True iff at least {@code replicas} nodes are available (see {@link
+ *       NodeAvailability}), the spec is valid and the NodeSet is not being deleted. The message
+ *       counts them and names up to three nodes that do not serve, with why.
+ *   <li>Progressing: ScalingUp, ScalingDown (naming the nodes still on their way out),
+ *       RollingUpdate, NodesSettling (nodes in a transitional phase), or Stable.
+ *   <li>SlurmReachable, KubernetesReachable: the watchers' last {@code clusterHealth} report;
+ *       Unknown before the first one and when the last is older than {@link #HEALTH_STALE_AFTER}.
+ * </ul>
+ */
+final class NodeSetConditions {
+  private NodeSetConditions() {}
+
+  /** At most this many nodes are named in one message. */
+  static final int MAX_LISTED = 3;
+
+  /**
+   * A health report older than this (workflow time) no longer says anything: the watchers re-send
+   * every minute or so, so three missed reports mean they are not running or cannot reach Temporal.
+   */
+  static final Duration HEALTH_STALE_AFTER = Duration.ofMinutes(3);
+
+  static Condition ready(NodeSetState s, int desired, int ready, List<Entry> active) {
+    if (s.deleting) {
+      return cond(Condition.READY, false, "Deleting", "the NodeSet is being deleted");
+    }
+    if (s.spec == null) {
+      return cond(Condition.READY, false, "NoValidSpec", "no valid spec has been seen yet");
+    }
+    List<String> out = new ArrayList<>();
+    for (Entry e : active) {
+      if (!NodeAvailability.available(e, Rules.HONEST)) {
+        out.add(e.pod + ": " + NodeAvailability.whyNot(e));
+      }
+    }
+    boolean ok = ready >= desired;
+    String msg = ready + "/" + desired + " nodes ready" + (out.isEmpty() ? "" : "; " + list(out));
+    return cond(Condition.READY, ok, ok ? "AllNodesReady" : "NodesNotReady", msg);
+  }
+
+  static Condition progressing(
+      NodeSetState s, int desired, List<Entry> existing, int updated, String updateRevision) {
+    if (s.deleting) {
+      return cond(
+          Condition.PROGRESSING, true, "Deleting", existing.size() + " nodes left to delete");
+    }
+    if (s.spec == null) {
+      return cond(Condition.PROGRESSING, false, "NoValidSpec", "waiting for a valid spec");
+    }
+    List<Entry> active = NodeSetPlanner.active(s.nodes);
+    if (active.size() < desired) {
+      return cond(
+          Condition.PROGRESSING,
+          true,
+          "ScalingUp",
+          "scaling up from " + active.size() + " to " + desired);
+    }
+    List<String> leaving = new ArrayList<>();
+    for (Entry e : existing) {
+      if (e.deleteSent) {
+        leaving.add(e.pod + " " + phase(e) + jobs(e.report));
+      }
+    }
+    if (!leaving.isEmpty() || active.size() > desired) {
+      return cond(
+          Condition.PROGRESSING,
+          true,
+          "ScalingDown",
+          "scaling down from "
+              + existing.size()
+              + " to "
+              + desired
+              + (leaving.isEmpty() ? "" : "; waiting for " + list(leaving)));
+    }
+    if (updated < existing.size()) {
+      return cond(
+          Condition.PROGRESSING,
+          true,
+          "RollingUpdate",
+          updated + "/" + existing.size() + " nodes at revision " + updateRevision);
+    }
+    List<String> settling = new ArrayList<>();
+    for (Entry e : active) {
+      if (e.report == null || e.report.phase() != NodePhase.READY) {
+        settling.add(e.pod + " " + phase(e));
+      }
+    }
+    if (!settling.isEmpty()) {
+      return cond(
+          Condition.PROGRESSING,
+          true,
+          "NodesSettling",
+          settling.size()
+              + " of "
+              + active.size()
+              + " nodes not in service yet: "
+              + list(settling));
+    }
+    return cond(Condition.PROGRESSING, false, "Stable", "all nodes at revision " + updateRevision);
+  }
+
+  /** SlurmReachable or KubernetesReachable, from the watchers' report on {@code component}. */
+  static Condition reachable(String type, String component, NodeSetState s, long nowMillis) {
+    ClusterHealth h = s.health.get(component);
+    Long heard = s.healthHeardMillis.get(component);
+    if (h == null || heard == null) {
+      return new Condition(
+          type, Condition.UNKNOWN, "NoReport", "no report from the watchers yet", null);
+    }
+    if (nowMillis - heard > HEALTH_STALE_AFTER.toMillis()) {
+      return new Condition(
+          type,
+          Condition.UNKNOWN,
+          "ReportStale",
+          "no report from the watchers for more than "
+              + HEALTH_STALE_AFTER.toMinutes()
+              + " minutes; the last said "
+              + (h.reachable() ? "reachable" : "unreachable")
+              + ": "
+              + h.message(),
+          null);
+    }
+    return cond(type, h.reachable(), h.reachable() ? "Reachable" : "Unreachable", h.message());
+  }
+
+  /**
+   * Workflow time (ms) at which the freshest health report goes stale and a condition turns
+   * Unknown, or {@link Long#MAX_VALUE} if none will: the workflow wakes then to say so.
+   */
+  static long nextStaleMillis(NodeSetState s, long nowMillis) {
+    long next = Long.MAX_VALUE;
+    for (Long heard : s.healthHeardMillis.values()) {
+      long at = heard + HEALTH_STALE_AFTER.toMillis() + 1;
+      if (at > nowMillis) {
+        next = Math.min(next, at);
+      }
+    }
+    return next;
+  }
+
+  private static String phase(Entry e) {
+    return e.report == null ? "starting" : e.report.phase().label();
+  }
+
+  private static String jobs(NodeReport r) {
+    if (r == null || r.busy() == null) {
+      return " (jobs unknown)";
+    }
+    return r.busy() ? " (jobs running)" : "";
+  }
+
+  /** Up to {@link #MAX_LISTED} items, then how many more. */
+  static String list(List<String> items) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < Math.min(MAX_LISTED, items.size()); i++) {
+      b.append(i == 0 ? "" : "; ").append(items.get(i));
+    }
+    if (items.size() > MAX_LISTED) {
+      b.append("; and ").append(items.size() - MAX_LISTED).append(" more");
+    }
+    return b.toString();
+  }
+
+  static Condition cond(String type, boolean status, String reason, String message) {
+    return new Condition(type, status ? Condition.TRUE : Condition.FALSE, reason, message, null);
+  }
+}

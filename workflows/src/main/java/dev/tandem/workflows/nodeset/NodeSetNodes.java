@@ -1,0 +1,175 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.model.PodTemplate;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.UpdateCommand;
+import dev.tandem.workflows.node.NodeLifecycleInput;
+import dev.tandem.workflows.nodeset.NodeSetState.Entry;
+import dev.tandem.workflows.support.ActivityStubs;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * The NodeSet workflow's hands on its nodes: adopt the pods that exist, start node workflows, send
+ * them {@code delete} and {@code update}. What to do comes from {@link NodeSetPlanner}; this class
+ * only carries it out and records it in {@link NodeSetState}.
+ */
+final class NodeSetNodes {
+  private static final Logger log = Workflow.getLogger(NodeSetNodes.class);
+
+  /** A node that has not reported for this many resync periods is asked to; gone → restarted. */
+  static final int SILENT_PERIODS = 30;
+
+  private final NodeSetInput input;
+  private final NodeSetState s;
+
+  /** Set by the workflow at the start of each run. */
+  Rules rules = Rules.LEGACY;
+
+  NodeSetNodes(NodeSetInput input, NodeSetState s) {
+    this.input = input;
+    this.s = s;
+  }
+
+  /** Lists the pods once and tracks each of ours, so a lost history never orphans a node. */
+  void adopt() {
+    List<PodView> pods;
+    try {
+      pods =
+          ActivityStubs.kube("list pods of " + input.ref())
+              .listPods(input.ref().namespace(), input.ref().name());
+    } catch (ActivityFailure e) {
+      log.warn("cannot list pods of {}: {}", input.ref(), e.getMessage());
+      return; // try again on the next pass
+    }
+    String prefix = input.ref().name() + "-";
+    for (PodView p : pods) {
+      if (p.name() == null || !p.name().startsWith(prefix)) {
+        continue;
+      }
+      try {
+        int ordinal = Integer.parseInt(p.name().substring(prefix.length()));
+        if (ordinal >= 0 && !s.nodes.containsKey(ordinal)) {
+          entry(ordinal, p.revision());
+        }
+      } catch (NumberFormatException ignored) {
+        // not one of ours: NodeSet pods are <name>-<ordinal>
+      }
+    }
+    restartMissing();
+    s.adopted = true;
+  }
+
+  /** Starts node workflows for entries without one (new, adopted, or found gone). */
+  void restartMissing() {
+    List<NodeMessenger.Start> starts = new ArrayList<>();
+    long now = Workflow.currentTimeMillis();
+    long silentMillis = input.tuning().resyncSeconds() * 1000L * SILENT_PERIODS;
+    for (Entry e : s.nodes.values()) {
+      if (e.started && now - e.lastHeardMillis > silentMillis) {
+        e.lastHeardMillis = now;
+        e.started = NodeMessenger.resync(ref(e));
+      }
+      if (!e.started) {
+        e.deleteSent = false;
+        e.updateSentFor = null;
+        e.lastHeardMillis = now;
+        starts.add(NodeMessenger.start(nodeInput(e), input.tuning().searchAttributes()));
+      }
+    }
+    for (NodeRef r : NodeMessenger.awaitStarts(starts)) {
+      s.nodes.get(r.ordinal()).started = true;
+    }
+  }
+
+  /** Starts missing nodes on the lowest free ordinals, or sends delete to the victims. */
+  void scale() {
+    List<Entry> active = NodeSetPlanner.active(s.nodes);
+    int desired = s.spec.replicas();
+    if (active.size() < desired) {
+      for (int ordinal : NodeSetPlanner.freeOrdinals(s.nodes, desired - active.size())) {
+        entry(ordinal, s.spec.template().revision());
+      }
+      restartMissing();
+    } else if (active.size() > desired) {
+      String why = "scale down from " + active.size() + " to " + desired;
+      for (Entry e : NodeSetPlanner.victims(active, desired, rules)) {
+        NodeCommand c =
+            NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
+        e.deleteSent = NodeMessenger.delete(ref(e), c);
+        e.started = e.deleteSent;
+      }
+    }
+  }
+
+  /** Sends update to the nodes the update strategy allows now. */
+  void roll() {
+    List<Entry> active = NodeSetPlanner.active(s.nodes);
+    String rev = s.spec.template().revision();
+    boolean onDelete = s.spec.updateStrategy().onDelete();
+    List<Entry> targets;
+    if (onDelete) {
+      targets = NodeSetPlanner.deferredUpdates(active, rev);
+    } else {
+      int max =
+          NodeSetSpecValidator.resolveMaxUnavailable(
+              s.spec.updateStrategy().maxUnavailable(), s.spec.replicas());
+      targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
+    }
+    UpdateCommand c = new UpdateCommand(s.spec.template(), !onDelete, s.spec.updateDrain());
+    for (Entry e : targets) {
+      if (NodeMessenger.update(ref(e), c)) {
+        e.updateSentFor = rev;
+        e.updateSentImmediate = !onDelete;
+      } else {
+        e.started = false;
+      }
+    }
+  }
+
+  /** Sends delete to every node; true once none is left. */
+  boolean deleteAll() {
+    s.nodes.values().removeIf(NodeSetPlanner::deleted);
+    restartMissing();
+    for (Entry e : s.nodes.values()) {
+      if (!e.deleteSent && e.started) {
+        NodeCommand c = NodeCommand.of(DrainCause.SCALE_DOWN, s.deleteReason);
+        if (s.spec != null) {
+          c = c.withPolicy(s.spec.scaleDownDrain());
+        }
+        e.deleteSent = NodeMessenger.delete(ref(e), c);
+        e.started = e.deleteSent;
+      }
+    }
+    return s.nodes.isEmpty();
+  }
+
+  /** Tracks a new node (not started yet). */
+  Entry entry(int ordinal, String revision) {
+    Entry e = new Entry();
+    e.ordinal = ordinal;
+    e.pod = Names.podName(input.ref().name(), ordinal);
+    e.startRevision = revision;
+    s.nodes.put(ordinal, e);
+    return e;
+  }
+
+  private NodeRef ref(Entry e) {
+    return new NodeRef(input.ref().namespace(), input.ref().name(), e.pod, e.ordinal);
+  }
+
+  private NodeLifecycleInput nodeInput(Entry e) {
+    PodTemplate t =
+        s.spec != null ? s.spec.template() : new PodTemplate(e.startRevision, null, null);
+    String uid = s.spec != null ? s.spec.uid() : s.latest == null ? null : s.latest.uid();
+    return new NodeLifecycleInput(
+        ref(e), t, uid, s.spec == null ? null : s.spec.scaleDownDrain(), input.tuning(), null);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.tandem.workflows.support;
+
+import io.temporal.workflow.Workflow;
+import java.util.Map;
+
+/**
+ * Every {@code Workflow.getVersion} change id, in one place, with what it guards. A change to what
+ * a workflow decides, or to which activities, timers, signals or child workflows it issues in which
+ * order, must not alter the replay of a history recorded before it: workflows started on the old
+ * code keep the old path (until they continue as new), new ones take the new path. See
+ * docs/upgrading.md for how to add one; never remove one while a workflow that may have recorded it
+ * can still run.
+ */
+public final class Versions {
+  private Versions() {}
+
+  /**
+   * Version 1: a drain is set while Slurm shows the node NOT_RESPONDING (Slurm 22.05 pings the
+   * slurmd after every UNDRAIN or RESUME; a dead slurmd is exactly the node that must take no new
+   * job). Before: the drain waited until the node responded. Node workflow.
+   */
+  public static final String DRAIN_NOT_RESPONDING = "drain-not-responding";
+
+  /**
+   * Version 1: a node counts as available (for maxUnavailable, scale-down order and readyReplicas)
+   * only when it is ready and Slurm serves it (not drained, down or not responding); rolling-update
+   * candidates already unavailable are updated free of budget; the NodeSet's Ready condition and
+   * messages follow the numbers; SlurmReachable and KubernetesReachable come from the watchers'
+   * clusterHealth signal. Before: phase ready was enough. NodeSet workflow.
+   */
+  public static final String HONEST_STATUS = "honest-status";
+
+  /** The newest version of each change id; every call site asks with the same maximum. */
+  private static final Map<String, Integer> LATEST =
+      Map.of(DRAIN_NOT_RESPONDING, 1, HONEST_STATUS, 1);
+
+  /**
+   * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
+   * when it replays a history recorded before the change, else the newest. The first answer holds
+   * for the rest of the run; continue-as-new asks again.
+   */
+  public static int of(String changeId) {
+    Integer latest = LATEST.get(changeId);
+    if (latest == null) {
+      throw new IllegalArgumentException("unknown change id " + changeId);
+    }
+    return Workflow.getVersion(changeId, Workflow.DEFAULT_VERSION, latest);
+  }
+}
