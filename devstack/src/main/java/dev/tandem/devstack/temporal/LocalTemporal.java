@@ -7,6 +7,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.temporal.internal.testservice.TestServicesStarter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The workflow service goes through {@link StickyQueueBypass}, so workflows never stick to a
  * worker that may die (the test server has no sticky schedule-to-start timeout): a restarted or
- * replacement worker picks up every running workflow at once.
+ * replacement worker picks up every running workflow at once. {@link TaskQueuePollers} answers
+ * {@code DescribeTaskQueue} with the task queue's pollers, as a real server does (the test server
+ * does not implement it), so clients can tell that no worker is running.
  *
  * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md).
  * Everything is in memory: stopping it forgets every workflow.
@@ -38,7 +41,9 @@ public final class LocalTemporal implements AutoCloseable {
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     for (BindableService s : services.getServices()) {
       if (s == services.getWorkflowService()) {
-        b.addService(ServerInterceptors.intercept(s, new StickyQueueBypass()));
+        b.addService(
+            ServerInterceptors.intercept(
+                s, new StickyQueueBypass(), new TaskQueuePollers(Clock.systemUTC())));
       } else {
         b.addService(s);
       }
