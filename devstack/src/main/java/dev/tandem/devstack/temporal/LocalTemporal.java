@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * {@code DescribeTaskQueue} with the task queue's pollers, as a real server does (the test server
  * does not implement it), so clients can tell that no worker is running.
  *
- * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md).
- * Everything is in memory: stopping it forgets every workflow.
+ * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md, "The
+ * local Temporal"). Everything is in memory: stopping it forgets every workflow.
  */
 public final class LocalTemporal implements AutoCloseable {
   private final TestServicesStarter services;
