@@ -5,7 +5,6 @@ import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
-import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,20 +50,35 @@ final class DrainCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     NodeLookup.Target t = target.target();
-    WorkflowClient client = temporal.connect();
+    NodeCommand command = NodeCommand.of(DrainCause.MANUAL, reason);
+    TemporalSession session = temporal.connect();
     try {
-      NodeStatus s = NodeLookup.status(client, t);
-      if (s.phase() == NodePhase.DELETED || s.phase() == NodePhase.DELETING) {
-        throw new CliException("node " + t + " is " + s.phase().label() + ": nothing to drain");
+      boolean noWorker = session.workers().state() == WorkerPresence.State.GONE;
+      if (noWorker) {
+        NodeLookup.requireRunning(session, t, "drain");
+      } else {
+        NodeStatus s = NodeLookup.status(session, t);
+        if (s.phase() == NodePhase.DELETED || s.phase() == NodePhase.DELETING) {
+          throw new CliException("node " + t + " is " + s.phase().label() + ": nothing to drain");
+        }
       }
-      NodeLookup.stub(client, t).drain(NodeCommand.of(DrainCause.MANUAL, reason));
+      session.call(
+          () -> {
+            NodeLookup.stub(session, t).drain(command);
+            return null;
+          });
       out.printf(
           "drain requested for %s (owner manual); Slurm reason: %s%n",
           t, DrainReason.format(DrainCause.MANUAL, reason));
+      out.flush();
+      if (noWorker) {
+        return NodeLookup.recordedWithoutWorker(
+            session, spec.commandLine().getErr(), waitDrained, "the drain");
+      }
       if (waitDrained) {
         Waiter.until(
             out,
-            client,
+            session,
             t,
             Durations.parse(timeout),
             st -> st.phase() == NodePhase.DRAINED,
@@ -74,7 +88,7 @@ final class DrainCommand implements Callable<Integer> {
       }
       return 0;
     } finally {
-      TemporalOptions.close(client);
+      session.close();
     }
   }
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** {@code 90s}, {@code 10m}, {@code 1h} for command-line options. */
+/** {@code 90s}, {@code 10m}, {@code 1h} for command-line options, and back for messages. */
 final class Durations {
   private Durations() {}
 
@@ -22,5 +22,22 @@ final class Durations {
       case "m" -> Duration.ofMinutes(n);
       default -> Duration.ofHours(n);
     };
+  }
+
+  /**
+   * {@code 750ms}, {@code 0s}, {@code 5s}, {@code 119s}, {@code 2m}, {@code 3h}: seconds up to two
+   * minutes, then the largest whole unit, rounded down.
+   */
+  static String format(Duration d) {
+    if (d.toMillis() < 1000 && !d.isZero()) {
+      return d.toMillis() + "ms";
+    }
+    if (d.toSeconds() < 120) {
+      return d.toSeconds() + "s";
+    }
+    if (d.toMinutes() < 120) {
+      return d.toMinutes() + "m";
+    }
+    return d.toHours() + "h";
   }
 }

@@ -2,7 +2,6 @@ package dev.tandem.cli;
 
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.TimelineEntry;
-import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +33,10 @@ final class HistoryCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     NodeLookup.Target t = target.target();
-    WorkflowClient client = temporal.connect();
+    TemporalSession session = temporal.connect();
     try {
-      NodeStatus s = NodeLookup.status(client, t);
+      session.requireWorker();
+      NodeStatus s = NodeLookup.status(session, t);
       if (output == Output.Format.json) {
         out.println(Output.json(s.timeline()));
         return 0;
@@ -59,7 +59,7 @@ final class HistoryCommand implements Callable<Integer> {
       out.print(Table.render(List.of("TIME", "PHASE", "EVENT", "DETAIL"), rows));
       return 0;
     } finally {
-      TemporalOptions.close(client);
+      session.close();
     }
   }
 }

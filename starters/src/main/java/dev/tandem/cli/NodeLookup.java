@@ -6,11 +6,13 @@ import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.NodeSummary;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
-import io.temporal.client.WorkflowClient;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowNotFoundException;
+import java.io.PrintWriter;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -43,44 +45,86 @@ final class NodeLookup {
     return new Target(defaultNamespace, arg);
   }
 
-  static NodeLifecycleWorkflow stub(WorkflowClient client, Target t) {
-    return client.newWorkflowStub(NodeLifecycleWorkflow.class, t.workflowId());
+  static NodeLifecycleWorkflow stub(TemporalSession session, Target t) {
+    return session.client().newWorkflowStub(NodeLifecycleWorkflow.class, t.workflowId());
   }
 
   /** The node's status, or a {@link CliException} that says what exists instead. */
-  static NodeStatus status(WorkflowClient client, Target t) {
+  static NodeStatus status(TemporalSession session, Target t) {
     try {
-      return stub(client, t).status();
+      return session.query(t.workflowId(), () -> stub(session, t).status());
     } catch (WorkflowNotFoundException e) {
-      throw new CliException(notFound(client, t));
+      throw new CliException(notFound(session, t));
     } catch (WorkflowException e) {
       if (notFound(e)) {
-        throw new CliException(notFound(client, t));
+        throw new CliException(notFound(session, t));
       }
-      if (unreachable(e)) {
-        throw e; // TandemCli says "cannot reach Temporal" and how to point at it
-      }
-      throw new CliException("cannot query " + t.workflowId() + ": " + e.getMessage());
+      throw new CliException("cannot query " + t.workflowId() + ": " + why(e));
     }
   }
 
   /** The NodeSet's snapshot, if its workflow exists. */
-  static Optional<NodeSetSnapshot> nodeSet(WorkflowClient client, String namespace, String name) {
+  static Optional<NodeSetSnapshot> nodeSet(TemporalSession session, String namespace, String name) {
+    String id = Names.nodeSetWorkflowId(namespace, name);
     try {
       return Optional.of(
-          client
-              .newWorkflowStub(NodeSetWorkflow.class, Names.nodeSetWorkflowId(namespace, name))
-              .status());
+          session.query(
+              id, () -> session.client().newWorkflowStub(NodeSetWorkflow.class, id).status()));
     } catch (WorkflowException e) {
       if (notFound(e)) {
         return Optional.empty();
       }
-      if (unreachable(e)) {
-        throw e;
-      }
-      throw new CliException(
-          "cannot query " + Names.nodeSetWorkflowId(namespace, name) + ": " + e.getMessage());
+      throw new CliException("cannot query " + id + ": " + why(e));
     }
+  }
+
+  /**
+   * Without a worker to ask: the node's workflow must exist and run. Temporal answers that from its
+   * own records ({@code DescribeWorkflowExecution}); a signal to it is then kept until a worker
+   * returns.
+   */
+  static void requireRunning(TemporalSession session, Target t, String action) {
+    Optional<WorkflowExecutionStatus> st = session.execution(t.workflowId());
+    if (st.isEmpty()) {
+      throw new CliException(notFound(session, t));
+    }
+    if (st.get() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
+      throw new CliException("node " + t + " is deleted: nothing to " + action);
+    }
+    if (st.get() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      String status =
+          st.get().name().substring("WORKFLOW_EXECUTION_STATUS_".length()).toLowerCase(Locale.ROOT);
+      throw new CliException(
+          "node " + t + " has no running workflow (" + t.workflowId() + " is " + status + ")");
+    }
+  }
+
+  /**
+   * After a signal sent while no worker polls: it is recorded and takes effect when one returns.
+   * Says so on stderr and returns 0, or fails when the user asked to wait for the effect.
+   */
+  static int recordedWithoutWorker(
+      TemporalSession session, PrintWriter err, boolean wait, String what) {
+    String noWorker = session.workers().noWorker(session.address());
+    if (wait) {
+      throw new CliException(
+          what
+              + " is recorded and takes effect when a worker polls again, so --wait cannot wait: "
+              + noWorker);
+    }
+    err.println(
+        "tandem: warning: "
+            + what
+            + " is recorded and takes effect when a worker polls again: "
+            + noWorker);
+    err.flush();
+    return 0;
+  }
+
+  /** The server's answer if there is one (the SDK's own message only names the workflow). */
+  private static String why(WorkflowException e) {
+    io.grpc.StatusRuntimeException s = TemporalSession.status(e);
+    return s != null ? s.getMessage() : e.getMessage();
   }
 
   /** The workflow does not exist (or has ended and is gone). */
@@ -111,11 +155,22 @@ final class NodeLookup {
     return false;
   }
 
-  static String notFound(WorkflowClient client, Target t) {
+  static String notFound(TemporalSession session, Target t) {
     String base = "no Tandem node '" + t.pod() + "' in namespace '" + t.namespace() + "'";
     String set = nodeSetOf(t.pod());
-    Optional<NodeSetSnapshot> snap =
-        set == null ? Optional.empty() : nodeSet(client, t.namespace(), set);
+    Optional<NodeSetSnapshot> snap = Optional.empty();
+    if (set != null && session.workers().state() == WorkerPresence.State.GONE) {
+      // No worker to ask for the NodeSet's nodes; Temporal still knows whether it exists.
+      boolean exists = session.execution(Names.nodeSetWorkflowId(t.namespace(), set)).isPresent();
+      return base
+          + (exists ? "" : " (and no NodeSet '" + set + "' there)")
+          + ". Node names are pod names: see `kubectl get pods -l tandem.dev/nodeset`.";
+    }
+    try {
+      snap = set == null ? Optional.empty() : nodeSet(session, t.namespace(), set);
+    } catch (TemporalSession.NoAnswer e) {
+      return base + ". " + e.getMessage();
+    }
     if (snap.isEmpty()) {
       return base
           + (set == null ? "" : " (and no NodeSet '" + set + "' there)")

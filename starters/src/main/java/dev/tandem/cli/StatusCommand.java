@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,12 +66,13 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    WorkflowClient client = temporal.connect();
+    TemporalSession session = temporal.connect();
     try {
+      session.requireWorker();
       List<NodeSetSnapshot> snaps = new ArrayList<>();
       List<String> missing = new ArrayList<>();
       for (String name : names()) {
-        Optional<NodeSetSnapshot> s = NodeLookup.nodeSet(client, k8sNamespace, name);
+        Optional<NodeSetSnapshot> s = NodeLookup.nodeSet(session, k8sNamespace, name);
         if (s.isPresent()) {
           snaps.add(s.get());
         } else {
@@ -106,7 +106,7 @@ final class StatusCommand implements Callable<Integer> {
       }
       return 0;
     } finally {
-      TemporalOptions.close(client);
+      session.close();
     }
   }
 

@@ -6,6 +6,7 @@ import dev.tandem.workers.TemporalConnection;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
@@ -61,20 +62,30 @@ public final class TemporalOptions {
       description = "API key (env TEMPORAL_API_KEY)")
   String apiKey;
 
+  @Option(
+      names = "--query-timeout",
+      defaultValue = "${env:TANDEM_QUERY_TIMEOUT:-5s}",
+      description =
+          "how long to wait for Temporal and the worker to answer each call"
+              + " (env TANDEM_QUERY_TIMEOUT; default ${DEFAULT-VALUE})")
+  String queryTimeout;
+
   TandemConfig.Temporal toConfig() {
     boolean useTls = tls || tlsCert != null || tlsCa != null || apiKey != null;
     return new TandemConfig.Temporal(
         address, namespace, tlsCert, tlsKey, tlsCa, tlsServerName, useTls, apiKey);
   }
 
-  /** A client; the caller closes it with {@link #close(WorkflowClient)}. */
-  WorkflowClient connect() {
+  /** A session whose calls are bounded by {@code --query-timeout}; the caller closes it. */
+  TemporalSession connect() {
+    Duration timeout = Durations.parse(queryTimeout);
+    if (timeout.isZero()) {
+      throw new CliException("--query-timeout must be longer than 0");
+    }
     WorkflowServiceStubs stubs = TemporalConnection.connect(toConfig(), new NoopScope());
-    return WorkflowClient.newInstance(
-        stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
-  }
-
-  static void close(WorkflowClient client) {
-    client.getWorkflowServiceStubs().shutdownNow();
+    WorkflowClient client =
+        WorkflowClient.newInstance(
+            stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+    return new TemporalSession(client, address, namespace, timeout);
   }
 }

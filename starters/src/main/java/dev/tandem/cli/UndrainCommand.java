@@ -4,7 +4,6 @@ import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
-import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -40,9 +39,23 @@ final class UndrainCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     NodeLookup.Target t = target.target();
-    WorkflowClient client = temporal.connect();
+    NodeCommand command = NodeCommand.of(DrainCause.MANUAL, reason);
+    TemporalSession session = temporal.connect();
     try {
-      NodeStatus s = NodeLookup.status(client, t);
+      if (session.workers().state() == WorkerPresence.State.GONE) {
+        // Nobody can say what the node holds; the undrain is kept and, if there is no manual
+        // drain, ignored by the node (its timeline says undrain-ignored).
+        NodeLookup.requireRunning(session, t, "undrain");
+        signal(session, t, command);
+        out.printf(
+            "undrain requested for %s (not checked: no worker to ask whether it holds a manual"
+                + " drain)%n",
+            t);
+        out.flush();
+        return NodeLookup.recordedWithoutWorker(
+            session, spec.commandLine().getErr(), waitReady, "the undrain");
+      }
+      NodeStatus s = NodeLookup.status(session, t);
       if (!s.holds().containsKey(DrainCause.MANUAL.label())) {
         String held = s.holds().isEmpty() ? "nothing" : String.join(", ", s.holds().keySet());
         throw new CliException(
@@ -52,7 +65,7 @@ final class UndrainCommand implements Callable<Integer> {
                 + ")"
                 + adminNote(s));
       }
-      NodeLookup.stub(client, t).undrain(NodeCommand.of(DrainCause.MANUAL, reason));
+      signal(session, t, command);
       s.holds().remove(DrainCause.MANUAL.label());
       out.printf("manual drain released for %s%n", t);
       if (!s.holds().isEmpty()) {
@@ -64,12 +77,25 @@ final class UndrainCommand implements Callable<Integer> {
       }
       if (waitReady && s.holds().isEmpty()) {
         Waiter.until(
-            out, client, t, Durations.parse(timeout), st -> st.phase() == NodePhase.READY, "ready");
+            out,
+            session,
+            t,
+            Durations.parse(timeout),
+            st -> st.phase() == NodePhase.READY,
+            "ready");
       }
       return 0;
     } finally {
-      TemporalOptions.close(client);
+      session.close();
     }
+  }
+
+  private static void signal(TemporalSession session, NodeLookup.Target t, NodeCommand command) {
+    session.call(
+        () -> {
+          NodeLookup.stub(session, t).undrain(command);
+          return null;
+        });
   }
 
   private static String adminNote(NodeStatus s) {

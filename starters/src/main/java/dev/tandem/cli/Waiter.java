@@ -1,13 +1,15 @@
 package dev.tandem.cli;
 
 import dev.tandem.workflows.model.NodeStatus;
-import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Predicate;
 
-/** Polls a node's status until a condition holds, printing each change; bounded by a timeout. */
+/**
+ * Polls a node's status until a condition holds, printing each change; bounded by a timeout. A
+ * worker that does not answer for a while (it is being restarted) is reported once and waited for.
+ */
 final class Waiter {
   private Waiter() {}
 
@@ -15,7 +17,7 @@ final class Waiter {
 
   static NodeStatus until(
       PrintWriter out,
-      WorkflowClient client,
+      TemporalSession session,
       NodeLookup.Target t,
       Duration timeout,
       Predicate<NodeStatus> done,
@@ -24,7 +26,22 @@ final class Waiter {
     long end = System.nanoTime() + timeout.toNanos();
     String last = null;
     while (true) {
-      NodeStatus s = NodeLookup.status(client, t);
+      NodeStatus s;
+      try {
+        s = NodeLookup.status(session, t);
+      } catch (TemporalSession.NoAnswer e) {
+        String line = "no answer: " + e.getMessage();
+        if (!line.equals(last)) {
+          out.printf("  %s: %s (still waiting)%n", t, line);
+          out.flush();
+          last = line;
+        }
+        if (System.nanoTime() > end) {
+          throw new CliException("gave up waiting after " + timeout.toSeconds() + "s: " + line);
+        }
+        Thread.sleep(POLL.toMillis());
+        continue;
+      }
       String line =
           s.phase().label()
               + (s.slurm() == null ? "" : ", slurm " + s.slurm().summary())

@@ -57,12 +57,20 @@ public record TandemConfig(
       Set<String> unhealthyConditions,
       int signalThreads) {}
 
-  /** The Temporal worker. */
+  /**
+   * The Temporal worker.
+   *
+   * @param stickyTimeout how long a real Temporal server waits for this worker to take a task of a
+   *     workflow it holds in memory (its sticky queue) before it gives the task, with the full
+   *     history, to any worker ({@code TANDEM_STICKY_TIMEOUT}, default 5s; 0s turns stickiness
+   *     off). Bounds how long a crashed worker delays its workflows; see docs/runbook.md.
+   */
   public record Worker(
       int maxConcurrentActivities,
       int maxConcurrentWorkflowTasks,
       Duration shutdownGrace,
-      boolean registerSearchAttributes) {}
+      boolean registerSearchAttributes,
+      Duration stickyTimeout) {}
 
   public static TandemConfig from(Env env) {
     String cert = env.string("TEMPORAL_TLS_CERT", null);
@@ -120,7 +128,8 @@ public record TandemConfig(
             env.integer("TANDEM_MAX_CONCURRENT_ACTIVITIES", 50, 1, 10_000),
             env.integer("TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", 50, 2, 10_000),
             env.duration("TANDEM_SHUTDOWN_GRACE", Duration.ofSeconds(30), Duration.ZERO),
-            env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true));
+            env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true),
+            env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO));
     return new TandemConfig(temporal, http, watching, tuning, worker);
   }
 

@@ -62,14 +62,7 @@ public final class TandemWorker implements AutoCloseable {
     log.info("starting Tandem: {}", cfg.temporal());
     WorkflowClient client = get(WorkflowClient.class);
     factory = WorkerFactory.newInstance(client);
-    Worker worker =
-        factory.newWorker(
-            Names.TASK_QUEUE,
-            WorkerOptions.newBuilder()
-                .setMaxConcurrentActivityExecutionSize(cfg.worker().maxConcurrentActivities())
-                .setMaxConcurrentWorkflowTaskExecutionSize(
-                    cfg.worker().maxConcurrentWorkflowTasks())
-                .build());
+    Worker worker = factory.newWorker(Names.TASK_QUEUE, workerOptions(cfg.worker()));
     worker.registerWorkflowImplementationTypes(
         NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
     worker.registerActivitiesImplementations(get(KubeActivities.class), get(SlurmActivities.class));
@@ -96,6 +89,18 @@ public final class TandemWorker implements AutoCloseable {
         cfg.http().bind(),
         http.port());
     return this;
+  }
+
+  /**
+   * The SDK worker's options. The sticky schedule-to-start timeout is set explicitly (not left to
+   * the SDK's default) because it bounds how long a crashed replica delays the workflows it held.
+   */
+  static WorkerOptions workerOptions(TandemConfig.Worker w) {
+    return WorkerOptions.newBuilder()
+        .setMaxConcurrentActivityExecutionSize(w.maxConcurrentActivities())
+        .setMaxConcurrentWorkflowTaskExecutionSize(w.maxConcurrentWorkflowTasks())
+        .setStickyQueueScheduleToStartTimeout(w.stickyTimeout())
+        .build();
   }
 
   /** Null when ready; otherwise why not (shown by {@code /readyz}). */

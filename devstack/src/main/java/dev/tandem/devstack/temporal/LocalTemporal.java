@@ -2,10 +2,13 @@ package dev.tandem.devstack.temporal;
 
 import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.temporal.internal.testservice.TestServicesStarter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Temporal's Java test server as the local Temporal of {@code tandem dev}, bound to 127.0.0.1 only.
@@ -14,8 +17,14 @@ import java.net.InetSocketAddress;
  * served here through a gRPC server bound to the loopback address. Time runs normally (skipping is
  * locked): this is a server for people and real processes, not for unit tests.
  *
- * <p>What it cannot do (see ../shared/notes/java-stack.md): list workflows, schedules, the Temporal
- * UI. Everything is in memory: stopping it forgets every workflow.
+ * <p>The workflow service goes through {@link StickyQueueBypass}, so workflows never stick to a
+ * worker that may die (the test server has no sticky schedule-to-start timeout): a restarted or
+ * replacement worker picks up every running workflow at once. {@link TaskQueuePollers} answers
+ * {@code DescribeTaskQueue} with the task queue's pollers, as a real server does (the test server
+ * does not implement it), so clients can tell that no worker is running.
+ *
+ * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md, "The
+ * local Temporal"). Everything is in memory: stopping it forgets every workflow.
  */
 public final class LocalTemporal implements AutoCloseable {
   private final TestServicesStarter services;
@@ -31,7 +40,13 @@ public final class LocalTemporal implements AutoCloseable {
     TestServicesStarter services = new TestServicesStarter(true, 0);
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     for (BindableService s : services.getServices()) {
-      b.addService(s);
+      if (s == services.getWorkflowService()) {
+        b.addService(
+            ServerInterceptors.intercept(
+                s, new StickyQueueBypass(), new TaskQueuePollers(Clock.systemUTC())));
+      } else {
+        b.addService(s);
+      }
     }
     Server server;
     try {
@@ -56,6 +71,12 @@ public final class LocalTemporal implements AutoCloseable {
   @Override
   public void close() {
     server.shutdownNow();
+    try {
+      // Calls still open (long polls) end first; the services' schedulers are closed after them.
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     services.close();
   }
 }

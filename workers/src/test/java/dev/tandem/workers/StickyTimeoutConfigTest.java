@@ -1,0 +1,45 @@
+package dev.tandem.workers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code TANDEM_STICKY_TIMEOUT} reaches the SDK worker's options. */
+class StickyTimeoutConfigTest {
+  private static TandemConfig.Worker worker(Map<String, String> env) {
+    return TandemConfig.from(new Env(env)).worker();
+  }
+
+  @Test
+  void defaultsToFiveSecondsSetExplicitly() {
+    TandemConfig.Worker w = worker(Map.of());
+    assertEquals(Duration.ofSeconds(5), w.stickyTimeout());
+    assertEquals(
+        Duration.ofSeconds(5),
+        TandemWorker.workerOptions(w).getStickyQueueScheduleToStartTimeout());
+  }
+
+  @Test
+  void isConfigurableAndZeroIsAccepted() {
+    Map<String, String> env = new HashMap<>();
+    env.put("TANDEM_STICKY_TIMEOUT", "2s");
+    assertEquals(
+        Duration.ofSeconds(2),
+        TandemWorker.workerOptions(worker(env)).getStickyQueueScheduleToStartTimeout());
+    env.put("TANDEM_STICKY_TIMEOUT", "0s");
+    assertEquals(Duration.ZERO, worker(env).stickyTimeout());
+  }
+
+  @Test
+  void aBadValueNamesTheVariable() {
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> worker(Map.of("TANDEM_STICKY_TIMEOUT", "soon")));
+    assertEquals(
+        "TANDEM_STICKY_TIMEOUT=\"soon\" is not a duration like 500ms, 2s, 5m or 1h",
+        e.getMessage());
+  }
+}
