@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * resourceVersion}; a real change always has a new one. Subclasses get that as a flag instead of
  * computing it three times.
  *
- * <p>An informer stops for good only when its first listing fails (later errors are retried by the
- * informer itself). {@link #running()} is then false, and the {@code Watchers} supervisor closes
+ * <p>An informer stops for good when its first listing fails (later watch and list errors it
+ * retries by itself). {@link #running()} is then false, and the {@code Watchers} supervisor closes
  * and starts it again; {@link #start()} never throws for that reason.
  *
  * @param <T> the resource type
