@@ -7,14 +7,12 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -30,8 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       healthy again → {@code undrain} of that owner.
  * </ul>
  *
- * <p>What was last asked per (pod, owner) is remembered, so unchanged nodes cost nothing. What
- * happened while no watcher ran is unknown, so:
+ * <p>What was asked per (pod, owner) is remembered, so unchanged nodes cost nothing; but only what
+ * Temporal accepted counts as said (fail closed: a cordon whose drain was lost must not look sent).
+ * What happened while no watcher ran is unknown, so:
  *
  * <ol>
  *   <li>After the node informer's first listing (the pod cache is synced before it starts), one
@@ -41,9 +40,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *       undrain only on the informer's periodic resync, and only once: a new pod holds nothing, so
  *       the common case costs no signal, and a missed one is repaired within a resync period.
  *   <li>Every change of a node's cordon or conditions sends what changed, as it happens.
+ *   <li>An ask is {@code pending} from submission until its signal is accepted, then {@code
+ *       delivered}. A pass skips an ask equal to the pending one, or to the delivered one when none
+ *       is pending. When the coalescer gives up on a signal (Temporal unreachable past its retries)
+ *       the pending ask is forgotten, so the delivered state (older, or none) is what a later pass
+ *       compares with: the next change or resync sends it again. Besides, the pod is looked at
+ *       again after {@link #REDELIVER_AFTER} (or the resync period if shorter), and again after
+ *       each failure, so an undelivered drain is retried until it lands.
  * </ol>
  */
-public final class K8sNodeWatcher implements AutoCloseable {
+public final class K8sNodeWatcher extends InformerWatcher<Node> {
   /** Annotation on a Kubernetes Node that says why it was cordoned. */
   public static final String CORDON_REASON = Names.PREFIX + "cordon-reason";
 
@@ -54,9 +60,18 @@ public final class K8sNodeWatcher implements AutoCloseable {
   private final WatcherMetrics metrics;
   private final Set<String> unhealthyConditions;
   private final Duration resync;
-  private final Map<String, String> lastAsked = new ConcurrentHashMap<>();
+
+  /** Per (pod, owner) key: the reason asked and not yet accepted ("-" = undrain). */
+  private final Map<String, String> pending = new ConcurrentHashMap<>();
+
+  /** Per (pod, owner) key: the last reason Temporal accepted ("-" = undrain). */
+  private final Map<String, String> delivered = new ConcurrentHashMap<>();
+
+  /** How long after a signal was given up the pod is looked at again. */
+  static final Duration REDELIVER_AFTER = Duration.ofSeconds(30);
+
   private volatile boolean primed;
-  private SharedIndexInformer<Node> informer;
+  private volatile Duration redeliverAfter = REDELIVER_AFTER;
 
   /** How a pass treats a (pod, owner) whose state this watcher has not asked for yet. */
   private enum Pass {
@@ -80,6 +95,7 @@ public final class K8sNodeWatcher implements AutoCloseable {
       WatcherMetrics metrics,
       Set<String> unhealthyConditions,
       Duration resync) {
+    super("node", metrics);
     this.client = client;
     this.pods = pods;
     this.coalescer = coalescer;
@@ -89,39 +105,34 @@ public final class K8sNodeWatcher implements AutoCloseable {
     this.resync = resync;
   }
 
-  public void start() {
-    informer =
-        client
-            .nodes()
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Node n) {
-                    metrics.event("node", "add");
-                    if (primed) {
-                      apply(n, Pass.FULL); // a node added later: its pods are new too
-                    }
-                  }
+  @Override
+  protected SharedIndexInformer<Node> newInformer() {
+    primed = false;
+    return client.nodes().runnableInformer(resync.toMillis());
+  }
 
-                  @Override
-                  public void onUpdate(Node old, Node n) {
-                    metrics.event("node", "update");
-                    boolean resync =
-                        Objects.equals(
-                            old.getMetadata().getResourceVersion(),
-                            n.getMetadata().getResourceVersion());
-                    apply(n, resync ? Pass.RESYNC : Pass.CHANGE);
-                  }
+  @Override
+  protected void onAdd(Node n) {
+    if (primed) {
+      apply(n, Pass.FULL); // a node added later: its pods are new too
+    }
+  }
 
-                  @Override
-                  public void onDelete(Node n, boolean unknownFinalState) {
-                    metrics.event("node", "delete");
-                    // The pods on it are lost too; the pod watcher and node workflows take over.
-                  }
-                },
-                resync.toMillis());
-    // inform() returns once the first listing is in the store: now the full pass.
+  @Override
+  protected void onUpdate(Node old, Node n, boolean resyncPass) {
+    apply(n, resyncPass ? Pass.RESYNC : Pass.CHANGE);
+  }
+
+  // onDelete: the pods on it are lost too; the pod watcher and node workflows take over.
+
+  /** The first listing is in the store: now the full pass. */
+  @Override
+  protected void onFirstSync() {
     primed = true;
+    SharedIndexInformer<Node> informer = informer();
+    if (informer == null) {
+      return;
+    }
     for (Node n : informer.getStore().list()) {
       apply(n, Pass.FULL);
     }
@@ -129,6 +140,7 @@ public final class K8sNodeWatcher implements AutoCloseable {
 
   /** A pod appeared on (or moved to) a node: give it that node's drains. */
   public void podChanged(Pod pod) {
+    SharedIndexInformer<Node> informer = informer();
     if (informer == null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
       return;
     }
@@ -157,14 +169,15 @@ public final class K8sNodeWatcher implements AutoCloseable {
     String name = pod.getMetadata().getName();
     String key = ns + "/" + name + ":" + owner.label();
     String desired = reason == null ? "-" : reason;
-    String before = lastAsked.put(key, desired);
-    if (pass != Pass.FULL && desired.equals(before)) {
+    String inFlight = pending.get(key);
+    String last = inFlight != null ? inFlight : delivered.get(key);
+    if (pass != Pass.FULL && desired.equals(last)) {
       return;
     }
-    if (before == null && reason == null && pass == Pass.CHANGE) {
-      lastAsked.remove(key); // not asked yet: the next resync sends it once
-      return;
+    if (last == null && reason == null && pass == Pass.CHANGE) {
+      return; // not asked yet: the next resync sends it once
     }
+    pending.put(key, desired);
     String signal = reason == null ? Names.SIGNAL_UNDRAIN : Names.SIGNAL_DRAIN;
     NodeCommand cmd = NodeCommand.of(owner, reason == null ? "cleared in Kubernetes" : reason);
     Instant seen = Instant.now();
@@ -172,9 +185,47 @@ public final class K8sNodeWatcher implements AutoCloseable {
         key,
         () -> {
           boolean ok = signals.node(ns, name, signal, cmd);
+          if (ok) {
+            delivered.put(key, desired);
+          }
+          // Not running: nobody heard it, so nothing counts as said; the next resync asks again
+          // (a workflow that appears meanwhile, e.g. adopting the pod, gets it then).
+          pending.remove(key, desired);
           metrics.signal(signal, ok ? "sent" : "not-running");
           metrics.lag("node", Duration.between(seen, Instant.now()));
+        },
+        () -> {
+          pending.remove(key, desired);
+          coalescer.later(redeliverAfter(), () -> recheck(ns, name));
         });
+  }
+
+  private Duration redeliverAfter() {
+    return resync.compareTo(redeliverAfter) < 0 ? resync : redeliverAfter;
+  }
+
+  /** For tests: when a pod whose signal was given up is looked at again. */
+  K8sNodeWatcher redeliverAfter(Duration d) {
+    this.redeliverAfter = d;
+    return this;
+  }
+
+  /** A signal for this pod was given up: ask again what its node calls for now. */
+  private void recheck(String ns, String name) {
+    SharedIndexInformer<Node> informer = informer();
+    if (informer == null) {
+      return;
+    }
+    pods.podFor(name)
+        .filter(p -> ns.equals(p.getMetadata().getNamespace()))
+        .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
+        .ifPresent(
+            p -> {
+              Node n = informer.getStore().getByKey(p.getSpec().getNodeName());
+              if (n != null) {
+                applyTo(p, n, Pass.RESYNC);
+              }
+            });
   }
 
   static String cordonReason(Node n) {
@@ -206,18 +257,5 @@ public final class K8sNodeWatcher implements AutoCloseable {
       }
     }
     return bad.isEmpty() ? null : String.join("; ", bad);
-  }
-
-  /** False once the informer has stopped for good (the supervisor then restarts it). */
-  public boolean running() {
-    return informer != null && informer.isRunning();
-  }
-
-  @Override
-  public void close() {
-    if (informer != null) {
-      informer.close();
-      informer = null;
-    }
   }
 }

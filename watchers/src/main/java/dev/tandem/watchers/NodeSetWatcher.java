@@ -12,12 +12,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Feeds NodeSet custom resources to their workflows: {@code specChanged} (signal-with-start) when
@@ -28,13 +28,13 @@ import java.util.Objects;
  * it only becomes an InvalidSpec condition on itself. Before its first signal a NodeSet gets
  * Tandem's finalizer, so that deleting it waits until its nodes are drained and gone.
  */
-public final class NodeSetWatcher implements AutoCloseable {
+public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResource> {
   private final KubernetesClient client;
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
   private final Duration resync;
-  private SharedIndexInformer<GenericKubernetesResource> informer;
+  private volatile Consumer<NodeSetRef> onSpecSent = ref -> {};
 
   public NodeSetWatcher(
       KubernetesClient client,
@@ -42,6 +42,7 @@ public final class NodeSetWatcher implements AutoCloseable {
       WorkflowSignals signals,
       WatcherMetrics metrics,
       Duration resync) {
+    super("nodeset", metrics);
     this.client = client;
     this.coalescer = coalescer;
     this.signals = signals;
@@ -49,49 +50,49 @@ public final class NodeSetWatcher implements AutoCloseable {
     this.resync = resync;
   }
 
-  public void start() {
-    informer =
-        NodeSetResources.generic(client)
-            .inAnyNamespace()
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(GenericKubernetesResource r) {
-                    metrics.event("nodeset", "add");
-                    changed(r);
-                  }
-
-                  @Override
-                  public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource r) {
-                    metrics.event("nodeset", "update");
-                    // Status writes (Tandem's own) change only the resourceVersion: skip them.
-                    // A periodic resync (same resourceVersion) re-sends, repairing lost signals.
-                    boolean resyncPass =
-                        Objects.equals(
-                            old.getMetadata().getResourceVersion(),
-                            r.getMetadata().getResourceVersion());
-                    if (resyncPass || !sameIntent(old, r)) {
-                      changed(r);
-                    }
-                  }
-
-                  @Override
-                  public void onDelete(GenericKubernetesResource r, boolean unknownFinalState) {
-                    metrics.event("nodeset", "delete");
-                    NodeSetRef ref = ref(r);
-                    coalescer.submit(
-                        key(ref),
-                        () -> {
-                          signals.nodeSetGone(ref, deleteCommand());
-                          metrics.signal("delete", "sent");
-                        });
-                  }
-                },
-                resync.toMillis());
+  /** Told after a spec signal was accepted (its workflow runs now). */
+  public void onSpecSent(Consumer<NodeSetRef> c) {
+    this.onSpecSent = c;
   }
 
-  public boolean synced() {
-    return informer != null && informer.hasSynced();
+  @Override
+  protected SharedIndexInformer<GenericKubernetesResource> newInformer() {
+    return NodeSetResources.generic(client).inAnyNamespace().runnableInformer(resync.toMillis());
+  }
+
+  @Override
+  protected void onAdd(GenericKubernetesResource r) {
+    changed(r);
+  }
+
+  @Override
+  protected void onUpdate(
+      GenericKubernetesResource old, GenericKubernetesResource r, boolean resyncPass) {
+    // Status writes (Tandem's own) change only the resourceVersion: skip them. A periodic resync
+    // (same resourceVersion) re-sends, repairing lost signals.
+    if (resyncPass || !sameIntent(old, r)) {
+      changed(r);
+    }
+  }
+
+  @Override
+  protected void onDelete(GenericKubernetesResource r, boolean unknownFinalState) {
+    NodeSetRef ref = ref(r);
+    coalescer.submit(
+        key(ref),
+        () -> {
+          signals.nodeSetGone(ref, deleteCommand());
+          metrics.signal("delete", "sent");
+        });
+  }
+
+  /** The NodeSets in the cache (their workflows are {@code nodeset/<ns>/<name>}). */
+  public List<NodeSetRef> known() {
+    SharedIndexInformer<GenericKubernetesResource> informer = informer();
+    if (informer == null) {
+      return List.of();
+    }
+    return informer.getStore().list().stream().map(NodeSetWatcher::ref).toList();
   }
 
   private void changed(GenericKubernetesResource r) {
@@ -109,6 +110,7 @@ public final class NodeSetWatcher implements AutoCloseable {
             ensureFinalizer(r);
             signals.nodeSetSpec(ref, spec);
             metrics.signal("specChanged", "sent");
+            onSpecSent.accept(ref);
           }
           metrics.lag("nodeset", Duration.between(seen, Instant.now()));
         });
@@ -170,18 +172,5 @@ public final class NodeSetWatcher implements AutoCloseable {
 
   private static String key(NodeSetRef ref) {
     return "nodeset:" + ref;
-  }
-
-  /** False once the informer has stopped for good (the supervisor then restarts it). */
-  public boolean running() {
-    return informer != null && informer.isRunning();
-  }
-
-  @Override
-  public void close() {
-    if (informer != null) {
-      informer.close();
-      informer = null;
-    }
   }
 }

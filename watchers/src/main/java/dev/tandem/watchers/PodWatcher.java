@@ -6,7 +6,6 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,9 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -28,7 +24,7 @@ import java.util.function.Consumer;
  * Slurm node. Both are computed in memory from the cache, because the API server cannot be trusted
  * to filter pods by {@code spec.nodeName} (fabric8's mock answers nothing).
  */
-public final class PodWatcher implements AutoCloseable {
+public final class PodWatcher extends InformerWatcher<Pod> {
   static final String BY_NODE = "byNode";
   static final String BY_NAME = "byName";
 
@@ -38,9 +34,6 @@ public final class PodWatcher implements AutoCloseable {
   private final WatcherMetrics metrics;
   private final Duration resync;
   private Consumer<Pod> onPodChanged = p -> {};
-  private SharedIndexInformer<Pod> informer;
-  private static final Duration SYNC_WAIT = Duration.ofSeconds(60);
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodWatcher.class);
 
   public PodWatcher(
       KubernetesClient client,
@@ -48,6 +41,7 @@ public final class PodWatcher implements AutoCloseable {
       WorkflowSignals signals,
       WatcherMetrics metrics,
       Duration resync) {
+    super("pod", metrics);
     this.client = client;
     this.coalescer = coalescer;
     this.signals = signals;
@@ -60,8 +54,11 @@ public final class PodWatcher implements AutoCloseable {
     this.onPodChanged = c;
   }
 
-  public void start() {
-    informer =
+  // start() waits (bounded) for the first listing: the node watcher's first pass reads this cache,
+  // and a pass over an empty cache would lose the undrains of cordons lifted while no watcher ran.
+  @Override
+  protected SharedIndexInformer<Pod> newInformer() {
+    SharedIndexInformer<Pod> informer =
         client
             .pods()
             .inAnyNamespace()
@@ -75,51 +72,26 @@ public final class PodWatcher implements AutoCloseable {
                     Objects.toString(p.getSpec() == null ? null : p.getSpec().getNodeName(), "")),
             BY_NAME,
             p -> List.of(p.getMetadata().getName())));
-    informer.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            metrics.event("pod", "add");
-            send(pod, PodViews.of(pod));
-          }
+    return informer;
+  }
 
-          @Override
-          public void onUpdate(Pod old, Pod pod) {
-            metrics.event("pod", "update");
-            PodView before = PodViews.of(old);
-            PodView after = PodViews.of(pod);
-            if (!meaningfullySame(before, after)
-                || Objects.equals(
-                    old.getMetadata().getResourceVersion(),
-                    pod.getMetadata().getResourceVersion())) {
-              // A changed view, or a periodic resync (same resourceVersion): send it.
-              send(pod, after);
-            }
-          }
+  @Override
+  protected void onAdd(Pod pod) {
+    send(pod, PodViews.of(pod));
+  }
 
-          @Override
-          public void onDelete(Pod pod, boolean unknownFinalState) {
-            metrics.event("pod", "delete");
-            send(pod, PodView.absent(pod.getMetadata().getName()));
-          }
-        });
-    // Wait (bounded) for the first listing: the node watcher's first pass reads this cache, and
-    // a pass over an empty cache would lose the undrains of cordons lifted while no watcher ran.
-    try {
-      informer.start().toCompletableFuture().get(SYNC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      log.warn(
-          "pod informer not synced after {}s ({}); the next resync completes the picture",
-          SYNC_WAIT.toSeconds(),
-          e.toString());
+  @Override
+  protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
+    PodView after = PodViews.of(pod);
+    if (resyncPass || !meaningfullySame(PodViews.of(old), after)) {
+      // A changed view, or a periodic resync: send it.
+      send(pod, after);
     }
   }
 
-  /** Whether the informer has listed once (its cache is usable). */
-  public boolean synced() {
-    return informer != null && informer.hasSynced();
+  @Override
+  protected void onDelete(Pod pod, boolean unknownFinalState) {
+    send(pod, PodView.absent(pod.getMetadata().getName()));
   }
 
   private void send(Pod pod, PodView view) {
@@ -149,11 +121,13 @@ public final class PodWatcher implements AutoCloseable {
 
   /** Tandem's slurmd pods bound to a Kubernetes node. */
   public List<Pod> podsOn(String k8sNode) {
+    SharedIndexInformer<Pod> informer = informer();
     return informer == null ? List.of() : informer.getIndexer().byIndex(BY_NODE, k8sNode);
   }
 
   /** The pod that backs a Slurm node (the Slurm node name is the pod name). */
   public Optional<Pod> podFor(String slurmNode) {
+    SharedIndexInformer<Pod> informer = informer();
     if (informer == null) {
       return Optional.empty();
     }
@@ -162,19 +136,7 @@ public final class PodWatcher implements AutoCloseable {
 
   /** Every cached pod. */
   public List<Pod> all() {
+    SharedIndexInformer<Pod> informer = informer();
     return informer == null ? List.of() : informer.getIndexer().list();
-  }
-
-  /** False once the informer has stopped for good (the supervisor then restarts it). */
-  public boolean running() {
-    return informer != null && informer.isRunning();
-  }
-
-  @Override
-  public void close() {
-    if (informer != null) {
-      informer.close();
-      informer = null;
-    }
   }
 }

@@ -2,11 +2,10 @@ package dev.tandem.watchers;
 
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
-import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.Names;
-import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
@@ -31,9 +30,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Diff against the last view by state, flags, reason and slurmd start; only differences
  *       become signals. Every {@code fullResync} the whole view is listed and sent again, so a lost
  *       signal or a missed change is repaired.
- *   <li>When slurmrestd cannot be reached, say so once (log, {@code tandem_slurm_up} 0), back off
- *       up to 30 s, and on recovery list everything again. Nothing is signalled from a failed poll:
- *       unknown is not "idle".
+ *   <li>When slurmrestd cannot be reached, say so once (log, {@code tandem_slurm_up} 0, the
+ *       reachability listener), back off up to 30 s, and on recovery list everything again. Nothing
+ *       is signalled from a failed poll: unknown is not "idle".
+ *   <li>The last views are remembered as soon as they are read, but a signal the coalescer gives up
+ *       on (Temporal unreachable) is marked undelivered: the next changed listing sends it again,
+ *       and so does every full resync. A node or job that vanished from Slurm while its last signal
+ *       was lost keeps a tombstone until that signal is accepted, so its end is not lost.
  * </ol>
  */
 public final class SlurmPoller implements AutoCloseable {
@@ -51,14 +54,19 @@ public final class SlurmPoller implements AutoCloseable {
   private final Clock clock;
 
   private final Map<String, SlurmNodeView> nodes = new ConcurrentHashMap<>();
-  private final Map<Long, SlurmJobView> jobs = new HashMap<>();
+
+  /** Views whose signal was given up: sent again on the next changed listing. */
+  private final Map<String, SlurmNodeView> undeliveredNodes = new ConcurrentHashMap<>();
+
   private Instant nodesSince;
-  private Instant jobsSince;
+  private final SlurmJobTracker jobs;
   private Instant lastFull = Instant.EPOCH;
   private Instant downSince;
   private Duration delay;
   private volatile boolean closed;
-  private Thread thread;
+  private volatile Thread thread;
+  private volatile Throwable died;
+  private volatile ReachabilityListener reachability = (component, reachable, message) -> {};
 
   public SlurmPoller(
       SlurmClient slurm,
@@ -80,12 +88,33 @@ public final class SlurmPoller implements AutoCloseable {
     this.fullResync = fullResync;
     this.clock = clock;
     this.delay = interval;
+    this.jobs = new SlurmJobTracker(slurm, coalescer, signals, metrics);
+  }
+
+  /** Told the outcome of every poll (the cluster health reporter). */
+  public void onReachability(ReachabilityListener l) {
+    this.reachability = l;
   }
 
   public void start() {
-    thread = new Thread(this::loop, "tandem-slurm-poller");
-    thread.setDaemon(true);
-    thread.start();
+    Thread t = new Thread(this::loop, "tandem-slurm-poller");
+    t.setDaemon(true);
+    t.setUncaughtExceptionHandler(
+        (th, e) -> {
+          died = e;
+          log.error("the Slurm poller thread died; /healthz reports it", e);
+        });
+    thread = t;
+    t.start();
+  }
+
+  /** Null while the poller thread runs (or was closed); otherwise why it is dead. */
+  public String problem() {
+    Thread t = thread;
+    if (closed || t == null || t.isAlive()) {
+      return null;
+    }
+    return "the Slurm poller thread died" + (died == null ? "" : ": " + died);
   }
 
   private void loop() {
@@ -114,6 +143,7 @@ public final class SlurmPoller implements AutoCloseable {
       }
       metrics.slurmUp(true);
       delay = interval;
+      reachability.observed(ClusterHealth.SLURM, true, "slurmrestd answers");
     } catch (RuntimeException e) { // SlurmException and anything unexpected: never kill the poller
       metrics.slurmPoll(Duration.ofNanos(System.nanoTime() - t0), "error");
       metrics.error("slurm-poll");
@@ -124,6 +154,8 @@ public final class SlurmPoller implements AutoCloseable {
       }
       delay =
           delay.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay.multipliedBy(2);
+      reachability.observed(
+          ClusterHealth.SLURM, false, "cannot reach slurmrestd: " + e.getMessage());
     }
   }
 
@@ -137,51 +169,27 @@ public final class SlurmPoller implements AutoCloseable {
         SlurmNodeView v = SlurmViews.node(n, now);
         seen.put(n.name(), v);
         SlurmNodeView before = nodes.put(n.name(), v);
-        if (full || before == null || !sameNode(before, v)) {
+        boolean lost = undeliveredNodes.remove(n.name()) != null;
+        if (full || lost || before == null || !sameNode(before, v)) {
           metrics.event("slurm", "node");
-          onNode(v, full);
+          onNode(v);
         }
       }
       for (String gone : List.copyOf(nodes.keySet())) {
         if (!seen.containsKey(gone)) {
           nodes.remove(gone);
-          onNode(SlurmNodeView.unknown(gone, now), true);
+          undeliveredNodes.remove(gone);
+          onNode(SlurmNodeView.unknown(gone, now));
+        }
+      }
+      for (String lost : List.copyOf(undeliveredNodes.keySet())) {
+        if (!seen.containsKey(lost) && undeliveredNodes.remove(lost) != null) {
+          onNode(SlurmNodeView.unknown(lost, now)); // its end was never heard
         }
       }
       nodesSince = ln.updateTime();
     }
-    Listing<SlurmJob> lj = slurm.listJobs(full ? null : jobsSince);
-    if (lj.changed()) {
-      Map<Long, SlurmJobView> seen = new HashMap<>();
-      for (SlurmJob j : lj.items()) {
-        if (!ownedByWorkflow(j.comment())) {
-          continue;
-        }
-        SlurmJobView v = SlurmViews.job(j, now);
-        seen.put(j.id(), v);
-        SlurmJobView before = jobs.put(j.id(), v);
-        if (full || before == null || !sameJob(before, v)) {
-          metrics.event("slurm", "job");
-          onJob(v);
-        }
-      }
-      for (Long gone : List.copyOf(jobs.keySet())) {
-        if (!seen.containsKey(gone)) {
-          SlurmJobView last = jobs.remove(gone);
-          onJob(
-              new SlurmJobView(
-                  last.id(),
-                  last.name(),
-                  last.comment(),
-                  SlurmJobView.GONE,
-                  "purged",
-                  last.nodes(),
-                  last.restartCount(),
-                  now));
-        }
-      }
-      jobsSince = lj.updateTime();
-    }
+    jobs.poll(full, now);
     if (full) {
       lastFull = now;
     }
@@ -195,7 +203,7 @@ public final class SlurmPoller implements AutoCloseable {
     }
   }
 
-  private void onNode(SlurmNodeView v, boolean full) {
+  private void onNode(SlurmNodeView v) {
     Pod pod = pods.podFor(v.name()).orElse(null);
     if (pod == null) {
       return; // not a Tandem-managed node (static nodes, other pools)
@@ -207,9 +215,11 @@ public final class SlurmPoller implements AutoCloseable {
         ns + "/" + name + ":slurm",
         () -> {
           boolean ok = signals.node(ns, name, Names.SIGNAL_SLURM_OBSERVED, v);
+          undeliveredNodes.remove(v.name(), v);
           metrics.signal(Names.SIGNAL_SLURM_OBSERVED, ok ? "sent" : "not-running");
           metrics.lag("slurm", Duration.between(seen, clock.instant()));
-        });
+        },
+        () -> undeliveredNodes.put(v.name(), v));
     submitMirror(ns, name, v);
   }
 
@@ -223,33 +233,12 @@ public final class SlurmPoller implements AutoCloseable {
         });
   }
 
-  private void onJob(SlurmJobView v) {
-    coalescer.submit(
-        "job:" + v.id(),
-        () -> {
-          boolean ok = signals.workflow(v.comment(), Names.SIGNAL_JOB_OBSERVED, v);
-          metrics.signal(Names.SIGNAL_JOB_OBSERVED, ok ? "sent" : "not-running");
-        });
-  }
-
-  /** Tandem's placeholder jobs carry their owner's workflow id as the comment. */
-  static boolean ownedByWorkflow(String comment) {
-    return comment != null && comment.startsWith("schedule/");
-  }
-
   static boolean sameNode(SlurmNodeView a, SlurmNodeView b) {
     return a.known() == b.known()
         && Objects.equals(a.state(), b.state())
         && a.flags().equals(b.flags())
         && Objects.equals(a.reason(), b.reason())
         && Objects.equals(a.slurmdStartTime(), b.slurmdStartTime());
-  }
-
-  static boolean sameJob(SlurmJobView a, SlurmJobView b) {
-    return Objects.equals(a.state(), b.state())
-        && Objects.equals(a.stateReason(), b.stateReason())
-        && a.nodes().equals(b.nodes())
-        && a.restartCount() == b.restartCount();
   }
 
   /** The last view of a Slurm node, if any. */
@@ -260,8 +249,9 @@ public final class SlurmPoller implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    if (thread != null) {
-      thread.interrupt();
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
     }
   }
 }

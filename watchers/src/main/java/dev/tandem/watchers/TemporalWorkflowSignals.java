@@ -1,6 +1,7 @@
 package dev.tandem.watchers;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
@@ -43,6 +44,11 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
   @Override
   public void nodeSetGone(NodeSetRef ref, NodeCommand command) {
     workflow(ref.workflowId(), Names.SIGNAL_DELETE, command);
+  }
+
+  @Override
+  public boolean clusterHealth(NodeSetRef ref, ClusterHealth health) {
+    return workflow(ref.workflowId(), Names.SIGNAL_CLUSTER_HEALTH, health);
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -15,22 +16,34 @@ public final class WatcherMetrics implements Coalescer.Listener {
   private final MeterRegistry registry;
   private final AtomicInteger slurmUp = new AtomicInteger(1);
   private final AtomicInteger leader = new AtomicInteger(0);
+  private final AtomicInteger kubernetesUp = new AtomicInteger(1);
 
   public WatcherMetrics(MeterRegistry registry) {
     this.registry = registry;
     registry.gauge("tandem.slurm.up", slurmUp);
     registry.gauge("tandem.watchers.leader", leader);
+    registry.gauge("tandem.kubernetes.up", kubernetesUp);
     // Counters a dashboard or alert rates over exist from the start at 0, so `increase(...)` sees
     // the first error instead of a series appearing out of nowhere (Prometheus' advice).
     for (String source : ERROR_SOURCES) {
       errors(source);
     }
     coalescedCounter();
+    acquiredCounter();
+    for (String reason : LOSS_REASONS) {
+      lostCounter(reason);
+    }
+    for (String outcome : List.of("error", "stalled")) {
+      restartCounter(outcome);
+    }
   }
 
+  /** Why a leader stopped leading ({@link #leadershipLost}). */
+  static final List<String> LOSS_REASONS = List.of("lost", "taken", "error", "shutdown");
+
   /** Every {@code source} of {@link #error}. */
-  static final java.util.List<String> ERROR_SOURCES =
-      java.util.List.of("slurm-poll", "informer-restart", "signal-retry", "signal-dropped");
+  static final List<String> ERROR_SOURCES =
+      List.of("slurm-poll", "informer-restart", "signal-retry", "signal-dropped");
 
   public MeterRegistry registry() {
     return registry;
@@ -80,6 +93,48 @@ public final class WatcherMetrics implements Coalescer.Listener {
 
   public void leader(boolean isLeader) {
     leader.set(isLeader ? 1 : 0);
+  }
+
+  public void kubernetesUp(boolean up) {
+    kubernetesUp.set(up ? 1 : 0);
+  }
+
+  /** This replica acquired the watchers' lease. */
+  public void leadershipAcquired() {
+    acquiredCounter().increment();
+  }
+
+  /**
+   * This replica stopped leading: {@code lost} (not renewed within the deadline), {@code taken}
+   * (another replica holds the lease), {@code error} (the election failed), {@code shutdown}.
+   */
+  public void leadershipLost(String reason) {
+    lostCounter(reason).increment();
+  }
+
+  /** An election round ended without leading: {@code error} or {@code stalled}. */
+  public void electionRestart(String outcome) {
+    restartCounter(outcome).increment();
+  }
+
+  private Counter acquiredCounter() {
+    return Counter.builder("tandem.watchers.leadership.acquired")
+        .description("Times this replica acquired the watchers' lease")
+        .register(registry);
+  }
+
+  private Counter lostCounter(String reason) {
+    return Counter.builder("tandem.watchers.leadership.lost")
+        .description("Times this replica stopped leading, by reason")
+        .tag("reason", reason)
+        .register(registry);
+  }
+
+  private Counter restartCounter(String outcome) {
+    return Counter.builder("tandem.watchers.election.restarts")
+        .description("Leader election rounds restarted without having led, by outcome")
+        .tag("outcome", outcome)
+        .register(registry);
   }
 
   public void error(String source) {

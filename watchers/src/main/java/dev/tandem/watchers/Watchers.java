@@ -2,14 +2,11 @@ package dev.tandem.watchers;
 
 import dev.tandem.slurm.SlurmClient;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,12 +17,65 @@ import org.slf4j.LoggerFactory;
  * All watchers of one process, run only while this replica holds the leader lease (every replica
  * runs Temporal workers; only one watches, so signals are not sent twice over).
  *
- * <p>Start order matters: the pod watcher's cache is the index the others look pods up in, so it
- * starts and syncs first. A supervisor restarts any informer that stopped for good (watch errors
- * are retried by the informers themselves).
+ * <p>A {@link LeaderLoop} competes for the lease for as long as the process runs; each time this
+ * replica leads, a fresh {@link Watching} term runs. A supervisor restarts any informer that
+ * stopped for good (watch errors are retried by the informers themselves). {@link #problem()} says
+ * what is dead — an informer the supervisor could not restart within a bound, the Slurm poller
+ * thread, the coalescer, the health reporter, the election loop — for {@code /healthz}.
  */
 public final class Watchers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Watchers.class);
+
+  /**
+   * The watchers' Lease and its timings (client-go's defaults: 15 s, 10 s, 2 s).
+   *
+   * @param duration how long a lease holds without renewal; others may take it after that
+   * @param renewDeadline a leader that could not renew for this long stops watching
+   * @param retryPeriod how often candidates try to acquire, and leaders to renew
+   */
+  public record Lease(
+      String namespace,
+      String name,
+      String identity,
+      Duration duration,
+      Duration renewDeadline,
+      Duration retryPeriod) {
+    public Lease {
+      // fabric8's own checks, with messages that name the settings.
+      if (duration.compareTo(renewDeadline) <= 0) {
+        throw new IllegalArgumentException(
+            "the lease duration (" + duration + ") must be longer than the renew deadline");
+      }
+      if (renewDeadline.toMillis() <= retryPeriod.toMillis() * 22 / 10 + 1) {
+        throw new IllegalArgumentException(
+            "the renew deadline ("
+                + renewDeadline
+                + ") must be longer than 2.2 times the retry period ("
+                + retryPeriod
+                + ")");
+      }
+    }
+
+    public static Lease defaults(String namespace, String name, String identity) {
+      return new Lease(
+          namespace,
+          name,
+          identity,
+          Duration.ofSeconds(15),
+          Duration.ofSeconds(10),
+          Duration.ofSeconds(2));
+    }
+  }
+
+  /**
+   * @param kubernetesProbe how often the Kubernetes API is probed (also the probe's timeout)
+   * @param resend how often the current reachability view is sent again to every NodeSet
+   */
+  public record Reachability(Duration kubernetesProbe, Duration resend) {
+    public static Reachability defaults() {
+      return new Reachability(Duration.ofSeconds(5), Duration.ofSeconds(60));
+    }
+  }
 
   /**
    * @param informerResync how often informers replay their cache (repairs missed signals)
@@ -33,9 +83,8 @@ public final class Watchers implements AutoCloseable {
    * @param slurmFullResync how often the poller lists and sends everything
    * @param unhealthyConditions Kubernetes node conditions that drain when True
    * @param signalThreads threads sending signals
-   * @param leaseNamespace namespace of the leader Lease
-   * @param leaseName name of the leader Lease
-   * @param identity this replica's identity (pod name)
+   * @param lease the leader Lease (namespace, name, this replica's identity, timings)
+   * @param reachability how Slurm and Kubernetes reachability is reported to NodeSets
    */
   public record Config(
       Duration informerResync,
@@ -43,9 +92,8 @@ public final class Watchers implements AutoCloseable {
       Duration slurmFullResync,
       Set<String> unhealthyConditions,
       int signalThreads,
-      String leaseNamespace,
-      String leaseName,
-      String identity) {}
+      Lease lease,
+      Reachability reachability) {}
 
   private final KubernetesClient k8s;
   private final SlurmClient slurm;
@@ -61,13 +109,11 @@ public final class Watchers implements AutoCloseable {
             return t;
           });
 
-  private Coalescer coalescer;
-  private PodWatcher pods;
-  private K8sNodeWatcher nodes;
-  private NodeSetWatcher nodeSets;
-  private SlurmPoller poller;
-  private CompletableFuture<?> election;
-  private volatile boolean leading;
+  private Duration superviseEvery = Duration.ofSeconds(10);
+  private Duration deadAfter = Duration.ofSeconds(60);
+  private volatile Watching watching;
+  private volatile LeaderLoop election;
+  private volatile long lastSuperviseNanos;
   private boolean supervised;
 
   public Watchers(
@@ -85,133 +131,134 @@ public final class Watchers implements AutoCloseable {
     this.clock = clock;
   }
 
-  /** Competes for the lease; watches while it holds it. Returns at once. */
-  public void startWithLeaderElection() {
-    LeaderElector elector =
-        k8s.leaderElector()
-            .withConfig(
-                new LeaderElectionConfigBuilder()
-                    .withName("tandem-watchers")
-                    .withLock(new LeaseLock(cfg.leaseNamespace(), cfg.leaseName(), cfg.identity()))
-                    .withLeaseDuration(Duration.ofSeconds(15))
-                    .withRenewDeadline(Duration.ofSeconds(10))
-                    .withRetryPeriod(Duration.ofSeconds(2))
-                    .withReleaseOnCancel(true)
-                    .withLeaderCallbacks(
-                        new LeaderCallbacks(
-                            this::startWatching,
-                            this::stopWatching,
-                            leader -> log.info("watchers' leader is {}", leader)))
-                    .build())
-            .build();
-    election = elector.start();
+  /** For tests: how often the supervisor looks, and how long an informer may stay down. */
+  synchronized Watchers supervision(Duration every, Duration dead) {
+    this.superviseEvery = every;
+    this.deadAfter = dead;
+    return this;
+  }
+
+  /** Competes for the lease, again after every loss, until closed; watches while it holds it. */
+  public synchronized void startWithLeaderElection() {
+    if (election != null) {
+      return;
+    }
+    election =
+        new LeaderLoop(
+            k8s,
+            cfg.lease(),
+            metrics,
+            new LeaderLoop.Target() {
+              @Override
+              public void startLeading() {
+                startWatching();
+              }
+
+              @Override
+              public void stopLeading(String why) {
+                stopWatching();
+              }
+            });
+    election.start();
   }
 
   /** Starts watching now, without an election (single replica, tests, {@code tandem dev}). */
   public synchronized void startWatching() {
-    if (leading) {
+    if (watching != null) {
       return;
     }
-    leading = true;
     metrics.leader(true);
-    log.info("{} starts watching", cfg.identity());
-    coalescer = new Coalescer(cfg.signalThreads(), Duration.ofMillis(500), metrics);
-    pods = new PodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
-    nodes =
-        new K8sNodeWatcher(
-            k8s,
-            pods,
-            coalescer,
-            signals,
-            metrics,
-            cfg.unhealthyConditions(),
-            cfg.informerResync());
-    nodeSets = new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
-    poller =
-        new SlurmPoller(
-            slurm,
-            pods,
-            coalescer,
-            signals,
-            new SlurmMirror(k8s, clock),
-            metrics,
-            cfg.slurmInterval(),
-            cfg.slurmFullResync(),
-            clock);
-    pods.onPodChanged(
-        p -> {
-          nodes.podChanged(p);
-          poller.podChanged(p);
-        });
-    pods.start();
-    nodes.start();
-    nodeSets.start();
-    poller.start();
+    log.info("{} starts watching", cfg.lease().identity());
+    Watching w = new Watching(k8s, slurm, signals, metrics, cfg, clock);
+    watching = w;
     if (!supervised) {
       supervised = true;
-      supervisor.scheduleWithFixedDelay(this::supervise, 10, 10, TimeUnit.SECONDS);
+      lastSuperviseNanos = System.nanoTime();
+      supervisor.scheduleWithFixedDelay(
+          this::supervise,
+          superviseEvery.toMillis(),
+          superviseEvery.toMillis(),
+          TimeUnit.MILLISECONDS);
     }
+    w.start();
   }
 
-  private synchronized void supervise() {
-    if (!leading) {
-      return;
-    }
-    restartIfStopped("pod", pods.running(), pods::close, pods::start);
-    restartIfStopped("node", nodes.running(), nodes::close, nodes::start);
-    restartIfStopped("nodeset", nodeSets.running(), nodeSets::close, nodeSets::start);
-  }
-
-  private void restartIfStopped(String what, boolean running, Runnable stop, Runnable start) {
-    if (running) {
-      return;
-    }
-    log.warn("{} informer stopped; restarting it", what);
-    metrics.error("informer-restart");
+  private void supervise() {
+    lastSuperviseNanos = System.nanoTime();
     try {
-      stop.run();
-      start.run();
+      Watching w = watching;
+      if (w != null) {
+        w.supervise();
+      }
     } catch (RuntimeException e) {
-      log.warn("restarting the {} informer failed (will retry): {}", what, e.getMessage());
+      log.warn("watchers' supervisor: {}", e.toString());
     }
   }
 
   /** Stops watching (lost the lease, or shutting down). Workers keep running. */
   public synchronized void stopWatching() {
-    if (!leading) {
+    Watching w = watching;
+    if (w == null) {
       return;
     }
-    leading = false;
+    watching = null;
     metrics.leader(false);
-    log.info("{} stops watching", cfg.identity());
-    poller.close();
-    nodeSets.close();
-    nodes.close();
-    pods.close();
-    coalescer.close();
+    log.info("{} stops watching", cfg.lease().identity());
+    w.close();
   }
 
   public boolean leading() {
-    return leading;
+    return watching != null;
   }
 
-  /** Everything the watchers index, for tests: the pod watcher. */
+  /**
+   * Null when healthy; otherwise what is dead: while this replica watches, a watcher (see {@link
+   * Watching#problems}) or the supervisor; and, with leader election, the election loop.
+   */
+  public String problem() {
+    List<String> out = new ArrayList<>();
+    LeaderLoop e = election;
+    String p = e == null ? null : e.problem();
+    if (p != null) {
+      out.add(p);
+    }
+    Watching w = watching;
+    if (w != null) {
+      long quiet = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastSuperviseNanos);
+      if (supervisor.isShutdown() || quiet > 3 * superviseEvery.toMillis() + 5000) {
+        out.add("the watchers' supervisor stopped (last ran " + quiet / 1000 + "s ago)");
+      }
+      out.addAll(w.problems(deadAfter));
+    }
+    return out.isEmpty() ? null : String.join("; ", out);
+  }
+
+  /** Everything the watchers index, for tests: the pod watcher (null while not watching). */
   public PodWatcher pods() {
-    return pods;
+    Watching w = watching;
+    return w == null ? null : w.pods;
   }
 
   public SlurmPoller poller() {
-    return poller;
+    Watching w = watching;
+    return w == null ? null : w.poller;
   }
 
   public Coalescer coalescer() {
-    return coalescer;
+    Watching w = watching;
+    return w == null ? null : w.coalescer;
+  }
+
+  /** The current term, for tests (null while not watching). */
+  Watching watching() {
+    return watching;
   }
 
   @Override
   public void close() {
-    if (election != null) {
-      election.cancel(true);
+    LeaderLoop e = election;
+    if (e != null) {
+      e.close(); // stops watching through its target, and releases the lease
     }
     stopWatching();
     supervisor.shutdownNow();

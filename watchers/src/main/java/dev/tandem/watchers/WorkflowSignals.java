@@ -1,5 +1,6 @@
 package dev.tandem.watchers;
 
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
@@ -28,6 +29,12 @@ public interface WorkflowSignals {
    * by its NodeSet, never by a watcher).
    */
   boolean node(String namespace, String pod, String signal, Object payload);
+
+  /**
+   * {@code clusterHealth} to {@code nodeset/<ns>/<name>}: a plain signal (never starts the
+   * workflow); false if it does not run.
+   */
+  boolean clusterHealth(NodeSetRef ref, ClusterHealth health);
 
   /** A signal to any workflow by id (e.g. a placeholder job's owner); false if it does not run. */
   boolean workflow(String workflowId, String signal, Object payload);

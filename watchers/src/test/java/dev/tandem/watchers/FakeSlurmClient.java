@@ -14,7 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A SlurmClient over an in-memory node table, with incremental listings like slurmrestd's. */
-final class FakeSlurmClient implements SlurmClient {
+class FakeSlurmClient implements SlurmClient {
   private final Map<String, SlurmNode> nodes = new TreeMap<>();
   private long version = 1;
   volatile boolean down;
@@ -43,6 +43,11 @@ final class FakeSlurmClient implements SlurmClient {
             Instant.ofEpochSecond(1000),
             null,
             "22.05.8"));
+    version++;
+  }
+
+  synchronized void remove(String name) {
+    nodes.remove(name);
     version++;
   }
 

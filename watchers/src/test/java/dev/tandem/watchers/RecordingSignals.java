@@ -1,5 +1,6 @@
 package dev.tandem.watchers;
 
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
@@ -33,6 +34,13 @@ final class RecordingSignals implements WorkflowSignals {
   public synchronized void nodeSetGone(NodeSetRef ref, NodeCommand c) {
     check();
     sent.add(new Sent(ref.workflowId(), "gone", c));
+  }
+
+  @Override
+  public synchronized boolean clusterHealth(NodeSetRef ref, ClusterHealth health) {
+    check();
+    sent.add(new Sent(ref.workflowId(), "clusterHealth", health));
+    return true;
   }
 
   @Override

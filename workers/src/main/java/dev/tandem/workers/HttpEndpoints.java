@@ -12,17 +12,24 @@ import java.util.function.Supplier;
 
 /**
  * {@code /metrics} (Prometheus text: {@code tandem_*} and the Temporal SDK's), {@code /healthz}
- * (the process runs) and {@code /readyz} (connected to Temporal and Kubernetes, worker polling; 503
- * with the reason otherwise). The JDK's HTTP server is enough for three read-only endpoints.
+ * (alive: 503 with the reason when something that only a restart repairs is dead, e.g. a leader's
+ * watcher or the leader election loop) and {@code /readyz} (connected to Temporal and Kubernetes,
+ * worker polling; 503 with the reason otherwise). The JDK's HTTP server is enough for three
+ * read-only endpoints.
  */
 public final class HttpEndpoints implements AutoCloseable {
   private final HttpServer server;
 
   /**
    * @param readiness null when ready, else why not
+   * @param liveness null when alive, else what is dead
    */
   public HttpEndpoints(
-      String bind, int port, PrometheusMeterRegistry registry, Supplier<String> readiness)
+      String bind,
+      int port,
+      PrometheusMeterRegistry registry,
+      Supplier<String> readiness,
+      Supplier<String> liveness)
       throws IOException {
     server = HttpServer.create(new InetSocketAddress(bind, port), 0);
     server.setExecutor(
@@ -36,7 +43,21 @@ public final class HttpEndpoints implements AutoCloseable {
     server.createContext(
         "/metrics",
         ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
-    server.createContext("/healthz", ex -> respond(ex, 200, "text/plain", "ok\n"));
+    server.createContext(
+        "/healthz",
+        ex -> {
+          String why;
+          try {
+            why = liveness.get();
+          } catch (RuntimeException e) {
+            why = "the health check failed: " + e;
+          }
+          if (why == null) {
+            respond(ex, 200, "text/plain", "ok\n");
+          } else {
+            respond(ex, 503, "text/plain", "unhealthy: " + why + "\n");
+          }
+        });
     server.createContext(
         "/readyz",
         ex -> {

@@ -44,7 +44,19 @@ public record TandemConfig(
   /** The HTTP endpoints ({@code /metrics}, {@code /healthz}, {@code /readyz}). */
   public record Http(String bind, int port) {}
 
-  /** The watchers. */
+  /**
+   * The watchers.
+   *
+   * @param leaseDuration {@code TANDEM_LEASE_DURATION}: a lease not renewed for this long may be
+   *     taken by another replica
+   * @param leaseRenewDeadline {@code TANDEM_LEASE_RENEW_DEADLINE}: a leader that could not renew
+   *     for this long stops watching (and competes again)
+   * @param leaseRetryPeriod {@code TANDEM_LEASE_RETRY_PERIOD}: how often to try to acquire/renew
+   * @param kubernetesProbe {@code TANDEM_KUBERNETES_PROBE_INTERVAL}: how often the Kubernetes API's
+   *     reachability is checked
+   * @param healthResend {@code TANDEM_CLUSTER_HEALTH_RESEND}: how often NodeSets are told the
+   *     current reachability again
+   */
   public record Watching(
       boolean enabled,
       boolean leaderElection,
@@ -55,7 +67,12 @@ public record TandemConfig(
       Duration slurmInterval,
       Duration slurmFullResync,
       Set<String> unhealthyConditions,
-      int signalThreads) {}
+      int signalThreads,
+      Duration leaseDuration,
+      Duration leaseRenewDeadline,
+      Duration leaseRetryPeriod,
+      Duration kubernetesProbe,
+      Duration healthResend) {}
 
   /**
    * The Temporal worker.
@@ -111,7 +128,17 @@ public record TandemConfig(
                 "TANDEM_SLURM_POLL_INTERVAL", Duration.ofSeconds(2), Duration.ofMillis(100)),
             env.duration("TANDEM_SLURM_FULL_RESYNC", Duration.ofMinutes(1), Duration.ofSeconds(1)),
             env.list("TANDEM_UNHEALTHY_CONDITIONS", Set.of("GpuUnhealthy", "KernelDeadlock")),
-            env.integer("TANDEM_SIGNAL_THREADS", 4, 1, 64));
+            env.integer("TANDEM_SIGNAL_THREADS", 4, 1, 64),
+            env.duration("TANDEM_LEASE_DURATION", Duration.ofSeconds(15), Duration.ofSeconds(1)),
+            env.duration(
+                "TANDEM_LEASE_RENEW_DEADLINE", Duration.ofSeconds(10), Duration.ofMillis(500)),
+            env.duration(
+                "TANDEM_LEASE_RETRY_PERIOD", Duration.ofSeconds(2), Duration.ofMillis(100)),
+            env.duration(
+                "TANDEM_KUBERNETES_PROBE_INTERVAL", Duration.ofSeconds(5), Duration.ofMillis(500)),
+            env.duration(
+                "TANDEM_CLUSTER_HEALTH_RESEND", Duration.ofSeconds(60), Duration.ofSeconds(1)));
+    checkLease(watching);
     Tuning tuning =
         new Tuning(
             env.duration("TANDEM_NODE_POLL", Duration.ofSeconds(5), Duration.ofSeconds(1))
@@ -131,6 +158,26 @@ public record TandemConfig(
             env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true),
             env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO));
     return new TandemConfig(temporal, http, watching, tuning, worker);
+  }
+
+  /** The lease timings must nest as fabric8 (and client-go) require. */
+  private static void checkLease(Watching w) {
+    if (w.leaseDuration().compareTo(w.leaseRenewDeadline()) <= 0) {
+      throw new ConfigException(
+          "TANDEM_LEASE_DURATION ("
+              + w.leaseDuration().toMillis()
+              + "ms) must be longer than TANDEM_LEASE_RENEW_DEADLINE ("
+              + w.leaseRenewDeadline().toMillis()
+              + "ms)");
+    }
+    if (w.leaseRenewDeadline().toMillis() <= w.leaseRetryPeriod().toMillis() * 22 / 10 + 1) {
+      throw new ConfigException(
+          "TANDEM_LEASE_RENEW_DEADLINE ("
+              + w.leaseRenewDeadline().toMillis()
+              + "ms) must be longer than 2.2 times TANDEM_LEASE_RETRY_PERIOD ("
+              + w.leaseRetryPeriod().toMillis()
+              + "ms)");
+    }
   }
 
   private static String hostname() {

@@ -159,9 +159,14 @@ public final class TandemModule extends AbstractModule {
             w.slurmFullResync(),
             w.unhealthyConditions(),
             w.signalThreads(),
-            w.leaseNamespace(),
-            w.leaseName(),
-            w.identity()),
+            new Watchers.Lease(
+                w.leaseNamespace(),
+                w.leaseName(),
+                w.identity(),
+                w.leaseDuration(),
+                w.leaseRenewDeadline(),
+                w.leaseRetryPeriod()),
+            new Watchers.Reachability(w.kubernetesProbe(), w.healthResend())),
         clock);
   }
 }

@@ -3,6 +3,7 @@ package dev.tandem.workers;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import dev.tandem.slurm.SlurmClient;
+import dev.tandem.watchers.PodWatcher;
 import dev.tandem.watchers.Watchers;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.activities.KubeActivities;
@@ -35,7 +36,7 @@ public final class TandemWorker implements AutoCloseable {
   private final Injector injector;
   private WorkerFactory factory;
   private HttpEndpoints http;
-  private Watchers watchers;
+  private volatile Watchers watchers;
   private volatile boolean started;
 
   public TandemWorker(Map<String, String> environment) {
@@ -73,7 +74,8 @@ public final class TandemWorker implements AutoCloseable {
             cfg.http().bind(),
             cfg.http().port(),
             get(PrometheusMeterRegistry.class),
-            this::notReadyBecause);
+            this::notReadyBecause,
+            this::unhealthyBecause);
     if (cfg.watching().enabled()) {
       watchers = get(Watchers.class);
       if (cfg.watching().leaderElection()) {
@@ -121,10 +123,17 @@ public final class TandemWorker implements AutoCloseable {
     } catch (RuntimeException e) {
       return "Temporal unreachable: " + e.getMessage();
     }
-    if (watchers != null && watchers.leading() && !watchers.pods().synced()) {
+    PodWatcher pods = watchers == null ? null : watchers.pods();
+    if (pods != null && !pods.synced()) {
       return "watchers not synced yet";
     }
     return null;
+  }
+
+  /** Null when alive; otherwise what is dead (shown by {@code /healthz}). */
+  String unhealthyBecause() {
+    Watchers w = watchers;
+    return w == null ? null : w.problem();
   }
 
   public int httpPort() {

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -30,13 +32,70 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
   final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final AtomicLong lastRv = new AtomicLong();
   private volatile Router router;
+  private volatile ApiFaults faults;
 
   void setRouter(Router router) {
     this.router = router;
   }
 
+  void setFaults(ApiFaults faults) {
+    this.faults = faults;
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    ApiFaults f = faults;
+    if (f == null) {
+      return handle(request);
+    }
+    ApiFaults.Request view = faultView(request);
+    ApiFaults.Fault fault = f.match(view);
+    if (fault == null) {
+      return handle(request);
+    }
+    Duration delay = ApiFaults.delayOf(fault);
+    if (delay == null) {
+      log.debug("{} {} -> injected fault", request.getMethod(), request.getPath());
+      return ApiFaults.errorResponse(fault, view);
+    }
+    return handle(request).setBodyDelay(delay);
+  }
+
+  /** The request as fault predicates see it; a path the router would refuse still has a view. */
+  private static ApiFaults.Request faultView(RecordedRequest request) {
+    String method = String.valueOf(request.getMethod()).toUpperCase(Locale.ROOT);
+    String ua = request.getHeader("User-Agent");
+    try {
+      ApiRequest r = new ApiRequest(method, request.getPath(), null, ua, null);
+      return new ApiFaults.Request(
+          r.method,
+          r.path,
+          r.group,
+          r.version,
+          r.namespace,
+          r.resource,
+          r.name,
+          r.subresource,
+          r.isWatch(),
+          ua);
+    } catch (RuntimeException e) {
+      String path = request.getPath();
+      int q = path == null ? -1 : path.indexOf('?');
+      return new ApiFaults.Request(
+          method,
+          q < 0 ? path : path.substring(0, q),
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          false,
+          ua);
+    }
+  }
+
+  private MockResponse handle(RecordedRequest request) {
     ApiRequest req = null;
     try {
       req =

@@ -50,6 +50,7 @@ public final class LocalApiServer implements AutoCloseable {
   private final LocalApiDispatcher dispatcher;
   private final int port;
   private final KubernetesClient client;
+  private final ApiFaults faults;
 
   private LocalApiServer(int requestedPort, int watchWindow) throws IOException {
     MOCK_LOG.setLevel(Level.WARNING);
@@ -63,6 +64,8 @@ public final class LocalApiServer implements AutoCloseable {
     dispatcher = new LocalApiDispatcher();
     ResourceCatalog catalog = new ResourceCatalog();
     WatchHub hub = new WatchHub(dispatcher.lock, timer, watchWindow);
+    faults = new ApiFaults(hub::dropAll);
+    dispatcher.setFaults(faults);
     Store store = new Store(dispatcher, catalog, hub);
     hub.setStore(store);
     Writes writes = new Writes(store, catalog);
@@ -138,6 +141,13 @@ public final class LocalApiServer implements AutoCloseable {
 
   public int port() {
     return port;
+  }
+
+  /**
+   * Faults to inject: requests answering 5xx or 409, or late, for a while (see {@link ApiFaults}).
+   */
+  public ApiFaults faults() {
+    return faults;
   }
 
   /** A client owned by the server (closed with it). */

@@ -141,4 +141,11 @@ final class WatchHub {
   int openWatches() {
     return sessions.size();
   }
+
+  /** Closes every open watch, as an API server going away does. */
+  void dropAll() {
+    for (WatchSession s : List.copyOf(sessions)) {
+      s.drop();
+    }
+  }
 }

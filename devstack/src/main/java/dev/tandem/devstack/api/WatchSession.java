@@ -95,6 +95,11 @@ final class WatchSession extends WebSocketListener {
     }
   }
 
+  /** Closes this watch as a server going away does (clients reconnect). */
+  void drop() {
+    close(1001, "going away");
+  }
+
   private void close(int code, String reason) {
     closed = true;
     hub.remove(this);

@@ -1,0 +1,179 @@
+package dev.tandem.watchers;
+
+import dev.tandem.slurm.SlurmClient;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One term of watching: every watcher, their coalescer and the cluster health reporter, from the
+ * moment this replica starts watching until it stops. A new term starts with fresh memories, so
+ * what a previous term asked never suppresses a signal of this one.
+ *
+ * <p>Start order matters: the pod watcher's cache is the index the others look pods up in, so it
+ * starts and syncs first. {@link #start()} gives up between steps once the term is closed or its
+ * thread interrupted (leadership was lost while it waited for a cache).
+ */
+final class Watching implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Watching.class);
+
+  final Coalescer coalescer;
+  final PodWatcher pods;
+  final K8sNodeWatcher nodes;
+  final NodeSetWatcher nodeSets;
+  final SlurmPoller poller;
+  final ClusterHealthReporter health;
+  private final WatcherMetrics metrics;
+  private final Map<String, Long> notRunningSince = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  Watching(
+      KubernetesClient k8s,
+      SlurmClient slurm,
+      WorkflowSignals signals,
+      WatcherMetrics metrics,
+      Watchers.Config cfg,
+      Clock clock) {
+    this.metrics = metrics;
+    coalescer = new Coalescer(cfg.signalThreads(), Duration.ofMillis(500), metrics);
+    pods = new PodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
+    nodes =
+        new K8sNodeWatcher(
+            k8s,
+            pods,
+            coalescer,
+            signals,
+            metrics,
+            cfg.unhealthyConditions(),
+            cfg.informerResync());
+    nodeSets = new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
+    poller =
+        new SlurmPoller(
+            slurm,
+            pods,
+            coalescer,
+            signals,
+            new SlurmMirror(k8s, clock),
+            metrics,
+            cfg.slurmInterval(),
+            cfg.slurmFullResync(),
+            clock);
+    Duration probe = cfg.reachability().kubernetesProbe();
+    health =
+        new ClusterHealthReporter(
+            nodeSets::known,
+            coalescer,
+            signals,
+            metrics,
+            clock,
+            new KubernetesProbe(k8s, probe),
+            probe,
+            cfg.reachability().resend());
+    pods.onPodChanged(
+        p -> {
+          nodes.podChanged(p);
+          poller.podChanged(p);
+        });
+    poller.onReachability(health);
+    nodeSets.onSpecSent(health::nodeSetRunning);
+  }
+
+  void start() {
+    pods.start();
+    if (abandoned()) {
+      return;
+    }
+    nodes.start();
+    if (abandoned()) {
+      return;
+    }
+    nodeSets.start();
+    if (abandoned()) {
+      return;
+    }
+    poller.start();
+    health.start(); // after the NodeSet cache is filled: the first reports reach every NodeSet
+  }
+
+  private boolean abandoned() {
+    return closed || Thread.currentThread().isInterrupted();
+  }
+
+  private List<InformerWatcher<?>> informers() {
+    return List.of(pods, nodes, nodeSets);
+  }
+
+  /** Restarts any informer that stopped for good; remembers since when each is down. */
+  void supervise() {
+    for (InformerWatcher<?> w : informers()) {
+      if (closed) {
+        return;
+      }
+      if (w.running()) {
+        notRunningSince.remove(w.source());
+        continue;
+      }
+      notRunningSince.putIfAbsent(w.source(), System.nanoTime());
+      log.warn("{} informer stopped; restarting it", w.source());
+      metrics.error("informer-restart");
+      try {
+        w.close();
+        w.start();
+      } catch (RuntimeException e) {
+        log.warn("restarting the {} informer failed (will retry): {}", w.source(), e.toString());
+      }
+      // Down until a later pass sees it running (right after a failed start it may still look so).
+    }
+  }
+
+  /** What is dead in this term, or an empty list. */
+  List<String> problems(Duration deadAfter) {
+    List<String> out = new ArrayList<>();
+    if (closed) {
+      return out;
+    }
+    for (InformerWatcher<?> w : informers()) {
+      Long since = notRunningSince.get(w.source());
+      if (since != null && !w.running()) {
+        Duration down = Duration.ofNanos(System.nanoTime() - since);
+        if (down.compareTo(deadAfter) > 0) {
+          out.add(
+              "the "
+                  + w.source()
+                  + " informer stopped "
+                  + down.toSeconds()
+                  + "s ago and could not be restarted");
+        }
+      }
+    }
+    String p = poller.problem();
+    if (p != null) {
+      out.add(p);
+    }
+    if (!coalescer.open()) {
+      out.add("the signal coalescer is closed");
+    }
+    p = health.problem();
+    if (p != null) {
+      out.add(p);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    poller.close();
+    health.close();
+    nodeSets.close();
+    nodes.close();
+    pods.close();
+    coalescer.close();
+  }
+}

@@ -1,0 +1,64 @@
+package dev.tandem.workers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The watchers' lease and reachability settings. */
+class TandemConfigTest {
+  private static TandemConfig.Watching watching(Map<String, String> env) {
+    return TandemConfig.from(new Env(env)).watching();
+  }
+
+  @Test
+  void leaseAndReachabilityDefaults() {
+    TandemConfig.Watching w = watching(Map.of());
+    assertEquals(Duration.ofSeconds(15), w.leaseDuration());
+    assertEquals(Duration.ofSeconds(10), w.leaseRenewDeadline());
+    assertEquals(Duration.ofSeconds(2), w.leaseRetryPeriod());
+    assertEquals(Duration.ofSeconds(5), w.kubernetesProbe());
+    assertEquals(Duration.ofSeconds(60), w.healthResend());
+  }
+
+  @Test
+  void shortLeaseTimingsAreAccepted() {
+    TandemConfig.Watching w =
+        watching(
+            Map.of(
+                "TANDEM_LEASE_DURATION", "4s",
+                "TANDEM_LEASE_RENEW_DEADLINE", "3s",
+                "TANDEM_LEASE_RETRY_PERIOD", "500ms",
+                "TANDEM_KUBERNETES_PROBE_INTERVAL", "1s",
+                "TANDEM_CLUSTER_HEALTH_RESEND", "10s"));
+    assertEquals(Duration.ofSeconds(4), w.leaseDuration());
+    assertEquals(Duration.ofMillis(500), w.leaseRetryPeriod());
+    assertEquals(Duration.ofSeconds(10), w.healthResend());
+  }
+
+  @Test
+  void leaseTimingsThatDoNotNestAreRefusedByName() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                watching(
+                    Map.of("TANDEM_LEASE_DURATION", "10s", "TANDEM_LEASE_RENEW_DEADLINE", "10s")));
+    assertEquals(
+        "TANDEM_LEASE_DURATION (10000ms) must be longer than TANDEM_LEASE_RENEW_DEADLINE (10000ms)",
+        e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                watching(
+                    Map.of(
+                        "TANDEM_LEASE_RENEW_DEADLINE", "4s", "TANDEM_LEASE_RETRY_PERIOD", "2s")));
+    assertEquals(
+        "TANDEM_LEASE_RENEW_DEADLINE (4000ms) must be longer than 2.2 times"
+            + " TANDEM_LEASE_RETRY_PERIOD (2000ms)",
+        e.getMessage());
+  }
+}
