@@ -1,5 +1,8 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.Set;
 
@@ -15,6 +18,7 @@ import java.util.Set;
  * @param reasonSetBy who set the reason, or null
  * @param slurmdStartTime when the node's slurmd last started, or null
  * @param observedAt when this was read (activity or watcher clock)
+ * @param rejected why a {@code slurmObserved} payload is unusable (see {@link Payloads}), or null
  */
 public record SlurmNodeView(
     String name,
@@ -24,10 +28,32 @@ public record SlurmNodeView(
     String reason,
     String reasonSetBy,
     Instant slurmdStartTime,
-    Instant observedAt) {
+    Instant observedAt,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
 
   public SlurmNodeView {
     flags = flags == null ? Set.of() : Set.copyOf(flags);
+  }
+
+  public SlurmNodeView(
+      String name,
+      boolean known,
+      String state,
+      Set<String> flags,
+      String reason,
+      String reasonSetBy,
+      Instant slurmdStartTime,
+      Instant observedAt) {
+    this(name, known, state, flags, reason, reasonSetBy, slurmdStartTime, observedAt, null);
+  }
+
+  /** Accepts any JSON; see {@link Payloads}. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static SlurmNodeView fromJson(JsonNode n) {
+    return Payloads.read(
+        n,
+        SlurmNodeView.class,
+        why -> new SlurmNodeView(null, false, "unknown", Set.of(), null, null, null, null, why));
   }
 
   public static SlurmNodeView unknown(String name, Instant observedAt) {

@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.TimelineEntry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +77,11 @@ public final class NodeSetState {
 
   /** The watchers' latest view of each dependency, by {@link ClusterHealth#component()}. */
   Map<String, ClusterHealth> health = new TreeMap<>();
+
+  /** Signals whose payload could not be used, the latest {@link #MAX_REJECTED_SIGNALS}. */
+  List<TimelineEntry> rejectedSignals = new ArrayList<>();
+
+  static final int MAX_REJECTED_SIGNALS = 10;
 
   public Map<Integer, Entry> nodes() {
     return nodes;
