@@ -391,6 +391,20 @@ class BadNodeSetSpecTest {
     assertTrue(v.template().templateJson().contains("\"hostnameOverride\""));
   }
 
+  /**
+   * Tandem reads no annotation on a NodeSet: an unknown {@code tandem.dev/*} one (here a wish for a
+   * pause that does not exist) is ignored, as Kubernetes tools ignore annotations they do not own.
+   * Documented in docs/reliability.md.
+   */
+  @Test
+  void unknownTandemAnnotationOnTheNodeSetIsIgnored() {
+    ObjectNode n = valid();
+    ((ObjectNode) n.get("metadata")).putObject("annotations").put("tandem.dev/paused", "true");
+    NodeSetSpecView v = NodeSetSpecs.toView(n);
+    assertEquals(List.of(), v.problems());
+    assertEquals(revisionInForce, v.template().revision());
+  }
+
   private static JsonNode containerWith(String field, String value) {
     ObjectNode c = (ObjectNode) Fixtures.example().at("/spec/template/spec/containers/0");
     c.put(field, value);

@@ -38,7 +38,7 @@ public record DrainReason(DrainCause cause, String detail) {
    * newlines and any length, which breaks {@code scontrol show node} and {@code sinfo -R}.
    */
   public static String clean(String reason) {
-    return reason == null ? null : cut(sanitize(reason), MAX_LENGTH);
+    return reason == null ? null : cut(sanitize(reason).replaceAll("\\s{2,}", " "), MAX_LENGTH);
   }
 
   /** The first {@code max} characters, never splitting a surrogate pair (an emoji). */
