@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
 import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,8 +34,12 @@ final class UndrainCommand implements Callable<Integer> {
   @Option(names = "--wait", description = "wait until the node is back in service")
   boolean waitReady;
 
-  @Option(names = "--timeout", defaultValue = "10m", description = "how long --wait waits")
-  String timeout;
+  @Option(
+      names = "--timeout",
+      defaultValue = "10m",
+      converter = Durations.Converter.class,
+      description = "how long --wait waits (default ${DEFAULT-VALUE})")
+  Duration timeout;
 
   @Override
   public Integer call() throws Exception {
@@ -63,8 +68,7 @@ final class UndrainCommand implements Callable<Integer> {
         out.println("note:" + admin);
       }
       if (waitReady && s.holds().isEmpty()) {
-        Waiter.until(
-            out, client, t, Durations.parse(timeout), st -> st.phase() == NodePhase.READY, "ready");
+        Waiter.until(out, client, t, timeout, st -> st.phase() == NodePhase.READY, "ready");
       }
       return 0;
     } finally {

@@ -35,6 +35,27 @@ public record TandemConfig(
       String tlsServerName,
       boolean tls,
       String apiKey) {
+    /** {@code host:port} with a port from 1 to 65535; a host may be an [IPv6] literal. */
+    private static final java.util.regex.Pattern ADDRESS =
+        java.util.regex.Pattern.compile("^([^:\\s/\\[\\]]+|\\[[0-9A-Fa-f:.]+\\]):(\\d{1,5})$");
+
+    /**
+     * Checked here, where both the worker's {@code TEMPORAL_ADDRESS} and the CLI's {@code
+     * --address} end up: gRPC would take "nonsense" for a host name and fail only after its
+     * timeout, as if the server were down.
+     */
+    public Temporal {
+      java.util.regex.Matcher m = ADDRESS.matcher(address == null ? "" : address);
+      if (!m.matches()
+          || Integer.parseInt(m.group(2)) < 1
+          || Integer.parseInt(m.group(2)) > 65535) {
+        throw new ConfigException(
+            "Temporal address \""
+                + address
+                + "\" (TEMPORAL_ADDRESS or --address) is not host:port, e.g. 127.0.0.1:7233");
+      }
+    }
+
     @Override
     public String toString() {
       return "Temporal[" + address + ", namespace " + namespace + (tls ? ", tls" : "") + "]";
