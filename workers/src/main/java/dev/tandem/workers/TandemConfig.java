@@ -91,7 +91,10 @@ public record TandemConfig(
     if ((cert == null) != (key == null)) {
       throw new ConfigException("TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together");
     }
+    readable("TEMPORAL_TLS_CERT", cert);
+    readable("TEMPORAL_TLS_KEY", key);
     String ca = env.string("TEMPORAL_TLS_CA", null);
+    readable("TEMPORAL_TLS_CA", ca);
     String apiKey = env.string("TEMPORAL_API_KEY", null);
     boolean tls = env.bool("TEMPORAL_TLS", cert != null || ca != null || apiKey != null);
     String address = env.string("TEMPORAL_ADDRESS", "127.0.0.1:7233");
@@ -110,7 +113,7 @@ public record TandemConfig(
             apiKey);
     Http http =
         new Http(
-            env.string("TANDEM_HTTP_BIND", "0.0.0.0"),
+            bindAddress(env.string("TANDEM_HTTP_BIND", "0.0.0.0")),
             env.integer("TANDEM_HTTP_PORT", 9090, 0, 65535));
     Watching watching =
         new Watching(
@@ -143,6 +146,27 @@ public record TandemConfig(
             env.duration("TANDEM_SHUTDOWN_GRACE", Duration.ofSeconds(30), Duration.ZERO),
             env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true));
     return new TandemConfig(temporal, http, watching, tuning, worker);
+  }
+
+  /** A file the process must read at start; said now, naming the variable, not at first use. */
+  private static void readable(String variable, String file) {
+    if (file != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(file))) {
+      throw new ConfigException(
+          variable + "=" + file + " cannot be read (no such file, or no access)");
+    }
+  }
+
+  /** An address to listen on: an IP literal or a name of this host. */
+  private static String bindAddress(String v) {
+    try {
+      InetAddress.getByName(v);
+      return v;
+    } catch (java.net.UnknownHostException | SecurityException e) {
+      throw new ConfigException(
+          "TANDEM_HTTP_BIND=\""
+              + v
+              + "\" is not an address to listen on, e.g. 0.0.0.0 or 127.0.0.1");
+    }
   }
 
   private static String hostname() {
