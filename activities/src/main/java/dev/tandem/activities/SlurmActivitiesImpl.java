@@ -136,7 +136,22 @@ public class SlurmActivitiesImpl implements SlurmActivities {
           }
           List<Long> ids = new ArrayList<>();
           for (SlurmJob j : jobs.items()) {
-            if (j.active() && runsOn(j, name)) {
+            if (!j.mayHoldNodes()) {
+              continue;
+            }
+            if (j.nodeList().isEmpty() && j.nodes().isBlank()) {
+              // A job that may hold nodes but names none: where it runs is unknown, so whether
+              // this node is idle is too (fail closed).
+              throw ApplicationFailure.newFailure(
+                  "Slurm listed job "
+                      + j.id()
+                      + " ("
+                      + j.state()
+                      + ") without its nodes; cannot tell what runs on "
+                      + name,
+                  SlurmFailures.UNAVAILABLE);
+            }
+            if (runsOn(j, name)) {
               ids.add(j.id());
             }
           }

@@ -10,6 +10,7 @@ import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.SlurmSettings;
 import dev.tandem.workflows.model.UpdateStrategy;
+import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,12 +127,28 @@ public final class NodeSetSpecs {
       problems.add("spec.replicas: missing; set the number of Slurm nodes (0 or more)");
       return null;
     }
-    if (!r.isIntegralNumber() || !r.canConvertToInt()) {
+    if (r.isTextual()) {
+      problems.add(
+          "spec.replicas: "
+              + quote(r)
+              + " is text; write a whole number without quotes, e.g. replicas: 3");
+      return null;
+    }
+    if (!r.isIntegralNumber()) {
       problems.add("spec.replicas: " + quote(r) + " is not a whole number; use 0 or more");
       return null;
     }
-    if (r.asInt() < 0) {
-      problems.add("spec.replicas: " + r.asInt() + " is negative; use 0 or more");
+    if (r.bigIntegerValue().signum() < 0) {
+      problems.add("spec.replicas: " + quote(r) + " is negative; use 0 or more");
+      return null;
+    }
+    if (!r.canConvertToInt() || r.asInt() > NodeSetSpecValidator.MAX_REPLICAS) {
+      problems.add(
+          "spec.replicas: "
+              + quote(r)
+              + " is more than "
+              + NodeSetSpecValidator.MAX_REPLICAS
+              + ", the most nodes one NodeSet may have");
       return null;
     }
     return r.asInt();

@@ -52,7 +52,11 @@ final class SpecReaders {
     if (g != null) {
       if (!g.isTextual() || !GRES.matcher(g.asText()).matches()) {
         problems.add(
-            path + ".gres: " + quote(g) + " is not a GRES list like gpu:h100:8 or gpu:8,nvme:1");
+            path
+                + ".gres: "
+                + quote(g)
+                + " is not a GRES list like gpu:h100:8 or gpu:8,nvme:1 (each entry"
+                + " name[:type]:count, the count a number)");
       } else {
         gres = g.asText();
       }

@@ -36,6 +36,7 @@ final class TemplateCheck {
       problems.add(PATH + ": cannot be read as a pod template: " + firstLine(e));
       return null;
     }
+    TemplateFields.typos(template, problems);
     JsonNode spec = SpecText.member(template, "spec");
     if (spec == null || !spec.isObject()) {
       problems.add(PATH + ".spec: missing; set the pod spec with the slurmd container");

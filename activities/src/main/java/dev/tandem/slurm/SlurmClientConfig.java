@@ -144,6 +144,12 @@ public record SlurmClientConfig(
     String tokenFile = trimToNull(env.get("SLURM_TOKEN_FILE"));
     String jwt = trimToNull(env.get("SLURM_JWT"));
     if (keyFile != null) {
+      // A key is a mounted secret that never changes: unreadable at start means misconfigured.
+      // (A token file may be written later by a sidecar, and is re-read on every change.)
+      if (!java.nio.file.Files.isReadable(Path.of(keyFile))) {
+        throw new IllegalArgumentException(
+            "SLURM_JWT_KEY_FILE=" + keyFile + " cannot be read (no such file, or no access)");
+      }
       tokens = TokenSource.minting(Path.of(keyFile), user, MINTED_TOKEN_LIFESPAN);
     } else if (tokenFile != null) {
       tokens = TokenSource.file(Path.of(tokenFile));
@@ -155,16 +161,31 @@ public record SlurmClientConfig(
     }
     String scontrol = trimToNull(env.get("SCONTROL_BIN"));
     String conf = trimToNull(env.get("SLURM_CONF"));
-    return new SlurmClientConfig(
-        URI.create(url),
-        version,
-        user,
-        tokens,
-        duration(env, "SLURM_CONNECT_TIMEOUT"),
-        duration(env, "SLURM_REQUEST_TIMEOUT"),
-        Path.of(scontrol == null ? "scontrol" : scontrol),
-        conf == null ? null : Path.of(conf),
-        duration(env, "SLURM_COMMAND_TIMEOUT"));
+    URI uri;
+    try {
+      uri = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "SLURM_REST_URL=" + url + " is not a URL like http://127.0.0.1:6820", e);
+    }
+    Duration connect = duration(env, "SLURM_CONNECT_TIMEOUT");
+    Duration request = duration(env, "SLURM_REQUEST_TIMEOUT");
+    Duration command = duration(env, "SLURM_COMMAND_TIMEOUT");
+    try {
+      return new SlurmClientConfig(
+          uri,
+          version,
+          user,
+          tokens,
+          connect,
+          request,
+          Path.of(scontrol == null ? "scontrol" : scontrol),
+          conf == null ? null : Path.of(conf),
+          command);
+    } catch (IllegalArgumentException e) {
+      // The checks of the URL's shape: say which variable holds it.
+      throw new IllegalArgumentException("SLURM_REST_URL=" + url + ": " + e.getMessage(), e);
+    }
   }
 
   private static Duration duration(Map<String, String> env, String key) {
@@ -181,6 +202,8 @@ public record SlurmClientConfig(
     } catch (java.time.format.DateTimeParseException e) {
       throw new IllegalArgumentException(
           key + " must be seconds or an ISO-8601 duration (PT5S): " + v, e);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException(key + " is too large: " + v, e);
     }
   }
 

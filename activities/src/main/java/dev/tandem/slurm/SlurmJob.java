@@ -62,6 +62,38 @@ public record SlurmJob(
     nodes = nodes == null ? "" : nodes;
   }
 
+  /**
+   * States in which a job holds nothing on any node: waiting, or over for good. Every other state,
+   * including one this client does not know (a newer Slurm's), may hold nodes.
+   */
+  public static final Set<String> RELEASED_STATES =
+      Set.of(
+          "PENDING",
+          "COMPLETED",
+          "CANCELLED",
+          "FAILED",
+          "TIMEOUT",
+          "NODE_FAIL",
+          "PREEMPTED",
+          "BOOT_FAIL",
+          "DEADLINE",
+          "OUT_OF_MEMORY",
+          "REQUEUED",
+          "REQUEUE_HOLD",
+          "REQUEUE_FED",
+          "SPECIAL_EXIT",
+          "REVOKED",
+          "RESV_DEL_HOLD");
+
+  /**
+   * Whether the job may hold resources on its nodes, failing closed: {@link #active()}, or a state
+   * not known to release them. What decides that a node is idle (safe to update or delete) asks
+   * this, never {@link #active()} alone.
+   */
+  public boolean mayHoldNodes() {
+    return active() || !RELEASED_STATES.contains(state);
+  }
+
   /** The job holds (or may still hold) resources on its nodes. */
   public boolean active() {
     return ACTIVE_STATES.contains(state)

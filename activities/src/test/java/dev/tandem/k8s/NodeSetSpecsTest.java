@@ -112,7 +112,7 @@ class NodeSetSpecsTest {
     assertProblem(
         "spec.replicas",
         TextNode.valueOf("three"),
-        "spec.replicas: \"three\" is not a whole number");
+        "spec.replicas: \"three\" is text; write a whole number without quotes");
     assertProblem("spec.replicas", null, "spec.replicas: missing");
     assertProblem(
         "spec.updateStrategy.type",

@@ -22,7 +22,8 @@ class SlurmClientConfigTest {
   }
 
   @Test
-  void readsTheEnvFileKeys() {
+  void readsTheEnvFileKeys(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    Path key = java.nio.file.Files.write(tmp.resolve("k"), new byte[32]);
     SlurmClientConfig c =
         SlurmClientConfig.fromEnv(
             env(
@@ -30,7 +31,7 @@ class SlurmClientConfigTest {
                 "SLURM_REST_API", "v0.0.38",
                 "SLURM_USER", "slurmop",
                 "SLURM_TOKEN_FILE", "/tmp/t",
-                "SLURM_JWT_KEY_FILE", "/tmp/k",
+                "SLURM_JWT_KEY_FILE", key.toString(),
                 "SLURM_CONF", "/etc/slurm/slurm.conf",
                 "SCONTROL_BIN", "/usr/bin/scontrol",
                 "SLURM_REQUEST_TIMEOUT", "7",

@@ -6,11 +6,13 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -40,14 +42,17 @@ final class DrainCommand implements Callable<Integer> {
   @Option(
       names = "--timeout",
       defaultValue = "10m",
+      converter = Durations.Converter.class,
       description = "how long --wait waits (default ${DEFAULT-VALUE})")
-  String timeout;
+  Duration timeout;
+
+  /** What Slurm's reason keeps after {@code tandem:manual: }. */
+  static final int MAX_REASON =
+      DrainReason.MAX_LENGTH - DrainReason.format(DrainCause.MANUAL, "").length();
 
   @Override
   public Integer call() throws Exception {
-    if (reason.isBlank()) {
-      throw new CliException("--reason must say why the node is drained");
-    }
+    checkReason();
     PrintWriter out = spec.commandLine().getOut();
     NodeLookup.Target t = target.target();
     NodeCommand command = NodeCommand.of(DrainCause.MANUAL, reason);
@@ -76,19 +81,33 @@ final class DrainCommand implements Callable<Integer> {
             session, spec.commandLine().getErr(), waitDrained, "the drain");
       }
       if (waitDrained) {
-        Waiter.until(
-            out,
-            session,
-            t,
-            Durations.parse(timeout),
-            st -> st.phase() == NodePhase.DRAINED,
-            "drained");
+        Waiter.until(out, session, t, timeout, st -> st.phase() == NodePhase.DRAINED, "drained");
       } else {
         out.printf("follow it with: tandem status %s  or  tandem history %s%n", nodeSetOf(t), t);
       }
       return 0;
     } finally {
       session.close();
+    }
+  }
+
+  /** A reason Slurm would show otherwise than typed is a wrong command line (exit 2). */
+  private void checkReason() {
+    String problem = null;
+    if (reason.isBlank()) {
+      problem = "--reason must say why the node is drained";
+    } else if (reason.chars().anyMatch(Character::isISOControl)) {
+      problem = "--reason must be one line (no newlines or tabs)";
+    } else if (reason.length() > MAX_REASON) {
+      problem =
+          "--reason is "
+              + reason.length()
+              + " characters; Slurm's reason keeps "
+              + MAX_REASON
+              + " after \"tandem:manual: \"";
+    }
+    if (problem != null) {
+      throw new ParameterException(spec.commandLine(), problem);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetStatusView;
@@ -21,6 +22,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -65,6 +67,7 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    checkNames();
     PrintWriter out = spec.commandLine().getOut();
     TemporalSession session = temporal.connect();
     try {
@@ -110,6 +113,29 @@ final class StatusCommand implements Callable<Integer> {
     }
   }
 
+  /** Names that cannot exist are a wrong command line (exit 2), said before Temporal is asked. */
+  private void checkNames() {
+    if (!NodeTargetOptions.DNS_LABEL.matcher(k8sNamespace).matches()) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "'"
+              + k8sNamespace
+              + "' is not a Kubernetes namespace (lower-case letters, digits and '-', at most"
+              + " 63)");
+    }
+    if (nodeSet != null
+        && (nodeSet.length() > NodeSetSpecs.MAX_NAME_LENGTH
+            || !NodeTargetOptions.DNS_LABEL.matcher(nodeSet).matches())) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "'"
+              + nodeSet
+              + "' is not a NodeSet name (lower-case letters, digits and '-', at most "
+              + NodeSetSpecs.MAX_NAME_LENGTH
+              + ")");
+    }
+  }
+
   static String render(NodeSetSnapshot s) {
     NodeSetStatusView st = s.status();
     StringBuilder b = new StringBuilder();
@@ -131,6 +157,16 @@ final class StatusCommand implements Callable<Integer> {
           .append(": ")
           .append(c.message() == null ? "" : c.message().replace('\n', ' '))
           .append('\n');
+    }
+    if (!s.rejectedSignals().isEmpty()) {
+      var last = s.rejectedSignals().get(s.rejectedSignals().size() - 1);
+      b.append("  SignalsRejected: ")
+          .append(s.rejectedSignals().size())
+          .append(", latest at ")
+          .append(Output.time(last.at()))
+          .append(": ")
+          .append(last.detail())
+          .append(" (all: -o json)\n");
     }
     List<List<String>> rows = new ArrayList<>();
     for (NodeSummary n : s.nodes()) {

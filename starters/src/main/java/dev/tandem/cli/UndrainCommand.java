@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,8 +33,12 @@ final class UndrainCommand implements Callable<Integer> {
   @Option(names = "--wait", description = "wait until the node is back in service")
   boolean waitReady;
 
-  @Option(names = "--timeout", defaultValue = "10m", description = "how long --wait waits")
-  String timeout;
+  @Option(
+      names = "--timeout",
+      defaultValue = "10m",
+      converter = Durations.Converter.class,
+      description = "how long --wait waits (default ${DEFAULT-VALUE})")
+  Duration timeout;
 
   @Override
   public Integer call() throws Exception {
@@ -76,13 +81,7 @@ final class UndrainCommand implements Callable<Integer> {
         out.println("note:" + admin);
       }
       if (waitReady && s.holds().isEmpty()) {
-        Waiter.until(
-            out,
-            session,
-            t,
-            Durations.parse(timeout),
-            st -> st.phase() == NodePhase.READY,
-            "ready");
+        Waiter.until(out, session, t, timeout, st -> st.phase() == NodePhase.READY, "ready");
       }
       return 0;
     } finally {

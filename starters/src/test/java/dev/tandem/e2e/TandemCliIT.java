@@ -181,7 +181,7 @@ class TandemCliIT {
     assertEquals(2, tandem("status", "cli", "-o", "yaml").code());
     assertEquals(2, tandem("frobnicate").code());
     Run blank = tandem("drain", "cli-0", "--reason", " ");
-    assertEquals(1, blank.code());
+    assertEquals(2, blank.code(), "a blank reason is a wrong command line");
     assertTrue(blank.err().contains("--reason must say why"), blank.err());
   }
 

@@ -75,7 +75,12 @@ public final class Env {
     if (v == null) {
       return def;
     }
-    Duration d = parseDuration(v);
+    Duration d;
+    try {
+      d = parseDuration(v);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new ConfigException(name + "=\"" + v + "\" is too long a duration");
+    }
     if (d == null) {
       throw new ConfigException(name + "=\"" + v + "\" is not a duration like 500ms, 2s, 5m or 1h");
     }

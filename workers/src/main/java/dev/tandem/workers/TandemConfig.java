@@ -35,6 +35,27 @@ public record TandemConfig(
       String tlsServerName,
       boolean tls,
       String apiKey) {
+    /** {@code host:port} with a port from 1 to 65535; a host may be an [IPv6] literal. */
+    private static final java.util.regex.Pattern ADDRESS =
+        java.util.regex.Pattern.compile("^([^:\\s/\\[\\]]+|\\[[0-9A-Fa-f:.]+\\]):(\\d{1,5})$");
+
+    /**
+     * Checked here, where both the worker's {@code TEMPORAL_ADDRESS} and the CLI's {@code
+     * --address} end up: gRPC would take "nonsense" for a host name and fail only after its
+     * timeout, as if the server were down.
+     */
+    public Temporal {
+      java.util.regex.Matcher m = ADDRESS.matcher(address == null ? "" : address);
+      if (!m.matches()
+          || Integer.parseInt(m.group(2)) < 1
+          || Integer.parseInt(m.group(2)) > 65535) {
+        throw new ConfigException(
+            "Temporal address \""
+                + address
+                + "\" (TEMPORAL_ADDRESS or --address) is not host:port, e.g. 127.0.0.1:7233");
+      }
+    }
+
     @Override
     public String toString() {
       return "Temporal[" + address + ", namespace " + namespace + (tls ? ", tls" : "") + "]";
@@ -95,7 +116,10 @@ public record TandemConfig(
     if ((cert == null) != (key == null)) {
       throw new ConfigException("TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together");
     }
+    readable("TEMPORAL_TLS_CERT", cert);
+    readable("TEMPORAL_TLS_KEY", key);
     String ca = env.string("TEMPORAL_TLS_CA", null);
+    readable("TEMPORAL_TLS_CA", ca);
     String apiKey = env.string("TEMPORAL_API_KEY", null);
     boolean tls = env.bool("TEMPORAL_TLS", cert != null || ca != null || apiKey != null);
     String address = env.string("TEMPORAL_ADDRESS", "127.0.0.1:7233");
@@ -114,7 +138,7 @@ public record TandemConfig(
             apiKey);
     Http http =
         new Http(
-            env.string("TANDEM_HTTP_BIND", "0.0.0.0"),
+            bindAddress(env.string("TANDEM_HTTP_BIND", "0.0.0.0")),
             env.integer("TANDEM_HTTP_PORT", 9090, 0, 65535));
     Watching watching =
         new Watching(
@@ -177,6 +201,27 @@ public record TandemConfig(
               + "ms) must be longer than 2.2 times TANDEM_LEASE_RETRY_PERIOD ("
               + w.leaseRetryPeriod().toMillis()
               + "ms)");
+    }
+  }
+
+  /** A file the process must read at start; said now, naming the variable, not at first use. */
+  private static void readable(String variable, String file) {
+    if (file != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(file))) {
+      throw new ConfigException(
+          variable + "=" + file + " cannot be read (no such file, or no access)");
+    }
+  }
+
+  /** An address to listen on: an IP literal or a name of this host. */
+  private static String bindAddress(String v) {
+    try {
+      InetAddress.getByName(v);
+      return v;
+    } catch (java.net.UnknownHostException | SecurityException e) {
+      throw new ConfigException(
+          "TANDEM_HTTP_BIND=\""
+              + v
+              + "\" is not an address to listen on, e.g. 0.0.0.0 or 127.0.0.1");
     }
   }
 

@@ -69,12 +69,27 @@ public final class TandemModule extends AbstractModule {
         c = Config.fromKubeconfig(null, Files.readString(Path.of(file)), file);
       } catch (IOException e) {
         throw new ConfigException("KUBECONFIG=" + file + " cannot be read: " + e.getMessage());
+      } catch (RuntimeException e) {
+        // fabric8 throws its own exceptions for YAML it cannot use; without this the process
+        // died with a Guice provisioning error that never named the variable.
+        throw new ConfigException(
+            "KUBECONFIG=" + file + " is not a usable kubeconfig: " + rootMessage(e));
       }
     }
     // Temporal retries activities with backoff already; the client's own long retry loop would
     // only hold an activity (and its timeout) hostage.
     c.setRequestRetryBackoffLimit(1);
     return new KubernetesClientBuilder().withConfig(c).build();
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
   }
 
   @Provides

@@ -2,8 +2,10 @@ package dev.tandem.k8s.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -15,6 +17,7 @@ public class NodeSetSpec {
 
   @Required
   @Min(0)
+  @Max(NodeSetSpecValidator.MAX_REPLICAS)
   @SpecReplicas
   @JsonPropertyDescription(
       "Number of Slurm nodes (slurmd pods). Scale-down drains the highest ordinals first.")

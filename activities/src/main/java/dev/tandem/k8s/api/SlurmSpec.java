@@ -21,9 +21,17 @@ public class SlurmSpec {
   /** A Slurm partition or feature name: no spaces, commas or operators ({@code & | ! *}). */
   public static final String NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:+-]*$";
 
-  /** One or more GRES, e.g. {@code gpu:h100:8} or {@code gpu:8,nvme:1}. */
-  public static final String GRES_PATTERN =
-      "^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)*(,[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)*)*$";
+  /**
+   * One GRES as slurm.conf's {@code Gres=} spells it: {@code name[:type][:no_consume]:count}, the
+   * count a number with an optional K/M/G/T/P suffix, e.g. {@code gpu:h100:8}, {@code gpu:8},
+   * {@code gpu:1g.5gb:7} (a MIG profile as type), {@code bandwidth:lustre:no_consume:4G}. The count
+   * is required: Slurm would read {@code gpu:abc} as one GPU of type abc, which is rarely what
+   * anyone meant.
+   */
+  static final String GRES_ENTRY = "[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?(:no_consume)?:[0-9]+[KMGTP]?";
+
+  /** One or more GRES, comma-separated, e.g. {@code gpu:h100:8} or {@code gpu:8,nvme:1}. */
+  public static final String GRES_PATTERN = "^" + GRES_ENTRY + "(," + GRES_ENTRY + ")*$";
 
   @Size(max = 64)
   @JsonPropertyDescription("Partitions the nodes join.")

@@ -105,10 +105,17 @@ public abstract class ModernSlurmClient implements SlurmClient {
     String ctx = "get node " + name;
     Response r = transport.send(Request.get(base + "/node/" + name, nodeQuery(null)));
     JsonNode body = Responses.requireOk(ctx, r);
-    for (SlurmNode n : Responses.parseAll(ctx, body.path("nodes"), ModernParsers::node)) {
+    List<SlurmNode> nodes = Responses.parseAll(ctx, body.path("nodes"), ModernParsers::node);
+    for (SlurmNode n : nodes) {
       if (n.name().equals(name)) {
         return n;
       }
+    }
+    if (!nodes.isEmpty()) {
+      // Other nodes but not this one: no answer Slurm gives (a garbled or misrouted one).
+      // Taking it for "unknown node" would let callers conclude the node is gone: fail closed.
+      throw new SlurmUnavailableException(
+          ctx + ": slurmrestd answered other nodes (" + nodes.get(0).name() + ", ...) but not it");
     }
     // 25.11 answers an unknown node with 200, error_number 0 and no "nodes" key.
     throw new SlurmNotFoundException(

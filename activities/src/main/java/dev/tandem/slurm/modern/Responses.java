@@ -12,12 +12,26 @@ import java.util.function.Function;
 final class Responses {
   private Responses() {}
 
-  /** The JSON body of a 2xx answer; typed exception otherwise. */
+  /**
+   * The JSON body of a 2xx answer to a read; typed exception otherwise. A 2xx answer whose {@code
+   * errors} name a Slurm error fails like a 500 with that error would: its lists cannot be trusted
+   * to be complete, and an empty list would look like "no nodes" or "no jobs".
+   */
   static JsonNode requireOk(String ctx, Response r) {
     if (!r.ok()) {
       throw SlurmErrors.toException(ctx, r.status(), parseQuietly(r.body()), r.body());
     }
-    return requireJson(ctx, r);
+    JsonNode body = requireJson(ctx, r);
+    for (SlurmErrors.SlurmError e : SlurmErrors.errors(body)) {
+      if (e.number() == 0) {
+        continue; // 25.11 lists "No error" next to an unknown node
+      }
+      String where = ctx + " (HTTP " + r.status() + ")";
+      throw SlurmErrors.kind(e.number()) == null
+          ? new SlurmUnavailableException(where + ": Slurm error " + e.number() + ": " + e.text())
+          : SlurmErrors.fromNumber(where, e.number(), e.text());
+    }
+    return body;
   }
 
   /**

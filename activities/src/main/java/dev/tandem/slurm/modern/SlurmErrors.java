@@ -142,6 +142,12 @@ public final class SlurmErrors {
     if (k != null) {
       return fromNumber(where, e.number(), e.text());
     }
+    if (status >= 300 && status < 400) {
+      // A 304 to a request that asked for no update_time, or a proxy's redirect: no data, and
+      // nothing refused either. Retry.
+      return new SlurmUnavailableException(
+          where + ": slurmrestd answered without the data asked for" + detail(e, rawBody));
+    }
     if (status == 404) {
       // A 404 without a Slurm error number is an unknown URL, not an unknown object: the API
       // version or plugin is not served. Treating it as "not found" would let callers conclude a

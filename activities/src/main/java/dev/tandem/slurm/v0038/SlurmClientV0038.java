@@ -80,6 +80,24 @@ public final class SlurmClientV0038 implements SlurmClient {
     throw failure(r, context, Duration.ofNanos(System.nanoTime() - start));
   }
 
+  /**
+   * Like {@link #call} for reads, where a 2xx answer that still carries Slurm errors is a failure:
+   * its lists cannot be trusted to be complete (an empty node or job list would look like "none").
+   * Writes differ: a submit answers a held job with error 2042 next to the new job's id.
+   */
+  private JsonNode read(Request request, String context) {
+    long start = System.nanoTime();
+    Response r = transport.send(request);
+    if (!r.ok()) {
+      throw failure(r, context, Duration.ofNanos(System.nanoTime() - start));
+    }
+    JsonNode root = V0038Json.parse(r.body(), context);
+    if (V0038Errors.errors(root).stream().anyMatch(e -> e.number() != 0)) {
+      throw failure(r, context, Duration.ofNanos(System.nanoTime() - start));
+    }
+    return root;
+  }
+
   private SlurmException failure(Response r, String context, Duration took) {
     return V0038Errors.toException(
         r, context, msg -> V0038Errors.diagnoseUnspecified(scontrol, msg, took));
@@ -134,8 +152,11 @@ public final class SlurmClientV0038 implements SlurmClient {
         return Listing.unchanged(nextSince(now));
       }
       if (r.ok()) {
-        return new Listing<>(
-            true, V0038Json.nodes(V0038Json.parse(r.body(), "list nodes")), nextSince(now));
+        JsonNode root = V0038Json.parse(r.body(), "list nodes");
+        if (V0038Errors.errors(root).stream().anyMatch(e -> e.number() != 0)) {
+          throw failure(r, "list nodes", Duration.ofNanos(System.nanoTime() - start));
+        }
+        return new Listing<>(true, V0038Json.nodes(root, "list nodes"), nextSince(now));
       }
       List<V0038Errors.SlurmError> errors = V0038Errors.errors(V0038Errors.tryParse(r.body()));
       if (!(r.status() == 500 && V0038Errors.has(errors, V0038Errors.UNSPECIFIED))) {
@@ -145,20 +166,28 @@ public final class SlurmClientV0038 implements SlurmClient {
       // partitions did not. So it did change: fall through to a full listing (which also tells a
       // real token/controller problem, since it fails the same way then).
     }
-    JsonNode root = call(Request.get(BASE + "/nodes"), "list nodes");
-    return new Listing<>(true, V0038Json.nodes(root), nextSince(now));
+    JsonNode root = read(Request.get(BASE + "/nodes"), "list nodes");
+    return new Listing<>(true, V0038Json.nodes(root, "list nodes"), nextSince(now));
   }
 
   @Override
   public SlurmNode getNode(String name) {
     checkNodeName(name);
-    JsonNode root = call(Request.get(BASE + "/node/" + name), "get node " + name);
-    for (JsonNode n : root.path("nodes")) {
-      if (name.equals(n.path("name").asText())) {
-        return V0038Json.node(n);
+    String context = "get node " + name;
+    JsonNode root = read(Request.get(BASE + "/node/" + name), context);
+    for (SlurmNode n : V0038Json.nodes(root, context)) {
+      if (name.equals(n.name())) {
+        return n;
       }
     }
-    throw new SlurmNotFoundException("get node " + name + ": Slurm returned no such node");
+    // 22.05 answers an unknown node with HTTP 500 and error 2018 (see V0038Errors). A success
+    // without the node is no such answer: taking it for "gone" would fail open.
+    throw new SlurmUnavailableException(
+        context
+            + ": slurmrestd answered a node list without "
+            + name
+            + ": "
+            + V0038Json.snippet(root.toString()));
   }
 
   @Override
@@ -166,10 +195,10 @@ public final class SlurmClientV0038 implements SlurmClient {
     if (id <= 0) {
       throw new SlurmNotFoundException("get job " + id + ": not a job id");
     }
-    JsonNode root = call(Request.get(BASE + "/job/" + id), "get job " + id);
-    for (JsonNode j : root.path("jobs")) {
-      if (j.path("job_id").asLong() == id) {
-        return V0038Json.job(j);
+    JsonNode root = read(Request.get(BASE + "/job/" + id), "get job " + id);
+    for (SlurmJob j : V0038Json.jobs(root, "get job " + id)) {
+      if (j.id() == id) {
+        return j;
       }
     }
     throw new SlurmNotFoundException("get job " + id + ": Slurm returned no such job");
@@ -188,8 +217,11 @@ public final class SlurmClientV0038 implements SlurmClient {
     if (!r.ok()) {
       throw failure(r, "list jobs", Duration.ofNanos(System.nanoTime() - start));
     }
-    return new Listing<>(
-        true, V0038Json.jobs(V0038Json.parse(r.body(), "list jobs")), nextSince(now));
+    JsonNode root = V0038Json.parse(r.body(), "list jobs");
+    if (V0038Errors.errors(root).stream().anyMatch(e -> e.number() != 0)) {
+      throw failure(r, "list jobs", Duration.ofNanos(System.nanoTime() - start));
+    }
+    return new Listing<>(true, V0038Json.jobs(root, "list jobs"), nextSince(now));
   }
 
   private static String epoch(Instant t) {

@@ -114,8 +114,13 @@ final class V0038Errors {
       }
       return new SlurmRejectedException(n, messages, context);
     }
+    String body = V0038Json.snippet(r.body());
     return new SlurmUnavailableException(
-        context + ": slurmrestd answered HTTP " + status + ": " + V0038Json.snippet(r.body()));
+        context
+            + ": slurmrestd answered HTTP "
+            + status
+            + ": "
+            + (body.isEmpty() ? "(no body)" : body));
   }
 
   private static boolean isAuthText(String s) {

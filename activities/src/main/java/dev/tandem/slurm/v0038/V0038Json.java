@@ -65,9 +65,17 @@ final class V0038Json {
         text(n, "slurmd_version"));
   }
 
-  static List<SlurmNode> nodes(JsonNode root) {
+  /**
+   * Every node of a listing. A listing without a {@code nodes} list, or with an entry that cannot
+   * be read, fails whole: a missing node would look like one that is gone (fail closed).
+   */
+  static List<SlurmNode> nodes(JsonNode root, String context) {
     List<SlurmNode> out = new ArrayList<>();
-    for (JsonNode n : root.path("nodes")) {
+    for (JsonNode n : list(root, "nodes", context)) {
+      if (text(n, "name") == null) {
+        throw new SlurmUnavailableException(
+            context + ": slurmrestd answered a node without a name: " + snippet(n.toString()));
+      }
       out.add(node(n));
     }
     return out;
@@ -103,12 +111,32 @@ final class V0038Json {
             : null);
   }
 
-  static List<SlurmJob> jobs(JsonNode root) {
+  /** Every job of a listing; as {@link #nodes}, a listing that cannot be read whole fails. */
+  static List<SlurmJob> jobs(JsonNode root, String context) {
     List<SlurmJob> out = new ArrayList<>();
-    for (JsonNode j : root.path("jobs")) {
-      out.add(job(j));
+    for (JsonNode j : list(root, "jobs", context)) {
+      try {
+        out.add(job(j));
+      } catch (IllegalArgumentException e) {
+        // A node list Tandem cannot expand: which nodes the job holds is unknown.
+        throw new SlurmUnavailableException(
+            context + ": slurmrestd answered an unreadable job: " + e.getMessage(), e);
+      }
     }
     return out;
+  }
+
+  private static JsonNode list(JsonNode root, String key, String context) {
+    JsonNode a = root.get(key);
+    if (a == null || !a.isArray()) {
+      throw new SlurmUnavailableException(
+          context
+              + ": slurmrestd answered without a \""
+              + key
+              + "\" list: "
+              + snippet(root.toString()));
+    }
+    return a;
   }
 
   /** Text, with "" and JSON null as null. */

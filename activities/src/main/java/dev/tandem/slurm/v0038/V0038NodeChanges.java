@@ -105,6 +105,9 @@ final class V0038NodeChanges {
       throw new SlurmRejectedException(
           0, "reason must be one line of at most 1000 characters", "node state change");
     }
-    return reason;
+    // scontrol strips one leading and one trailing double quote from a Reason= value (so a reason
+    // ending in '"' lost it, and Slurm then never showed the reason Tandem set: the node was
+    // drained again on every poll). Quoting the whole value makes scontrol keep it exactly.
+    return "\"" + reason + "\"";
   }
 }

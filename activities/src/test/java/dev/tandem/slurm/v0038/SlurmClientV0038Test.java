@@ -184,9 +184,9 @@ class SlurmClientV0038Test {
     c.resume("n1");
     assertEquals(
         List.of(
-            "update NodeName=n1 State=DRAIN Reason=tandem:manual: disk",
+            "update NodeName=n1 State=DRAIN Reason=\"tandem:manual: disk\"",
             "update NodeName=n1 State=UNDRAIN",
-            "update NodeName=n1 State=DOWN Reason=tandem:remediation: gpu",
+            "update NodeName=n1 State=DOWN Reason=\"tandem:remediation: gpu\"",
             "update NodeName=n1 State=RESUME"),
         scontrol.calls);
     assertThrows(SlurmRejectedException.class, () -> c.drain("n1", " "));

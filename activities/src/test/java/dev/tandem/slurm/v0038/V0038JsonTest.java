@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class V0038JsonTest {
   private static Map<String, SlurmNode> nodes() {
     return V0038Json.nodes(
-            V0038Json.parse(FakeSlurmTransport.resource("/slurm/v0.0.38/nodes.json"), "t"))
+            V0038Json.parse(FakeSlurmTransport.resource("/slurm/v0.0.38/nodes.json"), "t"), "t")
         .stream()
         .collect(Collectors.toMap(SlurmNode::name, n -> n));
   }
@@ -56,7 +56,8 @@ class V0038JsonTest {
     SlurmJob j =
         V0038Json.jobs(
                 V0038Json.parse(
-                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json"), "t"))
+                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json"), "t"),
+                "t")
             .get(0);
     assertEquals("RUNNING", j.state());
     assertEquals("canned-run", j.name());
@@ -79,7 +80,8 @@ class V0038JsonTest {
     SlurmJob j =
         V0038Json.jobs(
                 V0038Json.parse(
-                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-cancelled.json"), "t"))
+                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-cancelled.json"), "t"),
+                "t")
             .get(0);
     assertEquals("CANCELLED", j.state());
     assertEquals(15, j.exitCode());

@@ -31,8 +31,25 @@ public record DrainReason(DrainCause cause, String detail) {
 
   /** {@code tandem:<cause>: <detail>}, cut to {@link #MAX_LENGTH}. */
   public String format() {
-    String s = PREFIX + cause.label() + ": " + detail;
-    return s.length() <= MAX_LENGTH ? s : s.substring(0, MAX_LENGTH);
+    return cut(PREFIX + cause.label() + ": " + detail, MAX_LENGTH);
+  }
+
+  /**
+   * A reason as people send it (a cordon annotation, {@code tandem drain --reason}, a signal): one
+   * line without control characters, at most {@link #MAX_LENGTH} characters. Slurm itself stores
+   * newlines and any length, which breaks {@code scontrol show node} and {@code sinfo -R}.
+   */
+  public static String clean(String reason) {
+    return reason == null ? null : cut(sanitize(reason).replaceAll("\\s{2,}", " "), MAX_LENGTH);
+  }
+
+  /** The first {@code max} characters, never splitting a surrogate pair (an emoji). */
+  static String cut(String s, int max) {
+    if (s.length() <= max) {
+      return s;
+    }
+    int end = Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max;
+    return s.substring(0, end);
   }
 
   public static String format(DrainCause cause, String detail) {

@@ -62,7 +62,9 @@ public record NodeCommand(String owner, String reason, DrainPolicy policy, Strin
     }
     List<String> problems = new ArrayList<>();
     String owner = text(n, "owner");
-    String reason = text(n, "reason");
+    // Cleaned here, where every drain/undrain/delete enters: one line, bounded, so that neither
+    // Slurm's reason nor the node's timeline (tandem history) gets a newline or a 256 KB string.
+    String reason = DrainReason.clean(text(n, "reason"));
     if (owner == null || owner.isBlank()) {
       problems.add("\"owner\" is required (one of " + causes() + ")");
     } else if (DrainCause.fromLabel(owner).isEmpty()) {

@@ -1,6 +1,9 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * What a node workflow tells its NodeSet workflow (signal {@code nodeReported}) whenever something
@@ -17,6 +20,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param k8sNode the Kubernetes node hosting the pod, or null
  * @param problem a problem worth surfacing on the NodeSet (stuck, rejected by Slurm), or null
  * @param seq increasing per node workflow, so a late report never overwrites a newer one
+ * @param rejected why a {@code nodeReported} payload is unusable (see {@link Payloads}), or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeReport(
@@ -30,4 +34,42 @@ public record NodeReport(
     String reason,
     String k8sNode,
     String problem,
-    long seq) {}
+    long seq,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+
+  public NodeReport(
+      String pod,
+      int ordinal,
+      NodePhase phase,
+      String revision,
+      String targetRevision,
+      String slurmState,
+      Boolean busy,
+      String reason,
+      String k8sNode,
+      String problem,
+      long seq) {
+    this(
+        pod,
+        ordinal,
+        phase,
+        revision,
+        targetRevision,
+        slurmState,
+        busy,
+        reason,
+        k8sNode,
+        problem,
+        seq,
+        null);
+  }
+
+  /** Accepts any JSON; see {@link Payloads}. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static NodeReport fromJson(JsonNode n) {
+    return Payloads.read(
+        n,
+        NodeReport.class,
+        why -> new NodeReport(null, 0, null, null, null, null, null, null, null, null, 0, why));
+  }
+}

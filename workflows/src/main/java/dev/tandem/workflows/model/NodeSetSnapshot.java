@@ -13,6 +13,7 @@ import java.util.List;
  *     the custom resource shows the same once the workflow's next write succeeds (a write fails
  *     while Kubernetes is unreachable: this is where KubernetesReachable=False shows)
  * @param nodes every node the NodeSet tracks, by ordinal
+ * @param rejectedSignals the latest signals whose payload could not be used (oldest first)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSnapshot(
@@ -20,4 +21,18 @@ public record NodeSetSnapshot(
     boolean deleting,
     int desiredReplicas,
     NodeSetStatusView status,
-    List<NodeSummary> nodes) {}
+    List<NodeSummary> nodes,
+    List<TimelineEntry> rejectedSignals) {
+  public NodeSetSnapshot {
+    rejectedSignals = rejectedSignals == null ? List.of() : List.copyOf(rejectedSignals);
+  }
+
+  public NodeSetSnapshot(
+      NodeSetRef ref,
+      boolean deleting,
+      int desiredReplicas,
+      NodeSetStatusView status,
+      List<NodeSummary> nodes) {
+    this(ref, deleting, desiredReplicas, status, nodes, List.of());
+  }
+}

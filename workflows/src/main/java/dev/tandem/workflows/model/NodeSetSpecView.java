@@ -1,6 +1,9 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
@@ -16,6 +19,8 @@ import java.util.List;
  * @param updateDrain drain policy for updates
  * @param scaleDownDrain drain policy for scale-down and deletion
  * @param problems problems the watcher already found while converting (shown as InvalidSpec)
+ * @param rejected why a {@code specChanged} payload is unusable (see {@link Payloads}), or null:
+ *     unlike {@code problems} this says nothing about the NodeSet, only about the signal
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSpecView(
@@ -26,7 +31,38 @@ public record NodeSetSpecView(
     UpdateStrategy updateStrategy,
     DrainPolicy updateDrain,
     DrainPolicy scaleDownDrain,
-    List<String> problems) {
+    List<String> problems,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+  public NodeSetSpecView(
+      long generation,
+      String uid,
+      Integer replicas,
+      PodTemplate template,
+      UpdateStrategy updateStrategy,
+      DrainPolicy updateDrain,
+      DrainPolicy scaleDownDrain,
+      List<String> problems) {
+    this(
+        generation,
+        uid,
+        replicas,
+        template,
+        updateStrategy,
+        updateDrain,
+        scaleDownDrain,
+        problems,
+        null);
+  }
+
+  /** Accepts any JSON; see {@link Payloads}. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static NodeSetSpecView fromJson(JsonNode n) {
+    return Payloads.read(
+        n,
+        NodeSetSpecView.class,
+        why -> new NodeSetSpecView(0, null, null, null, null, null, null, List.of(), why));
+  }
+
   public NodeSetSpecView {
     problems = problems == null ? List.of() : List.copyOf(problems);
     updateStrategy = updateStrategy == null ? UpdateStrategy.rolling("1") : updateStrategy;

@@ -1,6 +1,9 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 
 /**
@@ -17,6 +20,7 @@ import java.time.Instant;
  * @param createdAt creationTimestamp
  * @param startedAt status.startTime, or null
  * @param message a short human-readable note (e.g. why it is pending), or null
+ * @param rejected why a {@code podObserved} payload is unusable (see {@link Payloads}), or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record PodView(
@@ -30,10 +34,48 @@ public record PodView(
     boolean terminating,
     Instant createdAt,
     Instant startedAt,
-    String message) {
+    String message,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+
+  public PodView(
+      boolean exists,
+      String name,
+      String uid,
+      String revision,
+      String phase,
+      boolean ready,
+      String k8sNode,
+      boolean terminating,
+      Instant createdAt,
+      Instant startedAt,
+      String message) {
+    this(
+        exists,
+        name,
+        uid,
+        revision,
+        phase,
+        ready,
+        k8sNode,
+        terminating,
+        createdAt,
+        startedAt,
+        message,
+        null);
+  }
 
   public static PodView absent(String name) {
     return new PodView(false, name, null, null, null, false, null, false, null, null, null);
+  }
+
+  /** Accepts any JSON; see {@link Payloads}. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static PodView fromJson(JsonNode n) {
+    return Payloads.read(
+        n,
+        PodView.class,
+        why ->
+            new PodView(false, null, null, null, null, false, null, false, null, null, null, why));
   }
 
   /** Running and not being deleted. */

@@ -1,6 +1,9 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.Set;
 
@@ -16,6 +19,7 @@ import java.util.Set;
  * @param reasonSetBy who set the reason, or null
  * @param slurmdStartTime when the node's slurmd last started, or null
  * @param observedAt when this was read (activity or watcher clock)
+ * @param rejected why a {@code slurmObserved} payload is unusable (see {@link Payloads}), or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SlurmNodeView(
@@ -26,10 +30,32 @@ public record SlurmNodeView(
     String reason,
     String reasonSetBy,
     Instant slurmdStartTime,
-    Instant observedAt) {
+    Instant observedAt,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
 
   public SlurmNodeView {
     flags = flags == null ? Set.of() : Set.copyOf(flags);
+  }
+
+  public SlurmNodeView(
+      String name,
+      boolean known,
+      String state,
+      Set<String> flags,
+      String reason,
+      String reasonSetBy,
+      Instant slurmdStartTime,
+      Instant observedAt) {
+    this(name, known, state, flags, reason, reasonSetBy, slurmdStartTime, observedAt, null);
+  }
+
+  /** Accepts any JSON; see {@link Payloads}. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static SlurmNodeView fromJson(JsonNode n) {
+    return Payloads.read(
+        n,
+        SlurmNodeView.class,
+        why -> new SlurmNodeView(null, false, "unknown", Set.of(), null, null, null, null, why));
   }
 
   public static SlurmNodeView unknown(String name, Instant observedAt) {

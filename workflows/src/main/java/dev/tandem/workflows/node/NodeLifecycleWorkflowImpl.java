@@ -179,6 +179,10 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void update(UpdateCommand c) {
+    if (c != null && c.rejected() != null) {
+      fx.timeline("signal-rejected", "update: " + c.rejected());
+      return;
+    }
     if (c == null || c.target() == null || c.target().revision() == null) {
       fx.timeline("signal-rejected", "update: a target revision is required");
       return;
@@ -220,7 +224,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void podObserved(PodView pod) {
-    if (pod == null || !input.ref().pod().equals(pod.name())) {
+    if (!observed(Names.SIGNAL_POD_OBSERVED, pod == null ? null : pod.rejected(), pod)
+        || !about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
       return;
     }
     s.pod = pod;
@@ -229,7 +234,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void slurmObserved(SlurmNodeView node) {
-    if (node == null || !input.ref().slurmName().equals(node.name())) {
+    if (!observed(Names.SIGNAL_SLURM_OBSERVED, node == null ? null : node.rejected(), node)
+        || !about(Names.SIGNAL_SLURM_OBSERVED, "node", node.name(), input.ref().slurmName())) {
       return;
     }
     if (s.slurm != null
@@ -277,6 +283,34 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       return false;
     }
     return true;
+  }
+
+  /**
+   * A watcher's observation that can be used; a garbage one is recorded, never acted on. Neither
+   * case wakes the loop: a rejection changes no decision (replays of histories from before these
+   * were recorded stay deterministic).
+   */
+  private boolean observed(String signal, String rejected, Object payload) {
+    if (payload == null) {
+      fx.timeline("signal-rejected", signal + ": empty payload");
+      return false;
+    }
+    if (rejected != null) {
+      fx.timeline("signal-rejected", signal + ": " + rejected);
+      return false;
+    }
+    return true;
+  }
+
+  /** The observation names this node; another name is somebody's mistake, recorded. */
+  private boolean about(String signal, String what, String name, String mine) {
+    if (mine.equals(name)) {
+      return true;
+    }
+    fx.timeline(
+        "signal-rejected",
+        signal + ": " + what + " \"" + name + "\" is not this node's " + what + " (" + mine + ")");
+    return false;
   }
 
   private void maybeContinueAsNew() {

@@ -29,15 +29,22 @@ public final class NodeSetSpecValidator {
       return p;
     }
     p.addAll(spec.problems());
+    // A field the converter already reported is not reported again in other words: "replicas is
+    // required" after "replicas: "three" is text; write a whole number" would mislead. Only the
+    // message
+    // changes; whether the spec is valid does not.
     Integer r = spec.replicas();
     if (r == null) {
-      p.add("spec.replicas is required (a number >= 0)");
+      if (!reported(spec, "spec.replicas")) {
+        p.add("spec.replicas is required (a number >= 0)");
+      }
     } else if (r < 0 || r > MAX_REPLICAS) {
       p.add("spec.replicas must be between 0 and " + MAX_REPLICAS + ", got " + r);
     }
-    if (spec.template() == null
-        || spec.template().revision() == null
-        || spec.template().revision().isBlank()) {
+    if ((spec.template() == null
+            || spec.template().revision() == null
+            || spec.template().revision().isBlank())
+        && !reported(spec, "spec.template")) {
       p.add("spec.template is required (a pod template with the slurmd container)");
     }
     UpdateStrategy u = spec.updateStrategy();
@@ -51,6 +58,11 @@ public final class NodeSetSpecValidator {
       }
     }
     return p;
+  }
+
+  private static boolean reported(NodeSetSpecView spec, String field) {
+    return spec.problems().stream()
+        .anyMatch(x -> x.startsWith(field + ":") || x.startsWith(field + "."));
   }
 
   private static String maxUnavailableProblem(String v) {

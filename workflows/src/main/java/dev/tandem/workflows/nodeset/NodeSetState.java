@@ -5,6 +5,9 @@ import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.TimelineEntry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -77,6 +80,11 @@ public final class NodeSetState {
 
   /** Workflow time (ms) each entry of {@link #health} arrived: how stale it is. */
   Map<String, Long> healthHeardMillis = new TreeMap<>();
+
+  /** Signals whose payload could not be used, the latest {@link #MAX_REJECTED_SIGNALS}. */
+  List<TimelineEntry> rejectedSignals = new ArrayList<>();
+
+  static final int MAX_REJECTED_SIGNALS = 10;
 
   public Map<Integer, Entry> nodes() {
     return nodes;

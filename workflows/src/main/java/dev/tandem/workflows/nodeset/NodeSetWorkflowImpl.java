@@ -1,5 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
@@ -7,11 +8,13 @@ import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.model.NodeSummary;
+import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -102,7 +105,8 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
 
   @Override
   public void specChanged(NodeSetSpecView spec) {
-    if (spec == null) {
+    if (spec == null || spec.rejected() != null) {
+      reject(Names.SIGNAL_SPEC_CHANGED, spec == null ? null : spec.rejected());
       return;
     }
     if (s.latest != null && spec.generation() < s.latest.generation()) {
@@ -115,10 +119,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   @Override
   public void delete(NodeCommand command) {
     if (command == null || !command.valid()) {
-      log.warn(
-          "NodeSet {}: ignoring a delete signal with a bad payload: {}",
-          input.ref(),
-          command == null ? "empty" : command.problem());
+      reject(Names.SIGNAL_DELETE, command == null ? null : command.problem());
       return;
     }
     s.deleting = true;
@@ -129,7 +130,10 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
 
   @Override
   public void nodeReported(NodeReport r) {
-    if (r == null || r.pod() == null) {
+    if (r == null || r.rejected() != null || r.pod() == null) {
+      reject(
+          Names.SIGNAL_NODE_REPORTED,
+          r == null ? null : r.rejected() != null ? r.rejected() : "\"pod\" is required");
       return;
     }
     Entry e = s.nodes.get(r.ordinal());
@@ -149,7 +153,10 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
 
   @Override
   public void clusterHealth(ClusterHealth h) {
-    if (h == null || h.component() == null) {
+    if (h == null || h.rejected() != null || h.component() == null) {
+      reject(
+          Names.SIGNAL_CLUSTER_HEALTH,
+          h == null ? null : h.rejected() != null ? h.rejected() : "\"component\" is required");
       return;
     }
     ClusterHealth before = s.health.get(h.component());
@@ -189,7 +196,23 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
               r == null ? null : r.problem()));
     }
     int desired = s.spec == null ? 0 : s.spec.replicas();
-    return new NodeSetSnapshot(input.ref(), s.deleting, desired, status.current(), list);
+    return new NodeSetSnapshot(
+        input.ref(), s.deleting, desired, status.current(), list, List.copyOf(s.rejectedSignals));
+  }
+
+  /**
+   * A signal whose payload cannot be used: logged and kept (the latest few) for the status query,
+   * never acted on. It does not wake the loop, so it changes no decision.
+   */
+  private void reject(String signal, String why) {
+    String detail = signal + ": " + (why == null ? "empty payload" : why);
+    log.warn("NodeSet {}: signal rejected: {}", input.ref(), detail);
+    s.rejectedSignals.add(
+        new TimelineEntry(
+            Instant.ofEpochMilli(Workflow.currentTimeMillis()), null, "signal-rejected", detail));
+    while (s.rejectedSignals.size() > NodeSetState.MAX_REJECTED_SIGNALS) {
+      s.rejectedSignals.remove(0);
+    }
   }
 
   // ---- helpers ----

@@ -263,6 +263,48 @@ class RecordHistoriesTest extends WorkflowTestBase {
     }
   }
 
+  /**
+   * Garbage signal payloads of every kind, recorded with the code from before signal payloads were
+   * read leniently (when the SDK dropped what it could not deserialize): replaying it proves that
+   * the rejections recorded since change no command. Run alone: {@code
+   * -Dtest=RecordHistoriesTest#recordGarbageSignals -Dtandem.recordHistories=v1}.
+   */
+  @Test
+  void recordGarbageSignals() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeSetWorkflow set = startNodeSet("junkset", spec(1, 1, "a"));
+    await("1 ready", 120, () -> allReady(set, 1));
+    WorkflowStub node = client.newUntypedWorkflowStub(Names.nodeWorkflowId(NS, "junkset-0"));
+    node.signal("update", "garbage");
+    node.signal(
+        "update",
+        java.util.Map.of("target", java.util.Map.of("revision", "b"), "immediate", "soon"));
+    node.signal("podObserved", 42);
+    node.signal("podObserved", java.util.Map.of("name", "junkset-0", "createdAt", "yesterday"));
+    node.signal("slurmObserved", java.util.List.of(1, 2));
+    node.signal("slurmObserved", java.util.Map.of("name", "other-0", "known", true));
+    node.signal(
+        "drain", java.util.Map.of("owner", "manual", "reason", "x".repeat(300) + "\n\"end\""));
+    await("drained", 60, () -> phaseIs("junkset-0", NodePhase.DRAINED));
+    WorkflowStub raw = client.newUntypedWorkflowStub(Names.nodeSetWorkflowId(NS, "junkset"));
+    raw.signal("specChanged", "garbage");
+    raw.signal("specChanged", java.util.Map.of("generation", 9, "replicas", "many"));
+    raw.signal("nodeReported", true);
+    raw.signal(
+        "nodeReported", java.util.Map.of("pod", "junkset-0", "phase", "EXPLODED", "seq", 99));
+    raw.signal("clusterHealth", "down");
+    raw.signal("delete", java.util.Map.of());
+    env.sleep(Duration.ofSeconds(30));
+    set.specChanged(spec(2, 2, "a"));
+    await("2 nodes", 120, () -> set.status().nodes().size() == 2);
+    node.signal("undrain", java.util.Map.of("owner", "manual"));
+    await("ready", 60, () -> phaseIs("junkset-0", NodePhase.READY));
+    set.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    WorkflowStub.fromTyped(set).getResult(Void.class);
+    write("nodeset-garbage-signals", Names.nodeSetWorkflowId(NS, "junkset"));
+    write("node-garbage-signals", Names.nodeWorkflowId(NS, "junkset-0"));
+  }
+
   private void write(String name, String workflowId) throws IOException {
     String json = client.fetchHistory(workflowId).toJson(false);
     Files.createDirectories(DIR);
