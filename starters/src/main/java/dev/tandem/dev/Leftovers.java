@@ -1,0 +1,232 @@
+package dev.tandem.dev;
+
+import dev.tandem.devstack.kubelet.ProcessRecords;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.local.LocalSlurmScript;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Puts right what an earlier stack on the same local Slurm left when it did not stop cleanly (its
+ * JVM was SIGKILLed, the machine lost power): a new stack starts with an empty Kubernetes API and
+ * an empty Temporal, so nothing it runs can own what the earlier one left. Runs after Slurm is up
+ * and before the kubelet and the worker start, under the {@link StackLock}, so no other live stack
+ * uses this Slurm.
+ *
+ * <ol>
+ *   <li>The earlier worker, if it still runs (its pid file in the state dir, and its command line
+ *       naming that state dir): stopped.
+ *   <li>Orphan slurmd processes: those the earlier kubelet recorded ({@link ProcessRecords}: pid,
+ *       start time and argv must all still match, so nothing is signalled that a kubelet of this
+ *       Slurm did not start). Each is stopped the way {@code slurm-local.sh node-down} does it
+ *       (DOWN while slurmd runs so its jobs end, then slurmd stopped, then State=FUTURE), which
+ *       also clears the node's drain.
+ *   <li>Every other pool node Slurm still lists (not FUTURE): a Tandem drain (reason {@code
+ *       tandem:...}) is lifted, since nothing can hold it any more; with no slurmd running for it,
+ *       the node is returned to FUTURE. A slurmd this stack did not start is left running.
+ *   <li>An administrator's drain (any other reason) is never lifted: it is put back after a return
+ *       to FUTURE, and mentioned.
+ * </ol>
+ *
+ * Static nodes ({@code n1..}) are not Tandem's and are not touched.
+ */
+final class Leftovers {
+  static final String TANDEM_PREFIX = "tandem:";
+  private static final Duration NODE_DOWN_TIMEOUT = Duration.ofMinutes(1);
+
+  private final Path stateDir;
+  private final LocalSlurmScript.Running slurm;
+  private final Map<String, String> scriptEnv;
+  private final ProcessRecords records;
+  private final SlurmClient client;
+  private final List<String> done = new ArrayList<>();
+
+  Leftovers(
+      Path stateDir,
+      LocalSlurmScript.Running slurm,
+      Map<String, String> scriptEnv,
+      ProcessRecords records,
+      SlurmClient client) {
+    this.stateDir = stateDir.toAbsolutePath();
+    this.slurm = slurm;
+    this.scriptEnv = scriptEnv;
+    this.records = records;
+    this.client = client;
+  }
+
+  /** Does it all; returns what was done, one short sentence each (empty: nothing was left). */
+  List<String> cleanUp() throws InterruptedException {
+    stopEarlierWorker();
+    Map<String, SlurmNode> nodes = new LinkedHashMap<>();
+    try {
+      for (SlurmNode n : client.listNodes(null).items()) {
+        nodes.put(n.name(), n);
+      }
+    } catch (RuntimeException e) {
+      done.add("could not list the Slurm nodes to check for leftovers (" + e.getMessage() + ")");
+    }
+    Set<String> handled = new HashSet<>();
+    for (ProcessRecords.Entry e : records.list()) {
+      Optional<ProcessHandle> p = e.live();
+      if (p.isPresent()) {
+        stopOrphan(e, p.get(), nodes.get(e.pod()));
+        handled.add(e.pod());
+      }
+      records.forget(e.file(), e.pid());
+    }
+    for (SlurmNode n : nodes.values()) {
+      if (!handled.contains(n.name()) && pools().isPoolNode(n.name()) && !n.future()) {
+        cleanPoolNode(n);
+      }
+    }
+    return List.copyOf(done);
+  }
+
+  private void stopEarlierWorker() throws InterruptedException {
+    Path pidFile = stateDir.resolve("worker.pid");
+    Optional<ProcessHandle> p = readPid(pidFile).flatMap(ProcessHandle::of);
+    String mark = "-Dtandem.dev.state-dir=" + stateDir;
+    if (p.isPresent() && p.get().isAlive() && commandLine(p.get().pid()).contains(mark)) {
+      stop(p.get(), Duration.ofSeconds(15));
+      done.add("stopped the worker an earlier run left (pid " + p.get().pid() + ")");
+    }
+    try {
+      Files.deleteIfExists(pidFile);
+    } catch (IOException e) {
+      // the new worker overwrites it
+    }
+  }
+
+  private void stopOrphan(ProcessRecords.Entry e, ProcessHandle p, SlurmNode node)
+      throws InterruptedException {
+    boolean future = false;
+    if (pools().isPoolNode(e.pod())) {
+      LocalSlurmScript.Result r =
+          LocalSlurmScript.run(slurm.script(), scriptEnv, NODE_DOWN_TIMEOUT, "node-down", e.pod());
+      future = r.exitCode() == 0;
+    }
+    if (p.isAlive()) {
+      stop(p, Duration.ofSeconds(10)); // ours (recorded and verified), whatever node-down did
+    }
+    done.add("stopped orphan slurmd for " + e.pod() + " (pid " + e.pid() + ")");
+    if (node != null && node.drainFlag()) {
+      afterDrainedNodeWent(node, future);
+    }
+  }
+
+  private void cleanPoolNode(SlurmNode n) {
+    Optional<Long> slurmd = runningSlurmd(n.name());
+    if (slurmd.isPresent()) {
+      if (tandemDrain(n)) {
+        client.undrain(n.name());
+        done.add("lifted Tandem drain on " + n.name() + " (" + n.reason() + ")");
+      } else if (n.drainFlag()) {
+        done.add(adminDrainKept(n));
+      }
+      done.add(
+          n.name()
+              + " has a slurmd this stack did not start (pid "
+              + slurmd.get()
+              + "): left running");
+      return;
+    }
+    LocalSlurmScript.Result r =
+        LocalSlurmScript.run(slurm.script(), scriptEnv, NODE_DOWN_TIMEOUT, "node-down", n.name());
+    boolean future = r.exitCode() == 0;
+    if (future) {
+      done.add("returned " + n.name() + " to FUTURE (no slurmd ran for it)");
+    } else {
+      done.add("could not return " + n.name() + " to FUTURE: " + lastLine(r.output()));
+    }
+    if (n.drainFlag()) {
+      afterDrainedNodeWent(n, future);
+    }
+  }
+
+  /** A drained node went to FUTURE (which clears drains) or stayed: say so, keep admin drains. */
+  private void afterDrainedNodeWent(SlurmNode n, boolean future) {
+    if (tandemDrain(n)) {
+      if (!future) {
+        client.undrain(n.name());
+      }
+      done.add("lifted Tandem drain on " + n.name() + " (" + n.reason() + ")");
+    } else {
+      if (future) {
+        client.drain(n.name(), n.reason() == null ? "drained before a restart" : n.reason());
+      }
+      done.add(adminDrainKept(n));
+    }
+  }
+
+  private static boolean tandemDrain(SlurmNode n) {
+    return n.drainFlag() && n.reason() != null && n.reason().startsWith(TANDEM_PREFIX);
+  }
+
+  private static String adminDrainKept(SlurmNode n) {
+    return "left the administrator's drain on " + n.name() + " (" + n.reason() + ")";
+  }
+
+  /**
+   * The slurmd of {@code node} per its pid file, if it runs for this Slurm (as the script checks).
+   */
+  private Optional<Long> runningSlurmd(String node) {
+    Path dir = slurm.envFile().getParent().toAbsolutePath();
+    return readPid(dir.resolve("run").resolve("slurmd-" + node + ".pid"))
+        .filter(pid -> commandLine(pid).contains(dir + "/"));
+  }
+
+  private SlurmPools pools() {
+    return SlurmPools.parse(slurm.env().getOrDefault("TANDEM_SLURM_POOLS", ""));
+  }
+
+  private static void stop(ProcessHandle p, Duration grace) throws InterruptedException {
+    p.destroy();
+    try {
+      p.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      p.destroyForcibly();
+      try {
+        p.onExit().get(10, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException
+          | java.util.concurrent.ExecutionException ignored) {
+        // reported by the caller's next check at worst
+      }
+    }
+  }
+
+  private static Optional<Long> readPid(Path file) {
+    try {
+      String s = Files.readString(file, StandardCharsets.UTF_8).trim();
+      return s.matches("\\d{1,10}") ? Optional.of(Long.parseLong(s)) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** {@code /proc/<pid>/cmdline} with spaces for NULs; empty if unreadable. */
+  static String commandLine(long pid) {
+    try {
+      byte[] b = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+      return new String(b, StandardCharsets.UTF_8).replace('\0', ' ');
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static String lastLine(String output) {
+    String[] lines = output.strip().split("\n");
+    return lines[lines.length - 1];
+  }
+}
