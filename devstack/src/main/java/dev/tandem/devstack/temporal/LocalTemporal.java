@@ -2,10 +2,12 @@ package dev.tandem.devstack.temporal;
 
 import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.temporal.internal.testservice.TestServicesStarter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Temporal's Java test server as the local Temporal of {@code tandem dev}, bound to 127.0.0.1 only.
@@ -14,8 +16,12 @@ import java.net.InetSocketAddress;
  * served here through a gRPC server bound to the loopback address. Time runs normally (skipping is
  * locked): this is a server for people and real processes, not for unit tests.
  *
- * <p>What it cannot do (see ../shared/notes/java-stack.md): list workflows, schedules, the Temporal
- * UI. Everything is in memory: stopping it forgets every workflow.
+ * <p>The workflow service goes through {@link StickyQueueBypass}, so workflows never stick to a
+ * worker that may die (the test server has no sticky schedule-to-start timeout): a restarted or
+ * replacement worker picks up every running workflow at once.
+ *
+ * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md).
+ * Everything is in memory: stopping it forgets every workflow.
  */
 public final class LocalTemporal implements AutoCloseable {
   private final TestServicesStarter services;
@@ -31,7 +37,11 @@ public final class LocalTemporal implements AutoCloseable {
     TestServicesStarter services = new TestServicesStarter(true, 0);
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     for (BindableService s : services.getServices()) {
-      b.addService(s);
+      if (s == services.getWorkflowService()) {
+        b.addService(ServerInterceptors.intercept(s, new StickyQueueBypass()));
+      } else {
+        b.addService(s);
+      }
     }
     Server server;
     try {
@@ -56,6 +66,12 @@ public final class LocalTemporal implements AutoCloseable {
   @Override
   public void close() {
     server.shutdownNow();
+    try {
+      // Calls still open (long polls) end first; the services' schedulers are closed after them.
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     services.close();
   }
 }
