@@ -7,9 +7,6 @@ import dev.tandem.devstack.kubelet.OsProcessLauncher;
 import dev.tandem.devstack.kubelet.ProcessRecords;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.k8s.NodeSetResources;
-import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.SlurmClientConfig;
-import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmEnvFile;
 import dev.tandem.slurm.local.LocalSlurmScript;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -49,9 +46,6 @@ import java.util.Map;
  */
 public final class DevStack implements AutoCloseable {
   public static final String CRD = "META-INF/fabric8/nodesets.tandem.dev-v1.yml";
-
-  /** Marks a Slurm a stack started (removed when that stack stops it): a crash leaves it behind. */
-  static final String STARTED_MARK = "tandem-stack.started";
 
   /**
    * @param stateDir kubeconfig, logs, the worker's pid file and log go here
@@ -127,8 +121,8 @@ public final class DevStack implements AutoCloseable {
   private final Options options;
   private final PrintWriter log;
   private StackLock lock;
+  private StackSlurm stackSlurm;
   private LocalSlurmScript.Running slurm;
-  private boolean stopSlurm;
   private List<String> cleanedUp = List.of();
   private LocalTemporal temporal;
   private LocalApiServer api;
@@ -163,18 +157,20 @@ public final class DevStack implements AutoCloseable {
     Path slurmDir = SlurmEnvFile.defaultPath(options.slurmEnv()).getParent().toAbsolutePath();
     lock = StackLock.acquire(slurmDir, "state dir " + stateDir);
     step("Slurm 22.05 on 127.0.0.1 (scripts/slurm-local.sh, state in " + slurmDir + ")");
-    slurm =
-        LocalSlurmScript.ensureRunning(
-            LocalSlurmScript.find(options.slurmEnv()), options.slurmEnv());
-    Path mark = slurmDir.resolve(STARTED_MARK);
-    boolean adopted = !slurm.startedHere() && Files.exists(mark);
-    stopSlurm = slurm.startedHere() || adopted;
-    if (stopSlurm) {
-      Files.writeString(mark, "started by the Tandem stack with state dir " + stateDir + "\n");
-    }
+    stackSlurm = StackSlurm.start(options.slurmEnv(), "with state dir " + stateDir);
+    slurm = stackSlurm.running();
     ProcessRecords records = new ProcessRecords(slurmDir.resolve("kubelet-processes"));
     if (options.cleanUpLeftovers()) {
-      cleanUp(stateDir, records, adopted);
+      cleanedUp = Leftovers.cleanUp(stateDir, slurm, options.slurmEnv(), records);
+      if (stackSlurm.adopted()) {
+        List<String> l = new java.util.ArrayList<>(cleanedUp);
+        l.add(0, "took over the local Slurm an earlier run started (stopped on exit)");
+        cleanedUp = List.copyOf(l);
+      }
+      if (!cleanedUp.isEmpty() && log != null) {
+        log.println("  cleaned up after an earlier run: " + String.join("; ", cleanedUp));
+        log.flush();
+      }
     }
     step("Temporal test server on 127.0.0.1:" + options.temporalPort());
     temporal = LocalTemporal.start(options.temporalPort());
@@ -197,27 +193,6 @@ public final class DevStack implements AutoCloseable {
     step("Tandem worker and watchers (a separate JVM; log " + worker.logFile() + ")");
     worker.start();
     worker.awaitReady(Duration.ofMinutes(2));
-  }
-
-  private void cleanUp(Path stateDir, ProcessRecords records, boolean adopted)
-      throws InterruptedException {
-    try (SlurmClient client = SlurmClients.create(SlurmClientConfig.fromEnv(slurm.env()))) {
-      List<String> done =
-          new Leftovers(stateDir, slurm, options.slurmEnv(), records, client).cleanUp();
-      if (adopted) {
-        done =
-            java.util.stream.Stream.concat(
-                    java.util.stream.Stream.of(
-                        "adopted the local Slurm an earlier run started (stopped on exit)"),
-                    done.stream())
-                .toList();
-      }
-      cleanedUp = done;
-    }
-    if (!cleanedUp.isEmpty() && log != null) {
-      log.println("  cleaned up after an earlier run: " + String.join("; ", cleanedUp));
-      log.flush();
-    }
   }
 
   private Map<String, String> workerEnv(int httpPort) {
@@ -301,17 +276,8 @@ public final class DevStack implements AutoCloseable {
     if (temporal != null) {
       quietly(temporal::close);
     }
-    if (slurm != null && stopSlurm) {
-      LocalSlurmScript.run(
-          slurm.script(), options.slurmEnv(), LocalSlurmScript.STOP_TIMEOUT, "stop");
-      quietly(
-          () -> {
-            try {
-              Files.deleteIfExists(slurm.envFile().getParent().resolve(STARTED_MARK));
-            } catch (IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          });
+    if (stackSlurm != null) {
+      quietly(stackSlurm::close);
     }
     if (lock != null) {
       lock.close();

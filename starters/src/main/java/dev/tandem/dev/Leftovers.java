@@ -2,6 +2,8 @@ package dev.tandem.dev;
 
 import dev.tandem.devstack.kubelet.ProcessRecords;
 import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClientConfig;
+import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.local.LocalSlurmScript;
 import java.io.IOException;
@@ -66,6 +68,18 @@ final class Leftovers {
     this.client = client;
   }
 
+  /** Cleans up with a Slurm client of its own; returns what was done (empty: nothing was left). */
+  static List<String> cleanUp(
+      Path stateDir,
+      LocalSlurmScript.Running slurm,
+      Map<String, String> scriptEnv,
+      ProcessRecords records)
+      throws InterruptedException {
+    try (SlurmClient client = SlurmClients.create(SlurmClientConfig.fromEnv(slurm.env()))) {
+      return new Leftovers(stateDir, slurm, scriptEnv, records, client).cleanUp();
+    }
+  }
+
   /** Does it all; returns what was done, one short sentence each (empty: nothing was left). */
   List<String> cleanUp() throws InterruptedException {
     stopEarlierWorker();
@@ -97,7 +111,7 @@ final class Leftovers {
   private void stopEarlierWorker() throws InterruptedException {
     Path pidFile = stateDir.resolve("worker.pid");
     Optional<ProcessHandle> p = readPid(pidFile).flatMap(ProcessHandle::of);
-    String mark = "-Dtandem.dev.state-dir=" + stateDir;
+    String mark = new WorkerLaunch(stateDir, 0, Map.of()).stateDirMark();
     if (p.isPresent() && p.get().isAlive() && commandLine(p.get().pid()).contains(mark)) {
       stop(p.get(), Duration.ofSeconds(15));
       done.add("stopped the worker an earlier run left (pid " + p.get().pid() + ")");
@@ -175,7 +189,11 @@ final class Leftovers {
   }
 
   private static String adminDrainKept(SlurmNode n) {
-    return "left the administrator's drain on " + n.name() + " (" + n.reason() + ")";
+    return "left the administrator's drain on "
+        + n.name()
+        + " ("
+        + (n.reason() == null ? "no reason given" : n.reason())
+        + ")";
   }
 
   /**

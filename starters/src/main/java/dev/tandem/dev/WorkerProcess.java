@@ -10,8 +10,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,28 +33,11 @@ import java.util.concurrent.TimeUnit;
  * </ol>
  */
 public final class WorkerProcess implements AutoCloseable {
-  static final String MAIN = "dev.tandem.cli.TandemCli";
   static final Duration BACKOFF_INITIAL = Duration.ofSeconds(1);
   static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
   static final Duration RAN_LONG_ENOUGH = Duration.ofMinutes(1);
-  private static final Path SETSID = Path.of("/usr/bin/setsid");
 
-  /**
-   * Quick start (C1 only: a worker waits on I/O, not on CPU), bounded memory, and a clean exit on
-   * out-of-memory so the supervisor restarts it. {@code TANDEM_WORKER_JAVA_OPTS} replaces them.
-   */
-  static final List<String> JVM_OPTIONS =
-      List.of(
-          "-XX:TieredStopAtLevel=1",
-          "-XX:+UseSerialGC",
-          "-Xms64m",
-          "-Xmx512m",
-          "-Xss512k",
-          "-XX:+ExitOnOutOfMemoryError");
-
-  private final Path stateDir;
-  private final int httpPort;
-  private final Map<String, String> env;
+  private final WorkerLaunch launch;
   private final PrintWriter out;
   private final ScheduledExecutorService restarts;
   private final HttpClient http =
@@ -76,9 +57,7 @@ public final class WorkerProcess implements AutoCloseable {
    * @param out where exits and restarts are reported (null: nowhere)
    */
   WorkerProcess(Path stateDir, int httpPort, Map<String, String> env, PrintWriter out) {
-    this.stateDir = stateDir.toAbsolutePath();
-    this.httpPort = httpPort;
-    this.env = Map.copyOf(env);
+    this.launch = new WorkerLaunch(stateDir, httpPort, env);
     this.out = out;
     this.restarts =
         Executors.newSingleThreadScheduledExecutor(
@@ -90,42 +69,19 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   public Path pidFile() {
-    return stateDir.resolve("worker.pid");
+    return launch.pidFile();
   }
 
   public Path logFile() {
-    return stateDir.resolve("worker.log");
+    return launch.logFile();
   }
 
   public URI metricsUrl() {
-    return URI.create("http://127.0.0.1:" + httpPort + "/metrics");
+    return launch.metricsUrl();
   }
 
   public int httpPort() {
-    return httpPort;
-  }
-
-  /**
-   * The argv of the worker JVM, under {@code setsid} where it exists: in a session of its own the
-   * worker does not get the terminal's Ctrl-C, so {@code tandem dev} stops it in order (gracefully,
-   * first) instead of seeing it die and restarting it. setsid execs, so the pid stays the JVM's.
-   */
-  List<String> command() {
-    List<String> cmd = new ArrayList<>();
-    if (Files.isExecutable(SETSID)) {
-      cmd.add(SETSID.toString());
-    }
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    String opts = env.get("TANDEM_WORKER_JAVA_OPTS");
-    cmd.addAll(opts == null || opts.isBlank() ? JVM_OPTIONS : List.of(opts.trim().split("\\s+")));
-    // Names the stack in the command line, so a later run can tell its own leftover worker apart.
-    cmd.add("-Dtandem.dev.state-dir=" + stateDir);
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(MAIN);
-    cmd.add("worker");
-    cmd.add("--stop-when-stdin-closes");
-    return cmd;
+    return launch.httpPort();
   }
 
   /** Starts the worker unless one runs; returns its pid. Cancels a pending restart. */
@@ -137,15 +93,16 @@ public final class WorkerProcess implements AutoCloseable {
       return process.pid();
     }
     cancelRestart();
-    Files.createDirectories(stateDir);
-    ProcessBuilder pb = new ProcessBuilder(command());
+    Files.createDirectories(launch.stateDir());
+    ProcessBuilder pb = new ProcessBuilder(launch.command());
     pb.environment().clear();
-    pb.environment().putAll(env);
+    pb.environment().putAll(launch.env());
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()));
     pb.redirectInput(ProcessBuilder.Redirect.PIPE);
     Process p = pb.start();
     process = p;
+    closeQuietly(stdin); // the previous worker's pipe
     stdin = p.getOutputStream();
     startedAt = System.nanoTime();
     Files.writeString(pidFile(), p.pid() + "\n");
@@ -192,15 +149,18 @@ public final class WorkerProcess implements AutoCloseable {
   public void awaitReady(Duration limit) throws InterruptedException {
     long end = System.nanoTime() + limit.toNanos();
     HttpRequest req =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/readyz"))
-            .timeout(Duration.ofSeconds(3))
-            .build();
+        HttpRequest.newBuilder(launch.readyzUrl()).timeout(Duration.ofSeconds(3)).build();
     String last = "no answer yet";
     while (System.nanoTime() < end) {
       synchronized (this) {
         if ((process == null || !process.isAlive()) && !supervised) {
           throw new IllegalStateException(
-              "the worker is not running (" + last + "); " + logFile() + " ends with:\n" + tail());
+              "the worker is not running ("
+                  + last
+                  + "); "
+                  + logFile()
+                  + " ends with:\n"
+                  + launch.tail());
         }
       }
       try {
@@ -222,17 +182,7 @@ public final class WorkerProcess implements AutoCloseable {
             + "); "
             + logFile()
             + " ends with:\n"
-            + tail());
-  }
-
-  /** The last lines of the worker log. */
-  public String tail() {
-    try {
-      List<String> lines = Files.readAllLines(logFile());
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    } catch (IOException e) {
-      return "(cannot read " + logFile() + ": " + e.getMessage() + ")";
-    }
+            + launch.tail());
   }
 
   private synchronized void exited(Process p) {
@@ -240,11 +190,11 @@ public final class WorkerProcess implements AutoCloseable {
       return;
     }
     Duration ran = Duration.ofNanos(System.nanoTime() - startedAt);
-    String how = describeExit(p.exitValue());
+    String how = WorkerLaunch.describeExit(p.exitValue());
     if (!supervised) {
       say(
           "the worker (pid %d) %s after %s; not restarting it (supervision is off)",
-          p.pid(), how, fmt(ran));
+          p.pid(), how, WorkerLaunch.fmt(ran));
       return;
     }
     if (ran.compareTo(RAN_LONG_ENOUGH) >= 0) {
@@ -255,7 +205,7 @@ public final class WorkerProcess implements AutoCloseable {
         backoff.multipliedBy(2).compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : backoff.multipliedBy(2);
     say(
         "the worker (pid %d) %s after %s; restarting it in %s (log: %s)",
-        p.pid(), how, fmt(ran), fmt(delay), logFile());
+        p.pid(), how, WorkerLaunch.fmt(ran), WorkerLaunch.fmt(delay), logFile());
     pendingRestart = restarts.schedule(this::restart, delay.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -273,37 +223,12 @@ public final class WorkerProcess implements AutoCloseable {
       awaitReady(Duration.ofMinutes(2));
       say(
           "the worker is back (pid %d), ready after %s",
-          pid, fmt(Duration.ofNanos(System.nanoTime() - t0)));
+          pid, WorkerLaunch.fmt(Duration.ofNanos(System.nanoTime() - t0)));
     } catch (IOException | RuntimeException e) {
       say("could not restart the worker: %s", e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  /** How a worker ended, from its exit value (the JDK reports death by signal N as 128+N). */
-  static String describeExit(int code) {
-    return switch (code) {
-      case 0 -> "exited";
-      case 128 + 9 -> "was killed (SIGKILL)";
-      case 128 + 15 -> "was stopped (SIGTERM)";
-      default ->
-          code > 128 && code < 128 + 65
-              ? "was killed by signal " + (code - 128)
-              : "exited with code " + code;
-    };
-  }
-
-  /** {@code 850ms}, {@code 4.2s}, {@code 2m13s}. */
-  static String fmt(Duration d) {
-    long ms = d.toMillis();
-    if (ms < 1000) {
-      return ms + "ms";
-    }
-    if (ms < 60_000) {
-      return String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
-    }
-    return d.toMinutes() + "m" + d.toSecondsPart() + "s";
   }
 
   private void cancelRestart() {
@@ -348,13 +273,21 @@ public final class WorkerProcess implements AutoCloseable {
         p.destroyForcibly();
       }
     }
+    closeQuietly(stdin);
     try {
-      if (stdin != null) {
-        stdin.close();
-      }
       Files.deleteIfExists(pidFile());
     } catch (IOException e) {
       // nothing left to do about it
+    }
+  }
+
+  private static void closeQuietly(OutputStream s) {
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        // a pipe to a dead process
+      }
     }
   }
 

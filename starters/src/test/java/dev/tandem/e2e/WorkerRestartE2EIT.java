@@ -107,7 +107,9 @@ class WorkerRestartE2EIT {
         "worker restart 2 (killed pid %d while %s-2 was draining): ready after %d ms; the node"
             + " left draining %d ms after that%n",
         pid2, SET, readyMs, ms2);
-    assertTrue(ms2 < 30_000, "the drained node moved on within seconds: " + ms2);
+    // An activity the killed worker was running is retried only after its start-to-close timeout
+    // (30 s, see ActivityStubs), so this node may wait up to that long; not frozen, though.
+    assertTrue(ms2 < 60_000, "the drained node moved on: " + ms2);
 
     // The rollout completes: every node ready at the new revision, idle in Slurm, status written.
     Await.until(
@@ -144,7 +146,24 @@ class WorkerRestartE2EIT {
     assertNotEquals(busyUid, e2e.pod(SET + "-2").orElseThrow().getMetadata().getUid());
     Optional<SlurmNode> n2 = e2e.slurmNode(SET + "-2");
     assertTrue(n2.isPresent() && n2.get().reason() == null, "no drain left behind: " + n2);
+  }
+
+  /** Supervised, as in {@code tandem dev}: a killed worker is started again by itself. */
+  @Test
+  void aSupervisedWorkerComesBackByItself() throws Exception {
     e2e.superviseWorker(true);
+    e2e.awaitWorkerReady();
+    long killed = e2e.killWorker();
+    long pid =
+        Await.until(
+            "a new worker process", LIMIT, EVERY, () -> e2e.workerPid(), p -> p > 0 && p != killed);
+    e2e.awaitWorkerReady();
+    Await.until(
+        "queries answered by the new worker (pid " + pid + ")",
+        LIMIT,
+        EVERY,
+        () -> e2e.nodeSetStatus(SET).nodes().size(),
+        n -> n == 3);
   }
 
   /**
