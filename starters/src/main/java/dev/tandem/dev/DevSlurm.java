@@ -17,7 +17,7 @@ import java.util.Map;
  * the dev ports could make the script think a healthy instance is broken and restart it.
  */
 public final class DevSlurm {
-  public static final int PORT_BASE = 6917;
+  public static final int PORT_BASE = 6827;
   public static final int NODE_PORT_BASE = 17401;
 
   private DevSlurm() {}

@@ -15,7 +15,7 @@ class DevSlurmTest {
   void ownDirectoryAndPortsUnlessTheUserChoseAnInstance() {
     Map<String, String> env = DevSlurm.environment(STATE, Map.of("PATH", "/usr/bin"));
     assertEquals("/var/tmp/tandem-dev/slurm", env.get("TANDEM_SLURM_DIR"));
-    assertEquals("6917", env.get("TANDEM_SLURM_PORT_BASE"));
+    assertEquals("6827", env.get("TANDEM_SLURM_PORT_BASE"));
     assertEquals("17401", env.get("TANDEM_SLURM_NODE_PORT_BASE"));
     assertEquals("/usr/bin", env.get("PATH"), "the rest of the environment is kept");
   }
