@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  * the Kubernetes API and the kubelet in their own JVM, which outlives the worker.
  *
  * <ol>
- *   <li>The child runs this JVM's classpath with a small heap and quick-start flags; its pid goes
- *       to {@code <state-dir>/worker.pid}, its output to {@code <state-dir>/worker.log}.
+ *   <li>The child runs as {@link WorkerLaunch} says: this JVM's classpath, a small heap and
+ *       quick-start flags, its pid in {@code <state-dir>/worker.pid}, its output in {@code
+ *       <state-dir>/worker.log}.
  *   <li>Its standard input is a pipe this JVM never writes to: when this JVM dies, however it dies,
  *       the pipe closes and the worker stops by itself ({@code --stop-when-stdin-closes}), so it
  *       never outlives its supervisor.
@@ -36,12 +34,12 @@ public final class WorkerProcess implements AutoCloseable {
   static final Duration BACKOFF_INITIAL = Duration.ofSeconds(1);
   static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
   static final Duration RAN_LONG_ENOUGH = Duration.ofMinutes(1);
+  static final Duration RESTART_READY_LIMIT = Duration.ofMinutes(2);
 
   private final WorkerLaunch launch;
+  private final Readyz readyz;
   private final PrintWriter out;
   private final ScheduledExecutorService restarts;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Process process;
   private OutputStream stdin;
   private long startedAt;
@@ -58,6 +56,7 @@ public final class WorkerProcess implements AutoCloseable {
    */
   WorkerProcess(Path stateDir, int httpPort, Map<String, String> env, PrintWriter out) {
     this.launch = new WorkerLaunch(stateDir, httpPort, env);
+    this.readyz = new Readyz(launch.readyzUrl());
     this.out = out;
     this.restarts =
         Executors.newSingleThreadScheduledExecutor(
@@ -148,29 +147,20 @@ public final class WorkerProcess implements AutoCloseable {
    */
   public void awaitReady(Duration limit) throws InterruptedException {
     long end = System.nanoTime() + limit.toNanos();
-    HttpRequest req =
-        HttpRequest.newBuilder(launch.readyzUrl()).timeout(Duration.ofSeconds(3)).build();
-    String last = "no answer yet";
     while (System.nanoTime() < end) {
       synchronized (this) {
         if ((process == null || !process.isAlive()) && !supervised) {
           throw new IllegalStateException(
               "the worker is not running ("
-                  + last
+                  + readyz.lastAnswer()
                   + "); "
                   + logFile()
                   + " ends with:\n"
                   + launch.tail());
         }
       }
-      try {
-        HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return;
-        }
-        last = r.body().trim();
-      } catch (IOException e) {
-        last = "no answer on " + req.uri();
+      if (readyz.ready()) {
+        return;
       }
       Thread.sleep(100);
     }
@@ -178,7 +168,7 @@ public final class WorkerProcess implements AutoCloseable {
         "the worker is not ready after "
             + limit.toSeconds()
             + "s ("
-            + last
+            + readyz.lastAnswer()
             + "); "
             + logFile()
             + " ends with:\n"
@@ -200,12 +190,16 @@ public final class WorkerProcess implements AutoCloseable {
     if (ran.compareTo(RAN_LONG_ENOUGH) >= 0) {
       backoff = BACKOFF_INITIAL;
     }
+    scheduleRestart(
+        String.format("the worker (pid %d) %s after %s", p.pid(), how, WorkerLaunch.fmt(ran)));
+  }
+
+  /** Says what happened and when the next start is, then schedules it (doubling the back-off). */
+  private synchronized void scheduleRestart(String what) {
     Duration delay = backoff;
     backoff =
         backoff.multipliedBy(2).compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : backoff.multipliedBy(2);
-    say(
-        "the worker (pid %d) %s after %s; restarting it in %s (log: %s)",
-        p.pid(), how, WorkerLaunch.fmt(ran), WorkerLaunch.fmt(delay), logFile());
+    say("%s; restarting it in %s (log: %s)", what, WorkerLaunch.fmt(delay), logFile());
     pendingRestart = restarts.schedule(this::restart, delay.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -220,15 +214,35 @@ public final class WorkerProcess implements AutoCloseable {
         }
         pid = start();
       }
-      awaitReady(Duration.ofMinutes(2));
-      say(
-          "the worker is back (pid %d), ready after %s",
-          pid, WorkerLaunch.fmt(Duration.ofNanos(System.nanoTime() - t0)));
+      // Watch this very process only: if it dies too, its exit schedules the next attempt, which
+      // must not wait behind this loop on the single supervisor thread.
+      long end = t0 + RESTART_READY_LIMIT.toNanos();
+      Process p = processOf(pid);
+      while (p != null && p.isAlive() && System.nanoTime() < end) {
+        if (readyz.ready()) {
+          say(
+              "the worker is back (pid %d), ready after %s",
+              pid, WorkerLaunch.fmt(Duration.ofNanos(System.nanoTime() - t0)));
+          return;
+        }
+        Thread.sleep(100);
+      }
+      if (p != null && p.isAlive()) {
+        say("the restarted worker (pid %d) is not ready yet (%s)", pid, readyz.lastAnswer());
+      }
     } catch (IOException | RuntimeException e) {
-      say("could not restart the worker: %s", e.getMessage());
+      synchronized (this) {
+        if (!closed && supervised) {
+          scheduleRestart("could not start the worker (" + e.getMessage() + ")");
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private synchronized Process processOf(long pid) {
+    return process != null && process.pid() == pid ? process : null;
   }
 
   private void cancelRestart() {
