@@ -34,12 +34,13 @@ import java.util.concurrent.TimeUnit;
  *       start time and argv must all still match, so nothing is signalled that a kubelet of this
  *       Slurm did not start). Each is stopped the way {@code slurm-local.sh node-down} does it
  *       (DOWN while slurmd runs so its jobs end, then slurmd stopped, then State=FUTURE), which
- *       also clears the node's drain.
+ *       also clears the node's Tandem drain.
  *   <li>Every other pool node Slurm still lists (not FUTURE): a Tandem drain (reason {@code
  *       tandem:...}) is lifted, since nothing can hold it any more; with no slurmd running for it,
  *       the node is returned to FUTURE. A slurmd this stack did not start is left running.
- *   <li>An administrator's drain (any other reason) is never lifted: it is put back after a return
- *       to FUTURE, and mentioned.
+ *   <li>A node with an administrator's drain (any other reason) is left as it is in Slurm (only an
+ *       orphan slurmd of it is stopped) and mentioned: a return to FUTURE would clear the drain,
+ *       and a drain set again on a FUTURE node loses its reason when the node registers.
  * </ol>
  *
  * Static nodes ({@code n1..}) are not Tandem's and are not touched.
@@ -125,29 +126,31 @@ final class Leftovers {
 
   private void stopOrphan(ProcessRecords.Entry e, ProcessHandle p, SlurmNode node)
       throws InterruptedException {
+    boolean adminDrain = adminDrain(node);
     boolean future = false;
-    if (pools().isPoolNode(e.pod())) {
-      LocalSlurmScript.Result r =
-          LocalSlurmScript.run(slurm.script(), scriptEnv, NODE_DOWN_TIMEOUT, "node-down", e.pod());
-      future = r.exitCode() == 0;
+    if (!adminDrain && pools().isPoolNode(e.pod())) {
+      future = nodeDown(e.pod());
     }
     if (p.isAlive()) {
       stop(p, Duration.ofSeconds(10)); // ours (recorded and verified), whatever node-down did
     }
     done.add("stopped orphan slurmd for " + e.pod() + " (pid " + e.pid() + ")");
-    if (node != null && node.drainFlag()) {
-      afterDrainedNodeWent(node, future);
+    if (adminDrain) {
+      done.add(adminDrainKept(node));
+    } else if (tandemDrain(node)) {
+      liftedTandemDrain(node, future);
     }
   }
 
-  private void cleanPoolNode(SlurmNode n) {
+  private void cleanPoolNode(SlurmNode n) throws InterruptedException {
+    if (adminDrain(n)) {
+      done.add(adminDrainKept(n));
+      return;
+    }
     Optional<Long> slurmd = runningSlurmd(n.name());
     if (slurmd.isPresent()) {
       if (tandemDrain(n)) {
-        client.undrain(n.name());
-        done.add("lifted Tandem drain on " + n.name() + " (" + n.reason() + ")");
-      } else if (n.drainFlag()) {
-        done.add(adminDrainKept(n));
+        liftedTandemDrain(n, false);
       }
       done.add(
           n.name()
@@ -156,36 +159,43 @@ final class Leftovers {
               + "): left running");
       return;
     }
-    LocalSlurmScript.Result r =
-        LocalSlurmScript.run(slurm.script(), scriptEnv, NODE_DOWN_TIMEOUT, "node-down", n.name());
-    boolean future = r.exitCode() == 0;
-    if (future) {
-      done.add("returned " + n.name() + " to FUTURE (no slurmd ran for it)");
-    } else {
-      done.add("could not return " + n.name() + " to FUTURE: " + lastLine(r.output()));
-    }
-    if (n.drainFlag()) {
-      afterDrainedNodeWent(n, future);
+    boolean future = nodeDown(n.name());
+    done.add(
+        future
+            ? "returned " + n.name() + " to FUTURE (no slurmd ran for it)"
+            : "could not return " + n.name() + " to FUTURE (see the log of slurm-local.sh)");
+    if (tandemDrain(n)) {
+      liftedTandemDrain(n, future);
     }
   }
 
-  /** A drained node went to FUTURE (which clears drains) or stayed: say so, keep admin drains. */
-  private void afterDrainedNodeWent(SlurmNode n, boolean future) {
-    if (tandemDrain(n)) {
-      if (!future) {
-        client.undrain(n.name());
-      }
-      done.add("lifted Tandem drain on " + n.name() + " (" + n.reason() + ")");
-    } else {
-      if (future) {
-        client.drain(n.name(), n.reason() == null ? "drained before a restart" : n.reason());
-      }
-      done.add(adminDrainKept(n));
+  /** {@code slurm-local.sh node-down}: jobs end, slurmd stops, State=FUTURE; true if it did. */
+  private boolean nodeDown(String node) {
+    return LocalSlurmScript.run(slurm.script(), scriptEnv, NODE_DOWN_TIMEOUT, "node-down", node)
+            .exitCode()
+        == 0;
+  }
+
+  /** A node returned to FUTURE has no drain any more; otherwise the drain is lifted here. */
+  private void liftedTandemDrain(SlurmNode n, boolean future) {
+    if (!future) {
+      client.undrain(n.name());
     }
+    done.add("lifted Tandem drain on " + n.name() + " (" + n.reason() + ")");
+  }
+
+  /**
+   * An administrator's drain (any reason not Tandem's). Its node is never returned to FUTURE: that
+   * clears the drain, and a drain set again on a FUTURE node comes back without its reason once the
+   * node registers (Slurm 22.05). Left as it is, the node keeps flag and reason; without its slurmd
+   * Slurm marks it DOWN as well, until the administrator resumes it.
+   */
+  private static boolean adminDrain(SlurmNode n) {
+    return n != null && n.drainFlag() && !tandemDrain(n);
   }
 
   private static boolean tandemDrain(SlurmNode n) {
-    return n.drainFlag() && n.reason() != null && n.reason().startsWith(TANDEM_PREFIX);
+    return n != null && n.drainFlag() && n.reason() != null && n.reason().startsWith(TANDEM_PREFIX);
   }
 
   private static String adminDrainKept(SlurmNode n) {
@@ -241,10 +251,5 @@ final class Leftovers {
     } catch (IOException e) {
       return "";
     }
-  }
-
-  private static String lastLine(String output) {
-    String[] lines = output.strip().split("\n");
-    return lines[lines.length - 1];
   }
 }

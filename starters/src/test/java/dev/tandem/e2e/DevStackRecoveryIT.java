@@ -150,15 +150,17 @@ class DevStackRecoveryIT {
     for (long pid : slurmds) {
       assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "" + pid);
     }
+    // Left as it was in Slurm: drained with the administrator's reason (its slurmd is gone, so
+    // Slurm shows it not responding, later DOWN, until the administrator resumes it).
     String n1 = slurmInfo(SET + "-1");
     assertTrue(
-        n1.contains("State=FUTURE") && n1.contains("DRAIN") && n1.contains("Reason=disk"), n1);
+        !n1.contains("State=FUTURE") && n1.contains("DRAIN") && n1.contains("Reason=disk"), n1);
     String n2 = slurmInfo(SET + "-2");
     // FUTURE, possibly +NOT_RESPONDING (its slurmd is gone), but no drain and no reason.
     assertTrue(n2.contains("State=FUTURE") && !n2.contains("DRAIN") && !n2.contains("Reason="), n2);
 
     // The administrator lifts their drain; the NodeSet comes up ready on a clean Slurm.
-    slurm(List.of("scontrol", "update", "NodeName=" + SET + "-1", "State=UNDRAIN"));
+    slurm(List.of("scontrol", "update", "NodeName=" + SET + "-1", "State=RESUME"));
     e2e.apply(Manifests.nodeSet(SET, 3, "slurmd:v1", ""));
     for (int i = 0; i < 3; i++) {
       e2e.awaitPhase(SET + "-" + i, NodePhase.READY);
@@ -175,7 +177,7 @@ class DevStackRecoveryIT {
 
   private static void undrainQuietly(String node) {
     try {
-      slurm(List.of("scontrol", "update", "NodeName=" + node, "State=UNDRAIN"));
+      slurm(List.of("scontrol", "update", "NodeName=" + node, "State=RESUME"));
     } catch (Exception | AssertionError e) {
       // not drained, or Slurm is gone: nothing to undo
     }
