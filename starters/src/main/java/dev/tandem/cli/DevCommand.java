@@ -43,7 +43,9 @@ final class DevCommand implements Callable<Integer> {
   @Option(
       names = "--state-dir",
       defaultValue = DEFAULT_STATE_DIR,
-      description = "kubeconfig and logs (default ${DEFAULT-VALUE}; the log is tandem.log there)")
+      description =
+          "kubeconfig, logs (tandem.log, worker.log), worker.pid and, unless TANDEM_SLURM_DIR is"
+              + " set, this stack's own Slurm in <state-dir>/slurm (default ${DEFAULT-VALUE})")
   Path stateDir;
 
   @Option(
@@ -84,6 +86,7 @@ final class DevCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     long t0 = System.nanoTime();
     out.println("tandem dev: starting the local stack");
+    DevStack.Options defaults = DevStack.Options.defaults(stateDir);
     DevStack stack =
         DevStack.start(
             new DevStack.Options(
@@ -92,7 +95,9 @@ final class DevCommand implements Callable<Integer> {
                 apiPort,
                 metricsPort,
                 nodes,
-                Map.of("TANDEM_NODE_POLL", "1s", "TANDEM_SLURM_POLL_INTERVAL", "1s")),
+                defaults.workerEnv(),
+                defaults.slurmEnv(),
+                true),
             out);
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook =
@@ -202,6 +207,10 @@ final class DevCommand implements Callable<Integer> {
         "  temporal workflow query --address %s --workflow-id node/default/%s-0 --type status%n",
         stack.temporalAddress(), set);
     out.printf("  curl -s 127.0.0.1:%d/metrics | grep ^tandem_%n", stack.metricsPort());
+    out.printf(
+        "The worker runs as its own process (pid %d, log %s). Kill it and watch it come back:%n",
+        stack.worker().pid(), stack.worker().logFile());
+    out.printf("  kill -9 $(cat %s)%n", stack.worker().pidFile());
     out.println("Ctrl-C stops everything.");
     out.flush();
   }

@@ -3,46 +3,60 @@ package dev.tandem.dev;
 import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.devstack.kubelet.KubeletConfig;
 import dev.tandem.devstack.kubelet.LocalKubelet;
+import dev.tandem.devstack.kubelet.OsProcessLauncher;
+import dev.tandem.devstack.kubelet.ProcessRecords;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.slurm.SlurmEnvFile;
 import dev.tandem.slurm.local.LocalSlurmScript;
-import dev.tandem.workers.TandemWorker;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The embedded default stack of {@code tandem dev}, also used by the end-to-end tests:
  *
  * <ol>
- *   <li>the real local Slurm (scripts/slurm-local.sh; installed and started if needed),
+ *   <li>the real local Slurm (scripts/slurm-local.sh; installed and started if needed), its
+ *       instance chosen by {@link Options#slurmEnv()} ({@code tandem dev} has its own, see {@link
+ *       DevSlurm}),
+ *   <li>what an earlier stack on that Slurm left after a crash, cleaned up ({@link Leftovers}),
  *   <li>Temporal's Java test server on 127.0.0.1,
  *   <li>the local Kubernetes API (fabric8's mock server made to behave like a real API server) with
  *       the NodeSet CRD installed and a kubeconfig written for kubectl,
- *   <li>the local kubelet, which runs slurmd pods as real slurmd processes,
- *   <li>the Tandem worker with its watchers, configured like a deployment would be.
+ *   <li>the local kubelet, which runs slurmd pods as real slurmd processes and records them,
+ *   <li>the Tandem worker with its watchers, configured like a deployment would be, as a separate
+ *       supervised JVM ({@link WorkerProcess}) that can be killed and comes back.
  * </ol>
  *
- * <p>{@link #close()} stops everything it started, in reverse order; Slurm only if it started it.
+ * <p>Items 1-5 live in this JVM and outlive the worker. One stack per Slurm ({@link StackLock}).
+ * {@link #close()} stops everything it started, in reverse order; Slurm only if it started it (or
+ * adopted it from a crashed stack that had started it).
  */
 public final class DevStack implements AutoCloseable {
   public static final String CRD = "META-INF/fabric8/nodesets.tandem.dev-v1.yml";
 
   /**
-   * @param stateDir kubeconfig and logs go here
+   * @param stateDir kubeconfig, logs, the worker's pid file and log go here
    * @param temporalPort Temporal's port on 127.0.0.1 (0: any free port)
    * @param apiPort the Kubernetes API's port on 127.0.0.1 (0: any free port)
    * @param httpPort the worker's /metrics port on 127.0.0.1 (0: any free port)
    * @param kubeletNodes local Kubernetes nodes
    * @param workerEnv extra worker environment (tuning, e.g. {@code TANDEM_NODE_POLL=1s})
+   * @param slurmEnv the environment of {@code slurm-local.sh}: TANDEM_SLURM_DIR and the port bases
+   *     choose the Slurm instance
+   * @param cleanUpLeftovers clean up what a crashed stack left on that Slurm ({@link Leftovers})
    */
   public record Options(
       Path stateDir,
@@ -50,9 +64,35 @@ public final class DevStack implements AutoCloseable {
       int apiPort,
       int httpPort,
       int kubeletNodes,
-      Map<String, String> workerEnv) {
+      Map<String, String> workerEnv,
+      Map<String, String> slurmEnv,
+      boolean cleanUpLeftovers) {
 
-    /** What {@code tandem dev} uses by default. */
+    public Options {
+      workerEnv = Map.copyOf(workerEnv);
+      slurmEnv = Map.copyOf(slurmEnv);
+    }
+
+    /** The Slurm named by this process's environment (the tests' one), with clean-up on. */
+    public Options(
+        Path stateDir,
+        int temporalPort,
+        int apiPort,
+        int httpPort,
+        int kubeletNodes,
+        Map<String, String> workerEnv) {
+      this(
+          stateDir,
+          temporalPort,
+          apiPort,
+          httpPort,
+          kubeletNodes,
+          workerEnv,
+          System.getenv(),
+          true);
+    }
+
+    /** What {@code tandem dev} uses by default: its own Slurm under the state dir. */
     public static Options defaults(Path stateDir) {
       return new Options(
           stateDir,
@@ -60,17 +100,34 @@ public final class DevStack implements AutoCloseable {
           16443,
           9090,
           3,
-          Map.of("TANDEM_NODE_POLL", "1s", "TANDEM_SLURM_POLL_INTERVAL", "1s"));
+          Map.of("TANDEM_NODE_POLL", "1s", "TANDEM_SLURM_POLL_INTERVAL", "1s"),
+          DevSlurm.environment(stateDir, System.getenv()),
+          true);
+    }
+
+    public Options withSlurmEnv(Map<String, String> env) {
+      return new Options(
+          stateDir,
+          temporalPort,
+          apiPort,
+          httpPort,
+          kubeletNodes,
+          workerEnv,
+          env,
+          cleanUpLeftovers);
     }
   }
 
   private final Options options;
   private final PrintWriter log;
+  private StackLock lock;
+  private StackSlurm stackSlurm;
   private LocalSlurmScript.Running slurm;
+  private List<String> cleanedUp = List.of();
   private LocalTemporal temporal;
   private LocalApiServer api;
   private LocalKubelet kubelet;
-  private TandemWorker worker;
+  private WorkerProcess worker;
   private Path kubeconfig;
 
   private DevStack(Options options, PrintWriter log) {
@@ -87,19 +144,40 @@ public final class DevStack implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       s.close();
       throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      s.close();
+      throw new IOException("interrupted while starting the stack", e);
     }
   }
 
-  private void startAll() throws IOException {
-    Files.createDirectories(options.stateDir());
-    step("Slurm 22.05 on 127.0.0.1 (scripts/slurm-local.sh)");
-    slurm = LocalSlurmScript.ensureRunning(LocalSlurmScript.find(System.getenv()), System.getenv());
+  private void startAll() throws IOException, InterruptedException {
+    Path stateDir = options.stateDir().toAbsolutePath();
+    Files.createDirectories(stateDir);
+    Path slurmDir = SlurmEnvFile.defaultPath(options.slurmEnv()).getParent().toAbsolutePath();
+    lock = StackLock.acquire(slurmDir, "state dir " + stateDir);
+    step("Slurm 22.05 on 127.0.0.1 (scripts/slurm-local.sh, state in " + slurmDir + ")");
+    stackSlurm = StackSlurm.start(options.slurmEnv(), "with state dir " + stateDir);
+    slurm = stackSlurm.running();
+    ProcessRecords records = new ProcessRecords(slurmDir.resolve("kubelet-processes"));
+    if (options.cleanUpLeftovers()) {
+      cleanedUp = Leftovers.cleanUp(stateDir, slurm, options.slurmEnv(), records);
+      if (stackSlurm.adopted()) {
+        List<String> l = new java.util.ArrayList<>(cleanedUp);
+        l.add(0, "took over the local Slurm an earlier run started (stopped on exit)");
+        cleanedUp = List.copyOf(l);
+      }
+      if (!cleanedUp.isEmpty() && log != null) {
+        log.println("  cleaned up after an earlier run: " + String.join("; ", cleanedUp));
+        log.flush();
+      }
+    }
     step("Temporal test server on 127.0.0.1:" + options.temporalPort());
     temporal = LocalTemporal.start(options.temporalPort());
     step("Kubernetes API on 127.0.0.1:" + options.apiPort());
     api = LocalApiServer.start(options.apiPort());
     api.installCrd(CRD);
-    kubeconfig = api.writeKubeconfig(options.stateDir().resolve("kubeconfig"));
+    kubeconfig = api.writeKubeconfig(stateDir.resolve("kubeconfig"));
     step("local kubelet with " + options.kubeletNodes() + " nodes (slurmd pods run real slurmd)");
     kubelet =
         LocalKubelet.start(
@@ -107,24 +185,35 @@ public final class DevStack implements AutoCloseable {
             KubeletConfig.defaults()
                 .withNodes(options.kubeletNodes())
                 .withSlurmEnvFile(slurm.envFile())
-                .withLogDir(options.stateDir().resolve("logs"))
+                .withLauncher(records.launcher(new OsProcessLauncher()))
+                .withLogDir(stateDir.resolve("logs"))
                 .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30)));
-    step("Tandem worker and watchers");
-    worker = new TandemWorker(workerEnv()).start();
+    int httpPort = options.httpPort() == 0 ? freePort() : options.httpPort();
+    worker = new WorkerProcess(stateDir, httpPort, workerEnv(httpPort), log);
+    step("Tandem worker and watchers (a separate JVM; log " + worker.logFile() + ")");
+    worker.start();
+    worker.awaitReady(Duration.ofMinutes(2));
   }
 
-  private Map<String, String> workerEnv() {
+  private Map<String, String> workerEnv(int httpPort) {
     Map<String, String> env = new HashMap<>(System.getenv());
     env.putAll(slurm.env());
     env.put("TEMPORAL_ADDRESS", temporal.address());
     env.put("TEMPORAL_NAMESPACE", "default");
     env.put("KUBECONFIG", kubeconfig.toString());
     env.put("TANDEM_HTTP_BIND", "127.0.0.1");
-    env.put("TANDEM_HTTP_PORT", Integer.toString(options.httpPort()));
+    env.put("TANDEM_HTTP_PORT", Integer.toString(httpPort));
     env.put("TANDEM_LEADER_ELECTION", "false");
     env.put("TANDEM_IDENTITY", "tandem-dev");
     env.putAll(options.workerEnv());
     return env;
+  }
+
+  /** A port free right now on 127.0.0.1, kept for the worker across its restarts. */
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 
   private void step(String what) {
@@ -159,12 +248,18 @@ public final class DevStack implements AutoCloseable {
     return slurm;
   }
 
-  public TandemWorker worker() {
+  /** The worker process: kill it, start it, wait until it is ready. */
+  public WorkerProcess worker() {
     return worker;
   }
 
   public int metricsPort() {
     return worker.httpPort();
+  }
+
+  /** What the start cleaned up after an earlier run (empty: nothing was left). */
+  public List<String> cleanedUp() {
+    return cleanedUp;
   }
 
   @Override
@@ -181,8 +276,11 @@ public final class DevStack implements AutoCloseable {
     if (temporal != null) {
       quietly(temporal::close);
     }
-    if (slurm != null && slurm.startedHere()) {
-      LocalSlurmScript.run(slurm.script(), LocalSlurmScript.STOP_TIMEOUT, "stop");
+    if (stackSlurm != null) {
+      quietly(stackSlurm::close);
+    }
+    if (lock != null) {
+      lock.close();
     }
   }
 

@@ -8,6 +8,7 @@ import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
+import dev.tandem.watchers.K8sNodeWatcher;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetSnapshot;
@@ -38,8 +39,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The whole stack for end-to-end tests: real Slurm, local Kubernetes API and kubelet (real slurmd
- * processes), Temporal's test server and the Tandem worker, on ephemeral ports. Helpers act like a
- * user: kubectl-style changes, sbatch, scancel, tandem queries.
+ * processes), Temporal's test server and the Tandem worker as a separate JVM, on ephemeral ports.
+ * Helpers act like a user (kubectl-style changes, sbatch, scancel, scontrol, tandem queries) and
+ * like a crash: kill the worker with SIGKILL at a moment chosen from its progress ({@link
+ * #awaitActivitiesStarted}), restart it, read its metrics.
  */
 public final class E2EStack implements AutoCloseable {
   /** Fast timings so a test takes seconds: what a user would tune down in a lab. */
@@ -152,6 +155,107 @@ public final class E2EStack implements AutoCloseable {
         b -> b);
   }
 
+  /** What {@code kubectl cordon} sends (a strategic merge patch). */
+  void cordon(String node) {
+    k8s.nodes()
+        .withName(node)
+        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+  }
+
+  /** What {@code kubectl uncordon} sends, plus dropping Tandem's cordon-reason annotation. */
+  void uncordon(String node) {
+    k8s.nodes()
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"metadata\":{\"annotations\":{\""
+                + K8sNodeWatcher.CORDON_REASON
+                + "\":null}},\"spec\":{\"unschedulable\":null}}");
+  }
+
+  /** {@code kubectl annotate node NODE tandem.dev/cordon-reason=REASON}. */
+  void annotateCordonReason(String node, String reason) {
+    k8s.nodes()
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"annotations\":{\""
+                + K8sNodeWatcher.CORDON_REASON
+                + "\":\""
+                + reason
+                + "\"}}}");
+  }
+
+  /** The real kubectl against the stack's kubeconfig; returns its output. */
+  String kubectl(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    return run(cmd);
+  }
+
+  Path kubeconfig() {
+    return stack.kubeconfig();
+  }
+
+  // ---- the worker process, as a crash would treat it ----
+
+  /** On (default): a dead worker is restarted after a back-off of 1 s and more. */
+  void superviseWorker(boolean on) {
+    stack.worker().setSupervised(on);
+  }
+
+  /** SIGKILL to the worker JVM; returns its pid. */
+  long killWorker() throws InterruptedException {
+    long pid = stack.worker().kill();
+    if (pid < 0) {
+      throw new IllegalStateException("no worker was running");
+    }
+    return pid;
+  }
+
+  /** Starts the worker (if none runs) and waits until its /readyz answers; returns its pid. */
+  long startWorker() throws IOException, InterruptedException {
+    long pid = stack.worker().start();
+    awaitWorkerReady();
+    return pid;
+  }
+
+  void awaitWorkerReady() throws InterruptedException {
+    stack.worker().awaitReady(Duration.ofMinutes(2));
+  }
+
+  long workerPid() {
+    return stack.worker().pid();
+  }
+
+  /** The current worker's /metrics, parsed. */
+  Metrics metrics() throws IOException, InterruptedException {
+    return Metrics.scrape(stack.worker().metricsUrl());
+  }
+
+  /**
+   * Waits until the running worker has started at least {@code n} activity attempts (its counter
+   * starts at 0 with each worker process) and returns the count: the way to pick a moment in a
+   * scenario by its progress rather than by time.
+   */
+  long awaitActivitiesStarted(long n, Duration limit) {
+    return Await.until(
+        n + " activities started on worker pid " + workerPid(),
+        limit,
+        Duration.ofMillis(50),
+        () -> {
+          try {
+            return (long) metrics().sum(Metrics.ACTIVITIES_STARTED);
+          } catch (IOException e) {
+            return -1L; // restarting; asked again
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        },
+        c -> c >= n);
+  }
+
   // ---- Temporal, as tandem status would ----
 
   NodeSetSnapshot nodeSetStatus(String name) {
@@ -194,6 +298,13 @@ public final class E2EStack implements AutoCloseable {
 
   void scancel(long job) throws IOException, InterruptedException {
     run(List.of("scancel", Long.toString(job)));
+  }
+
+  /** {@code scontrol update NodeName=node <update...>}, as an administrator would. */
+  void scontrol(String node, String update) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("scontrol", "update", "NodeName=" + node));
+    cmd.addAll(List.of(update.split(" ")));
+    run(cmd);
   }
 
   String run(List<String> cmd) throws IOException, InterruptedException {

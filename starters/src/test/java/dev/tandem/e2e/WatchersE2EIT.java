@@ -6,14 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.bench.WatchersBench;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
-import dev.tandem.watchers.K8sNodeWatcher;
 import dev.tandem.watchers.SlurmMirror;
-import dev.tandem.watchers.Watchers;
 import dev.tandem.workflows.model.NodePhase;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -52,10 +48,11 @@ class WatchersE2EIT {
     }
   }
 
-  /** Back to the baseline: watchers on, every node uncordoned, no admin drain, nodes ready. */
+  /** Back to the baseline: a supervised worker, nodes uncordoned, no admin drain, nodes ready. */
   @AfterEach
   void baseline() throws Exception {
-    watchers().startWatching();
+    e2e.startWorker();
+    e2e.superviseWorker(true);
     for (String k8sNode : List.of("local-1", "local-2", "local-3")) {
       uncordon(k8sNode);
     }
@@ -193,16 +190,21 @@ class WatchersE2EIT {
         x -> "True".equals(x.getStatus()));
   }
 
+  /**
+   * The worker (and with it every watcher) is killed with SIGKILL and changes are made while none
+   * runs; once it is back, the watchers' first listing repairs what they missed, both ways.
+   */
   @Test
-  void watchersRestartedMidwayStillReachTheRightState() throws Exception {
+  void changesMadeWhileTheWorkerIsDeadAreRepairedAfterItsRestart() throws Exception {
     String k8sNode = nodeOf("wt-0");
-    watchers().stopWatching();
+    e2e.superviseWorker(false);
+    e2e.killWorker();
     annotate(k8sNode, "while the watchers were away");
     cordon(k8sNode);
     scontrol("wt-1", "State=DRAIN Reason=fan");
     Thread.sleep(2 * POLL.toMillis());
     assertTrue(!e2e.slurmNode("wt-0").orElseThrow().drainFlag(), "nothing watches yet");
-    watchers().startWatching();
+    e2e.startWorker();
     Await.until(
         "wt-0 drained after the restart",
         LIMIT,
@@ -216,11 +218,11 @@ class WatchersE2EIT {
         () -> annotation("wt-1", SlurmMirror.REASON),
         "fan"::equals);
 
-    // The reverse while stopped again: uncordon and the administrator's resume.
-    watchers().stopWatching();
+    // The reverse while it is dead again: uncordon and the administrator's resume.
+    e2e.killWorker();
     uncordon(k8sNode);
     scontrol("wt-1", "State=RESUME");
-    watchers().startWatching();
+    e2e.startWorker();
     Await.until(
         "wt-0 undrained after the second restart",
         LIMIT,
@@ -248,51 +250,24 @@ class WatchersE2EIT {
 
   // ---- helpers ----
 
-  private static Watchers watchers() {
-    return e2e.stack.worker().watchers();
-  }
-
   private static String nodeOf(String pod) {
     return e2e.pod(pod).orElseThrow().getSpec().getNodeName();
   }
 
-  /** What {@code kubectl cordon} sends. */
   private static void cordon(String node) {
-    e2e.k8s
-        .nodes()
-        .withName(node)
-        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+    e2e.cordon(node);
   }
 
-  /** What {@code kubectl uncordon} sends, plus dropping the reason annotation. */
   private static void uncordon(String node) {
-    e2e.k8s
-        .nodes()
-        .withName(node)
-        .patch(
-            PatchContext.of(PatchType.STRATEGIC_MERGE),
-            "{\"metadata\":{\"annotations\":{\""
-                + K8sNodeWatcher.CORDON_REASON
-                + "\":null}},\"spec\":{\"unschedulable\":null}}");
+    e2e.uncordon(node);
   }
 
   private static void annotate(String node, String reason) {
-    e2e.k8s
-        .nodes()
-        .withName(node)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"annotations\":{\""
-                + K8sNodeWatcher.CORDON_REASON
-                + "\":\""
-                + reason
-                + "\"}}}");
+    e2e.annotateCordonReason(node, reason);
   }
 
   private static void scontrol(String node, String update) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(List.of("scontrol", "update", "NodeName=" + node));
-    cmd.addAll(List.of(update.split(" ")));
-    e2e.run(cmd);
+    e2e.scontrol(node, update);
   }
 
   private static void resume(String node) {

@@ -16,6 +16,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.io.IOException;
 import java.util.Map;
@@ -62,7 +63,13 @@ public final class TandemWorker implements AutoCloseable {
   public TandemWorker start() throws IOException {
     log.info("starting Tandem: {}", cfg.temporal());
     WorkflowClient client = get(WorkflowClient.class);
-    factory = WorkerFactory.newInstance(client);
+    factory =
+        WorkerFactory.newInstance(
+            client,
+            WorkerFactoryOptions.newBuilder()
+                .setWorkerInterceptors(
+                    new ActivityProgressInterceptor(get(PrometheusMeterRegistry.class)))
+                .build());
     Worker worker = factory.newWorker(Names.TASK_QUEUE, workerOptions(cfg.worker()));
     worker.registerWorkflowImplementationTypes(
         NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);

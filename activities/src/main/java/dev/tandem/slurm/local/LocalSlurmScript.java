@@ -34,14 +34,17 @@ public final class LocalSlurmScript {
   /**
    * Makes sure the local Slurm runs: installs it if {@code slurmctld} is missing, starts it if it
    * does not answer, refreshes the token if it runs. Throws with the script's output on failure.
+   *
+   * @param environment the script's environment (TANDEM_SLURM_DIR and the port bases choose the
+   *     instance)
    */
   public static Running ensureRunning(Path script, Map<String, String> environment) {
     Path envFile = SlurmEnvFile.defaultPath(environment);
     boolean started = false;
-    Result status = run(script, Duration.ofSeconds(30), "status");
+    Result status = run(script, environment, Duration.ofSeconds(30), "status");
     if (status.exitCode() != 0) {
       if (!Files.isExecutable(Path.of("/usr/sbin/slurmctld"))) {
-        Result install = run(script, INSTALL_TIMEOUT, "install");
+        Result install = run(script, environment, INSTALL_TIMEOUT, "install");
         if (install.exitCode() != 0) {
           throw new IllegalStateException(
               "local Slurm is not installed and '"
@@ -55,7 +58,7 @@ public final class LocalSlurmScript {
       started = true;
     }
     // start also refreshes the token file of a running cluster (tokens last a day).
-    Result start = run(script, START_TIMEOUT, "start");
+    Result start = run(script, environment, START_TIMEOUT, "start");
     if (start.exitCode() != 0) {
       throw new IllegalStateException(
           "local Slurm could not be started: '"
@@ -102,8 +105,17 @@ public final class LocalSlurmScript {
             + "; run from the Tandem checkout, set TANDEM_HOME, or -Dtandem.slurm.script=...");
   }
 
-  /** Runs the script with a bounded wait; a timeout kills it and reports exit code -1. */
+  /** {@link #run(Path, Map, Duration, String...)} with this process's environment. */
   public static Result run(Path script, Duration timeout, String... args) {
+    return run(script, System.getenv(), timeout, args);
+  }
+
+  /**
+   * Runs the script with exactly {@code environment} and a bounded wait; a timeout kills it and
+   * reports exit code -1.
+   */
+  public static Result run(
+      Path script, Map<String, String> environment, Duration timeout, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add("bash");
     cmd.add(script.toString());
@@ -111,12 +123,14 @@ public final class LocalSlurmScript {
     try {
       Path out = Files.createTempFile("slurm-local-", ".out");
       try {
-        Process p =
+        ProcessBuilder pb =
             new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(out.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .start();
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(environment);
+        Process p = pb.start();
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
           p.descendants().forEach(ProcessHandle::destroyForcibly);
           p.destroyForcibly();
