@@ -10,6 +10,10 @@ healthy() {
 
 start_munged() {
   install -d -m 755 -o munge -g munge "$MUNGE_DIR"
+  # munged runs as user munge and resolves its whole path: a parent directory of mode 0700 (a
+  # mktemp -d, say) stops it with only "Permission denied" in its log.
+  setpriv --reuid=munge --regid=munge --clear-groups test -x "$MUNGE_DIR" ||
+    die "user munge cannot reach $MUNGE_DIR: make every parent directory of $DIR searchable (chmod o+x), or choose another TANDEM_SLURM_DIR"
   if [[ ! -s $MUNGE_DIR/munge.key ]]; then
     head -c 1024 /dev/urandom >"$MUNGE_DIR/munge.key"
   fi

@@ -65,13 +65,16 @@ class DevStackRecoveryIT {
                 manifest.toString(),
                 "--ready-timeout",
                 "3m"));
-    Process dev =
+    Path slurmDir = SlurmEnvFile.defaultPath(System.getenv()).getParent();
+    ProcessBuilder devBuilder =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(out.toFile())
-            .redirectInput(ProcessBuilder.Redirect.PIPE)
-            .start();
-    Path slurmDir = SlurmEnvFile.defaultPath(System.getenv()).getParent();
+            .redirectInput(ProcessBuilder.Redirect.PIPE);
+    // The tests' Slurm, not a dev Slurm of its own under the temp dir: an explicit
+    // TANDEM_SLURM_DIR wins over tandem dev's default, as it does for a user.
+    devBuilder.environment().put("TANDEM_SLURM_DIR", slurmDir.toString());
+    Process dev = devBuilder.start();
     long workerPid;
     List<Long> slurmds;
     try {
