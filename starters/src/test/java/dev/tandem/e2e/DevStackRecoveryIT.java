@@ -210,9 +210,17 @@ class DevStackRecoveryIT {
     return o;
   }
 
+  private static final java.util.Set<Integer> HANDED_OUT = new java.util.HashSet<>();
+
+  /** A free port not handed out before: the kernel may give the same free port twice in a row. */
   private static int freePort() throws java.io.IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+    for (int i = 0; i < 50; i++) {
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        if (HANDED_OUT.add(s.getLocalPort())) {
+          return s.getLocalPort();
+        }
+      }
     }
+    throw new java.io.IOException("no distinct free port in 50 tries");
   }
 }
