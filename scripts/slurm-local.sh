@@ -2,7 +2,7 @@
 # A real Slurm 22.05 cluster on 127.0.0.1 from Debian packages, for development and tests.
 #
 #   scripts/slurm-local.sh install | start | stop | status | token [LIFESPAN_S] | env
-#                          | node-up NAME | node-down NAME
+#                          | node-up NAME | node-down NAME | rest-stop | rest-kill | rest-start
 #
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
@@ -155,6 +155,9 @@ case ${1:-} in
   env) cat "$ENV_FILE" 2>/dev/null || die "no env file at $ENV_FILE: run '$0 start'" ;;
   node-up) lock && cmd_node_up "${2:-}" ;;
   node-down) lock && cmd_node_down "${2:-}" ;;
+  rest-stop) lock && cmd_rest_stop TERM ;;
+  rest-kill) lock && cmd_rest_stop KILL ;;
+  rest-start) lock && cmd_rest_start ;;
   *)
     sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2

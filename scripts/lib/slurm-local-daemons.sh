@@ -106,6 +106,12 @@ cmd_start() {
     fail_start "static nodes did not register: $(sinfo -h -N -o '%N %T' 2>&1 | tr '\n' ' ')"
 
   write_token_file
+  start_slurmrestd || fail_start "slurmrestd did not come up"
+  write_env
+  log "running: $(sinfo -h -o '%P %D %T' | tr '\n' ';') env file: $ENV_FILE"
+}
+
+start_slurmrestd() {
   # slurmrestd refuses root; SLURM_JWT=daemon makes it accept per-request tokens (without it
   # every request fails 401, "Rejecting thread config token").
   setsid env SLURM_JWT=daemon SLURM_CONF="$CONF" \
@@ -113,9 +119,40 @@ cmd_start() {
     slurmrestd -f "$CONF" -a rest_auth/jwt -s "openapi/$API" "127.0.0.1:$REST_PORT" \
     </dev/null >>"$DIR/log/slurmrestd.log" 2>&1 9>&- &
   echo $! >"$DIR/run/slurmrestd.pid"
-  wait_for 20 "slurmrestd to answer /slurm/$API/ping" rest_ping || fail_start "slurmrestd did not come up"
-  write_env
-  log "running: $(sinfo -h -o '%P %D %T' | tr '\n' ';') env file: $ENV_FILE"
+  wait_for 20 "slurmrestd to answer /slurm/$API/ping" rest_ping
+}
+
+# ---------------------------------------------------------------- slurmrestd alone (fault tests)
+
+# Stop (SIGTERM, or SIGKILL with "kill") only slurmrestd: slurmctld, slurmd and jobs keep running,
+# as when the REST endpoint of a real cluster goes away.
+cmd_rest_stop() {
+  local how=${1:-TERM} pid
+  if pid=$(our_pid "$DIR/run/slurmrestd.pid"); then
+    if [[ $how == KILL ]]; then
+      kill -KILL "$pid" 2>/dev/null || true
+      wait_for 10 "slurmrestd (pid $pid) to die" bash -c "! kill -0 $pid" || true
+    else
+      terminate 10 "$pid"
+    fi
+    log "slurmrestd stopped (SIG$how, pid $pid)"
+  else
+    log "slurmrestd was not running"
+  fi
+  rm -f "$DIR/run/slurmrestd.pid"
+}
+
+cmd_rest_start() {
+  our_pid "$DIR/run/slurmctld.pid" >/dev/null && ctld_up || die "slurmctld is not running: run '$0 start'"
+  if our_pid "$DIR/run/slurmrestd.pid" >/dev/null && rest_ping; then
+    log "slurmrestd already running"
+    return 0
+  fi
+  start_slurmrestd || {
+    tail -n 20 "$DIR/log/slurmrestd.log" >&2 || true
+    die "slurmrestd did not come up"
+  }
+  log "slurmrestd running on 127.0.0.1:$REST_PORT"
 }
 
 # ---------------------------------------------------------------- stop
