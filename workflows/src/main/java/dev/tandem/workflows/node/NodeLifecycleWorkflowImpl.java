@@ -14,9 +14,7 @@ import dev.tandem.workflows.support.SearchAttributes;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * The life of one Slurm node backed by one slurmd pod.
@@ -52,6 +50,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
   private boolean dirty;
   private boolean resyncRequested;
   private final NodeReporter reporter;
+  private final SignalChecks checks;
 
   /**
    * Runs before any signal handler, so that signals delivered with the start (signal-with-start)
@@ -64,6 +63,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     this.s = fresh ? initialState(in) : in.state();
     this.fx = new NodeEffects(in, s);
     this.reporter = new NodeReporter(in, s, fx);
+    this.checks = new SignalChecks(fx);
   }
 
   @Override
@@ -126,7 +126,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void drain(NodeCommand c) {
-    if (!accepted(Names.SIGNAL_DRAIN, c)) {
+    if (!checks.accepted(Names.SIGNAL_DRAIN, c)) {
       return;
     }
     DrainCause cause = c.cause().orElseThrow();
@@ -142,7 +142,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void undrain(NodeCommand c) {
-    if (!accepted(Names.SIGNAL_UNDRAIN, c)) {
+    if (!checks.accepted(Names.SIGNAL_UNDRAIN, c)) {
       return;
     }
     if (s.holds.remove(c.owner()) == null) {
@@ -161,7 +161,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void delete(NodeCommand c) {
-    if (!accepted(Names.SIGNAL_DELETE, c)) {
+    if (!checks.accepted(Names.SIGNAL_DELETE, c)) {
       return;
     }
     if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
@@ -224,8 +224,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void podObserved(PodView pod) {
-    if (!observed(Names.SIGNAL_POD_OBSERVED, pod == null ? null : pod.rejected(), pod)
-        || !about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
+    if (!checks.observed(Names.SIGNAL_POD_OBSERVED, pod == null ? null : pod.rejected(), pod)
+        || !checks.about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
       return;
     }
     s.pod = pod;
@@ -234,8 +234,9 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public void slurmObserved(SlurmNodeView node) {
-    if (!observed(Names.SIGNAL_SLURM_OBSERVED, node == null ? null : node.rejected(), node)
-        || !about(Names.SIGNAL_SLURM_OBSERVED, "node", node.name(), input.ref().slurmName())) {
+    if (!checks.observed(Names.SIGNAL_SLURM_OBSERVED, node == null ? null : node.rejected(), node)
+        || !checks.about(
+            Names.SIGNAL_SLURM_OBSERVED, "node", node.name(), input.ref().slurmName())) {
       return;
     }
     if (s.slurm != null
@@ -256,62 +257,10 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public NodeStatus status() {
-    return new NodeStatus(
-        input.ref(),
-        s.phase,
-        s.current == null ? null : s.current.revision(),
-        s.target == null ? null : s.target.revision(),
-        s.operation.name().toLowerCase(java.util.Locale.ROOT),
-        new TreeMap<>(s.holds),
-        s.pod,
-        s.slurm,
-        s.busy,
-        s.problem,
-        List.copyOf(s.timeline));
+    return reporter.status();
   }
 
   // ---- helpers ----
-
-  /** Malformed commands are recorded where users look (timeline, history), never acted on. */
-  private boolean accepted(String signal, NodeCommand c) {
-    if (c == null) {
-      fx.timeline("signal-rejected", signal + ": empty payload");
-      return false;
-    }
-    if (!c.valid()) {
-      fx.timeline("signal-rejected", signal + ": " + c.problem());
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * A watcher's observation that can be used; a garbage one is recorded, never acted on. Neither
-   * case wakes the loop: a rejection changes no decision (replays of histories from before these
-   * were recorded stay deterministic).
-   */
-  private boolean observed(String signal, String rejected, Object payload) {
-    if (payload == null) {
-      fx.timeline("signal-rejected", signal + ": empty payload");
-      return false;
-    }
-    if (rejected != null) {
-      fx.timeline("signal-rejected", signal + ": " + rejected);
-      return false;
-    }
-    return true;
-  }
-
-  /** The observation names this node; another name is somebody's mistake, recorded. */
-  private boolean about(String signal, String what, String name, String mine) {
-    if (mine.equals(name)) {
-      return true;
-    }
-    fx.timeline(
-        "signal-rejected",
-        signal + ": " + what + " \"" + name + "\" is not this node's " + what + " (" + mine + ")");
-    return false;
-  }
 
   private void maybeContinueAsNew() {
     long events = Workflow.getInfo().getHistoryLength();

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.node;
 
 import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.SlurmNodeView;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,22 @@ final class NodeReporter {
   }
 
   /** One line: phase, Slurm state, holders, jobs, problem. */
+  /** The answer to the {@code status} query: a copy, so callers never see the state change. */
+  NodeStatus status() {
+    return new NodeStatus(
+        input.ref(),
+        s.phase,
+        s.current == null ? null : s.current.revision(),
+        s.target == null ? null : s.target.revision(),
+        s.operation.name().toLowerCase(java.util.Locale.ROOT),
+        new java.util.TreeMap<>(s.holds),
+        s.pod,
+        s.slurm,
+        s.busy,
+        s.problem,
+        java.util.List.copyOf(s.timeline));
+  }
+
   String details() {
     List<String> parts = new ArrayList<>();
     parts.add("phase " + s.phase.label());
