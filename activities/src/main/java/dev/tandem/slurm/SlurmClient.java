@@ -7,11 +7,11 @@ import java.util.Optional;
 /**
  * Everything Tandem asks of Slurm, independent of the slurmrestd API version.
  *
- * <p>Slurm is reached only through slurmrestd (DESIGN.md). One adapter per REST API version
- * implements this interface; {@link SlurmClients#create} picks one from the server unless the
- * version is configured. The records this interface speaks ({@link SlurmNode}, {@link SlurmJob},
- * {@link JobSubmission}) are version-neutral: base states are lower-case ({@code idle}), flags
- * upper-case ({@code DRAIN}), times are {@link Instant}s, and "not set" is {@code null}.
+ * <p>Slurm is reached only through slurmrestd (docs/architecture.md). One adapter per REST API
+ * version implements this interface; {@link SlurmClients#create} picks one from the server unless
+ * the version is configured. The records this interface speaks ({@link SlurmNode}, {@link
+ * SlurmJob}, {@link JobSubmission}) are version-neutral: base states are lower-case ({@code idle}),
+ * flags upper-case ({@code DRAIN}), times are {@link Instant}s, and "not set" is {@code null}.
  *
  * <p>Every method either returns or throws a {@link SlurmException} subtype that says what went
  * wrong in a way a caller can act on: {@link SlurmNotFoundException}, {@link

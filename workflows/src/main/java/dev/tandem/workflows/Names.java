@@ -1,8 +1,8 @@
 package dev.tandem.workflows;
 
 /**
- * The names users script against (DESIGN.md "Names"). Changing any of these breaks users and
- * running workflows: add, never rename.
+ * The names users script against (docs/architecture.md, "Names"). Changing any of these breaks
+ * users and running workflows: add, never rename.
  */
 public final class Names {
   private Names() {}

@@ -12,9 +12,9 @@ import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
- * A pool of Slurm compute nodes, each one a slurmd pod (DESIGN.md flow 1). These classes are the
- * source of truth of the CRD: {@code crd-generator-maven-plugin} turns them into {@code
- * META-INF/fabric8/nodesets.tandem.dev-v1.yml} at build time.
+ * A pool of Slurm compute nodes, each one a slurmd pod (docs/architecture.md, flow 1). These
+ * classes are the source of truth of the CRD: {@code crd-generator-maven-plugin} turns them into
+ * {@code META-INF/fabric8/nodesets.tandem.dev-v1.yml} at build time.
  *
  * <p>Printer columns are declared here rather than on fields because Kubernetes drops its default
  * Age column as soon as a CRD declares any column: Age has to be listed explicitly.

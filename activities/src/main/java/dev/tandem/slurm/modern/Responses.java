@@ -87,7 +87,7 @@ final class Responses {
         out.add(parser.apply(n));
       } catch (RuntimeException e) {
         // Fail the whole answer rather than drop an entry: a missing node or job would look like
-        // one that is gone (DESIGN.md: fail closed).
+        // one that is gone (docs/architecture.md: fail closed).
         throw new SlurmUnavailableException(ctx + ": unreadable entry: " + e.getMessage(), e);
       }
     }

@@ -151,7 +151,7 @@ public final class SlurmErrors {
     if (status == 404) {
       // A 404 without a Slurm error number is an unknown URL, not an unknown object: the API
       // version or plugin is not served. Treating it as "not found" would let callers conclude a
-      // node is gone (DESIGN.md: fail closed).
+      // node is gone (docs/architecture.md: fail closed).
       return new SlurmUnsupportedException(
           where + ": slurmrestd does not serve this path" + detail(e, rawBody));
     }

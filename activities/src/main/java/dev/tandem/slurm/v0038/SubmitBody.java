@@ -8,7 +8,7 @@ import java.util.TreeMap;
 
 /**
  * The {@code POST /job/submit} body slurmrestd 22.05 accepts. Its rules were found by trial
- * (../shared/notes/slurm-local.md), not in its OpenAPI document:
+ * (docs/slurm-client.md), not in its OpenAPI document:
  *
  * <ul>
  *   <li>{@code nodes} is a COUNT ("2"); the node list is {@code nodelist}.

@@ -67,7 +67,7 @@ public final class OpenApiSpec {
 
   /**
    * The spec of {@code version} (e.g. {@code v0.0.44}) from the test classpath ({@code
-   * /slurm/openapi/<version>.json}, copies of the official specs in ../shared/slurmrestd-openapi).
+   * /slurm/openapi/<version>.json}, copies of the official specs as SchedMD publishes them).
    */
   public static OpenApiSpec load(String version) {
     return CACHE.computeIfAbsent(version, OpenApiSpec::read);

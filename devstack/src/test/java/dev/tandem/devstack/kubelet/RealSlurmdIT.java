@@ -140,7 +140,7 @@ class RealSlurmdIT {
     pb.environment().put("SLURM_CONF", slurm.slurmConf().toString());
     String tokenFile = env.get("SLURM_TOKEN_FILE");
     if (tokenFile != null && Files.isReadable(Path.of(tokenFile))) {
-      // Works without munge too (see ../shared/notes/slurm-local.md).
+      // Works without munge too (see docs/slurm-client.md).
       pb.environment().put("SLURM_JWT", Files.readString(Path.of(tokenFile)).trim());
     }
     pb.redirectErrorStream(true);

@@ -1,7 +1,7 @@
 package dev.tandem.workflows.model;
 
 /**
- * Where a node is in its lifecycle (DESIGN.md flow 1):
+ * Where a node is in its lifecycle (docs/architecture.md, flow 1):
  *
  * <pre>
  * provisioning -> registering -> ready -> draining -> drained -> updating -> registering -> ...
