@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -30,7 +32,7 @@ class SlurmPollerDeliveryTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final WatcherMetrics metrics = new WatcherMetrics(registry);
   private final FakeSlurmClient slurm = new FakeSlurmClient();
-  private final MutableClock clock = new MutableClock();
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private Coalescer coalescer;
   private PodWatcher pods;
   private SlurmPoller poller;
