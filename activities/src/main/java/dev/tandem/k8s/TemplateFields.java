@@ -96,33 +96,13 @@ final class TemplateFields {
       if (k.toLowerCase(Locale.ROOT).equals(f.toLowerCase(Locale.ROOT))) {
         return k;
       }
-      int edits = distance(f, k);
+      int edits = EditDistance.between(f, k);
       if (edits < bestEdits) {
         best = k;
         bestEdits = edits;
       }
     }
     return f.length() >= 5 && bestEdits <= MAX_EDITS ? best : null;
-  }
-
-  /** Levenshtein distance. */
-  static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
   }
 
   private static JavaType type(Class<?> c) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.NodeSetSpecs;
+import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.activities.KubeActivities;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodRequest;

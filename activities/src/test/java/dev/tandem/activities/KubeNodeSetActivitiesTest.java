@@ -15,6 +15,7 @@ import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.k8s.api.NodeSetStatus;
+import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.NodeRef;

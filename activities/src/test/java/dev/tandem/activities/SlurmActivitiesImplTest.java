@@ -22,6 +22,7 @@ import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
+import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainReason;

@@ -12,22 +12,16 @@ import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Condition;
-import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.model.Tuning;
-import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
-import dev.tandem.workflows.nodeset.NodeSetInput;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
-import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
 import dev.tandem.workflows.testing.FakeCluster;
+import dev.tandem.workflows.testing.TandemWorkflows;
 import io.temporal.api.enums.v1.IndexedValueType;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,24 +56,14 @@ class BadNodeSetSpecTest {
     env = TestWorkflowEnvironment.newInstance();
     env.registerSearchAttribute(Names.SA_NODESET, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     cluster = new FakeCluster();
-    Worker w = env.newWorker(Names.TASK_QUEUE);
-    w.registerWorkflowImplementationTypes(
-        NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
-    w.registerActivitiesImplementations(cluster);
+    TandemWorkflows.register(env.newWorker(Names.TASK_QUEUE), cluster);
     env.start();
-    WorkflowClient client = env.getWorkflowClient();
-    NodeSetRef ref = new NodeSetRef(NS, "gpu-a");
-    wf =
-        client.newWorkflowStub(
-            NodeSetWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(ref.workflowId())
-                .setTaskQueue(Names.TASK_QUEUE)
-                .build());
     NodeSetSpecView valid = NodeSetSpecs.toView(valid());
     assertEquals(List.of(), valid.problems());
     revisionInForce = valid.template().revision();
-    WorkflowClient.start(wf::run, new NodeSetInput(ref, valid, TUNING, null));
+    wf =
+        TandemWorkflows.startNodeSet(
+            env.getWorkflowClient(), new NodeSetRef(NS, "gpu-a"), valid, TUNING);
     await("2 ready", 120, () -> ready(2));
   }
 
@@ -96,8 +80,7 @@ class BadNodeSetSpecTest {
   }
 
   private boolean ready(int n) {
-    NodeSetSnapshot s = wf.status();
-    return s.nodes().size() == n && s.nodes().stream().allMatch(x -> x.phase() == NodePhase.READY);
+    return TandemWorkflows.allReady(wf.status(), n);
   }
 
   private void await(String what, long maxSeconds, BooleanSupplier done) {

@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.k8s.EditDistance;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeStatus;
@@ -180,7 +181,7 @@ final class NodeLookup {
     List<String> close =
         snap.get().nodes().stream()
             .map(NodeSummary::pod)
-            .sorted(Comparator.comparingInt(p -> distance(p, t.pod())))
+            .sorted(Comparator.comparingInt(p -> EditDistance.between(p, t.pod())))
             .limit(3)
             .toList();
     return base
@@ -204,25 +205,5 @@ final class NodeLookup {
       }
     }
     return pod.substring(0, dash);
-  }
-
-  /** Levenshtein distance, for suggestions. */
-  static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
   }
 }

@@ -8,7 +8,6 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetRef;
-import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.PodTemplate;
@@ -16,18 +15,13 @@ import dev.tandem.workflows.model.SlurmSettings;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
-import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
-import dev.tandem.workflows.nodeset.NodeSetInput;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
-import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
 import dev.tandem.workflows.testing.FakeCluster;
+import dev.tandem.workflows.testing.TandemWorkflows;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -53,12 +47,6 @@ class BadCliArgsTest {
   private final FakeCluster cluster = new FakeCluster();
   private int timelineBefore;
 
-  record Run(int code, String out, String err) {
-    String firstErrorLine() {
-      return err.lines().findFirst().orElse("");
-    }
-  }
-
   @BeforeAll
   void start() throws Exception {
     temporal = LocalTemporal.start(0);
@@ -67,19 +55,8 @@ class BadCliArgsTest {
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
     client = WorkflowClient.newInstance(stubs);
     workers = WorkerFactory.newInstance(client);
-    var w = workers.newWorker(Names.TASK_QUEUE);
-    w.registerWorkflowImplementationTypes(
-        NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
-    w.registerActivitiesImplementations(cluster);
+    TandemWorkflows.register(workers.newWorker(Names.TASK_QUEUE), cluster);
     workers.start();
-    NodeSetRef ref = new NodeSetRef("default", "gpu-a");
-    NodeSetWorkflow wf =
-        client.newWorkflowStub(
-            NodeSetWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(ref.workflowId())
-                .setTaskQueue(Names.TASK_QUEUE)
-                .build());
     NodeSetSpecView spec =
         new NodeSetSpecView(
             1,
@@ -90,8 +67,12 @@ class BadCliArgsTest {
             DrainPolicy.waitForever(),
             DrainPolicy.waitForever(),
             List.of());
-    WorkflowClient.start(
-        wf::run, new NodeSetInput(ref, spec, new Tuning(1, 10, 4000, 200, 120, false), null));
+    NodeSetWorkflow wf =
+        TandemWorkflows.startNodeSet(
+            client,
+            new NodeSetRef("default", "gpu-a"),
+            spec,
+            new Tuning(1, 10, 4000, 200, 120, false));
     long end = System.nanoTime() + 60_000_000_000L;
     while (!ready(wf)) {
       if (System.nanoTime() > end) {
@@ -102,8 +83,7 @@ class BadCliArgsTest {
   }
 
   private static boolean ready(NodeSetWorkflow wf) {
-    NodeSetSnapshot s = wf.status();
-    return s.nodes().size() == 2 && s.nodes().stream().allMatch(n -> n.phase() == NodePhase.READY);
+    return TandemWorkflows.allReady(wf.status(), 2);
   }
 
   @AfterAll
@@ -140,7 +120,7 @@ class BadCliArgsTest {
   }
 
   /** Runs {@code tandem args...} against the local Temporal (unless the args name an address). */
-  private Run tandem(String... args) {
+  private CliRun tandem(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     if (all.stream().noneMatch(a -> a.startsWith("--address"))
         && !all.isEmpty()
@@ -148,15 +128,11 @@ class BadCliArgsTest {
       all.add("--address");
       all.add(temporal.address());
     }
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code =
-        TandemCli.run(new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
-    return new Run(code, out.toString(), err.toString());
+    return CliRun.of(all.toArray(String[]::new));
   }
 
   /** A wrong command line: exit 2, the message first, then the usage. */
-  private static void usageError(String message, Run r) {
+  private static void usageError(String message, CliRun r) {
     assertEquals(2, r.code(), r.toString());
     assertEquals(message, r.firstErrorLine(), r.err());
     assertTrue(r.err().contains("Usage: tandem"), r.err());
@@ -165,7 +141,7 @@ class BadCliArgsTest {
   /** picocli suggests instead of printing the usage. */
   @Test
   void unknownSubcommand() {
-    Run r = tandem("drian", "gpu-a-0");
+    CliRun r = tandem("drian", "gpu-a-0");
     assertEquals(2, r.code(), r.toString());
     assertEquals(
         "Unmatched arguments from index 0: 'drian', 'gpu-a-0'\nDid you mean: tandem drain or tandem undrain?\n",
@@ -267,7 +243,7 @@ class BadCliArgsTest {
   /** An operation that fails: exit 1, one line, with the nodes that do exist. */
   @Test
   void unknownNode() {
-    Run r = tandem("drain", "gpu-a-9", "--reason", "x");
+    CliRun r = tandem("drain", "gpu-a-9", "--reason", "x");
     assertEquals(1, r.code(), r.toString());
     assertEquals(
         "tandem: no Tandem node 'gpu-a-9' in namespace 'default'. NodeSet 'gpu-a' has 2 nodes;"
@@ -278,7 +254,7 @@ class BadCliArgsTest {
   /** Used to be taken for a host name: "cannot reach Temporal" after the RPC timeout (exit 1). */
   @Test
   void addressWithoutAPort() {
-    Run r = tandem("status", "gpu-a", "--address", "nonsense");
+    CliRun r = tandem("status", "gpu-a", "--address", "nonsense");
     assertEquals(2, r.code(), r.toString());
     assertEquals(
         "tandem: configuration error: Temporal address \"nonsense\" (TEMPORAL_ADDRESS or"
@@ -288,7 +264,7 @@ class BadCliArgsTest {
 
   @Test
   void addressWithAPortOutOfRange() {
-    Run r = tandem("drain", "gpu-a-0", "--reason", "x", "--address", "127.0.0.1:99999");
+    CliRun r = tandem("drain", "gpu-a-0", "--reason", "x", "--address", "127.0.0.1:99999");
     assertEquals(2, r.code(), r.toString());
     assertEquals(
         "tandem: configuration error: Temporal address \"127.0.0.1:99999\" (TEMPORAL_ADDRESS or"

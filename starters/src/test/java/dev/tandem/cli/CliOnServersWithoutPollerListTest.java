@@ -1,7 +1,6 @@
 package dev.tandem.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Server;
 import io.grpc.Status;
@@ -59,9 +58,8 @@ class CliOnServersWithoutPollerListTest {
                         .asRuntimeException()));
     try {
       String address = "127.0.0.1:" + server.getPort();
-      CliRun r = CliRun.of("history", "gpu-a-0", "--address", address);
+      CliRun r = CliRun.fast("history", "gpu-a-0", "--address", address);
       assertEquals(1, r.code(), r.toString());
-      assertTrue(r.took().compareTo(CliWithoutWorkerTest.FAST) < 0, "too slow: " + r);
       assertEquals(
           "tandem: no Tandem worker is polling task queue \"tandem\" at "
               + address
@@ -78,9 +76,8 @@ class CliOnServersWithoutPollerListTest {
     Server server = serve((req, resp) -> {}); // never answers
     try {
       String address = "127.0.0.1:" + server.getPort();
-      CliRun r = CliRun.of("status", "gpu-a", "--address", address, "--query-timeout", "2s");
+      CliRun r = CliRun.fast("status", "gpu-a", "--address", address, "--query-timeout", "2s");
       assertEquals(1, r.code(), r.toString());
-      assertTrue(r.took().compareTo(CliWithoutWorkerTest.FAST) < 0, "too slow: " + r);
       assertEquals(
           "tandem: no answer within 2s for nodeset/default/gpu-a from Temporal at "
               + address

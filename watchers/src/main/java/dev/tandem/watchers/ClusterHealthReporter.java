@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -48,13 +47,7 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
   private final KubernetesProbe probe;
   private final Map<String, ClusterHealth> current = new ConcurrentHashMap<>();
   private final Set<NodeSetRef> informed = ConcurrentHashMap.newKeySet();
-  private final ScheduledExecutorService timer =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "tandem-cluster-health");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ScheduledExecutorService timer = DaemonThreads.scheduler("tandem-cluster-health");
   private volatile long lastTickNanos = System.nanoTime();
   private volatile boolean closed;
 

@@ -22,12 +22,7 @@ public final class KubernetesProbe implements AutoCloseable {
   private final KubernetesClient client;
   private final Duration timeout;
   private final ExecutorService calls =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "tandem-kubernetes-probe");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadExecutor(DaemonThreads.named("tandem-kubernetes-probe"));
   private Future<?> inFlight;
   private long inFlightSince;
 

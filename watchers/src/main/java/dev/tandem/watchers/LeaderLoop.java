@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -51,9 +50,9 @@ final class LeaderLoop implements AutoCloseable {
   private final WatcherMetrics metrics;
   private final Target target;
   private final Duration tick;
-  private final ScheduledExecutorService loop = daemonScheduler("tandem-leader-election");
-  private final ExecutorService leadership = daemonScheduler("tandem-leadership");
-  private final ExecutorService cancels = daemonScheduler("tandem-leader-cancel");
+  private final ScheduledExecutorService loop = DaemonThreads.scheduler("tandem-leader-election");
+  private final ExecutorService leadership = DaemonThreads.scheduler("tandem-leadership");
+  private final ExecutorService cancels = DaemonThreads.scheduler("tandem-leader-cancel");
 
   // Guarded by this.
   private ElectionRound current;
@@ -275,14 +274,5 @@ final class LeaderLoop implements AutoCloseable {
 
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
-  }
-
-  private static ScheduledExecutorService daemonScheduler(String name) {
-    return Executors.newSingleThreadScheduledExecutor(
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
   }
 }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.function.Supplier;
 
 /**
  * fabric8's Lease lock (7.8.0) with two changes the {@link LeaderLoop} relies on.
@@ -37,45 +38,45 @@ final class WatchedLeaseLock extends LeaseLock {
 
   @Override
   public LeaderElectionRecord get(KubernetesClient client) {
-    lastCallNanos = System.nanoTime();
-    try {
-      return super.get(client);
-    } catch (KubernetesClientException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new KubernetesClientException("cannot read the lease: " + e, e);
-    } finally {
-      lastCallNanos = System.nanoTime();
-    }
+    return call("read", () -> super.get(client));
   }
 
   @Override
   public void create(KubernetesClient client, LeaderElectionRecord record) {
-    lastCallNanos = System.nanoTime();
-    try {
-      super.create(client, record);
-      wrote();
-    } catch (KubernetesClientException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new KubernetesClientException("cannot create the lease: " + e, e);
-    } finally {
-      lastCallNanos = System.nanoTime();
-    }
+    call(
+        "create",
+        () -> {
+          super.create(client, record);
+          wrote();
+          return null;
+        });
   }
 
   @Override
   public void update(KubernetesClient client, LeaderElectionRecord record) {
+    call(
+        "update",
+        () -> {
+          super.update(client, record);
+          if (identity().equals(record.getHolderIdentity())) {
+            wrote();
+          }
+          return null;
+        });
+  }
+
+  /**
+   * One call of the elector: its start and end are when it was last called, and whatever it throws
+   * reaches the elector as a {@link KubernetesClientException} (see the class comment).
+   */
+  private <T> T call(String verb, Supplier<T> call) {
     lastCallNanos = System.nanoTime();
     try {
-      super.update(client, record);
-      if (identity().equals(record.getHolderIdentity())) {
-        wrote();
-      }
+      return call.get();
     } catch (KubernetesClientException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new KubernetesClientException("cannot update the lease: " + e, e);
+      throw new KubernetesClientException("cannot " + verb + " the lease: " + e, e);
     } finally {
       lastCallNanos = System.nanoTime();
     }

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -102,12 +101,7 @@ public final class Watchers implements AutoCloseable {
   private final Config cfg;
   private final Clock clock;
   private final ScheduledExecutorService supervisor =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "tandem-watchers-supervisor");
-            t.setDaemon(true);
-            return t;
-          });
+      DaemonThreads.scheduler("tandem-watchers-supervisor");
 
   private Duration superviseEvery = Duration.ofSeconds(10);
   private Duration deadAfter = Duration.ofSeconds(60);

@@ -1,27 +1,20 @@
 package dev.tandem.watchers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.PodView;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.common.converter.JacksonJsonPayloadConverter;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,39 +28,28 @@ import org.junit.jupiter.api.Test;
  * tandem.dev/*} annotations are ignored, like any annotation no controller owns: they send nothing.
  */
 @EnableKubernetesMockClient(crud = true)
-class BadAnnotationTest {
+class BadAnnotationTest extends WatcherTestBase {
   static KubernetesClient client;
 
   private static final ObjectMapper TEMPORAL = JacksonJsonPayloadConverter.newDefaultObjectMapper();
 
-  private final RecordingSignals signals = new RecordingSignals();
-  private final WatcherMetrics metrics = new WatcherMetrics(new SimpleMeterRegistry());
-  private Coalescer coalescer;
   private PodWatcher pods;
   private K8sNodeWatcher nodes;
 
   @BeforeEach
   void start() {
-    coalescer = new Coalescer(2, Duration.ofMillis(20), metrics);
-    pods = new PodWatcher(client, coalescer, signals, metrics, Duration.ofMinutes(10));
-    nodes =
-        new K8sNodeWatcher(
-            client, pods, coalescer, signals, metrics, Set.of(), Duration.ofMinutes(10));
+    pods = podWatcher(client);
+    nodes = nodeWatcher(client, pods, Set.of(), RESYNC);
     pods.onPodChanged(nodes::podChanged);
-    client
-        .nodes()
-        .resource(new NodeBuilder().withNewMetadata().withName("k1").endMetadata().build())
-        .create();
-    client.pods().resource(pod("gpu-0", Map.of())).create();
+    client.nodes().resource(K8sObjects.node("k1")).create();
+    client.pods().resource(K8sObjects.slurmdPod("gpu-0", "k1").build()).create();
     pods.start();
     nodes.start();
-    await("pod cached", () -> pods.podsOn("k1").size() == 1);
+    Wait.until("pod cached", () -> pods.podsOn("k1").size() == 1);
     // The first pass sends the pod's state (podObserved) and both owners' undrains: let it finish.
-    await(
+    Wait.until(
         "first pass sent",
-        () ->
-            signals.matching(s -> s.signal().equals("undrain")).size() == 2
-                && !signals.matching(s -> s.signal().equals("podObserved")).isEmpty());
+        () -> signals.named("undrain").size() == 2 && !signals.named("podObserved").isEmpty());
     signals.clear();
   }
 
@@ -75,42 +57,8 @@ class BadAnnotationTest {
   void stop() {
     nodes.close();
     pods.close();
-    coalescer.close();
     client.pods().inAnyNamespace().delete();
     client.nodes().delete();
-  }
-
-  private static Pod pod(String name, Map<String, String> annotations) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace("default")
-        .addToLabels("tandem.dev/nodeset", "gpu")
-        .addToAnnotations(annotations)
-        .endMetadata()
-        .withNewSpec()
-        .withNodeName("k1")
-        .addNewContainer()
-        .withName("slurmd")
-        .withImage("slurmd")
-        .endContainer()
-        .endSpec()
-        .build();
-  }
-
-  private static void await(String what, BooleanSupplier c) {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (System.nanoTime() < end) {
-      if (c.getAsBoolean()) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    fail("timed out waiting for " + what);
   }
 
   /** Cordons k1 with these annotations; returns the Slurm reason the drain ends up as. */
@@ -121,8 +69,8 @@ class BadAnnotationTest {
                 "metadata", Map.of("annotations", annotations),
                 "spec", Map.of("unschedulable", true)));
     client.nodes().withName("k1").patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-    await("drain", () -> !signals.matching(s -> s.signal().equals("drain")).isEmpty());
-    List<RecordingSignals.Sent> drains = signals.matching(s -> s.signal().equals("drain"));
+    Wait.until("drain", () -> !signals.named("drain").isEmpty());
+    List<RecordingSignals.Sent> drains = signals.named("drain");
     assertEquals(1, drains.size(), drains.toString());
     assertEquals("node/default/gpu-0", drains.get(0).target());
     // What Temporal carries and the node workflow reads (NodeCommand.fromJson).
@@ -191,7 +139,7 @@ class BadAnnotationTest {
         .inNamespace("default")
         .withName("gpu-0")
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"Running\"}}");
-    await(
+    Wait.until(
         "the later pod change observed",
         () ->
             signals

@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.model.ClusterHealth;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -20,15 +17,12 @@ import org.junit.jupiter.api.Test;
 
 /** Slurm reachability reaches every known NodeSet workflow at once, and again periodically. */
 @EnableKubernetesMockClient(crud = true)
-class ClusterHealthReporterTest {
+class ClusterHealthReporterTest extends WatcherTestBase {
   static KubernetesClient client;
 
   private static final Duration POLL = Duration.ofMillis(200);
 
-  private final RecordingSignals signals = new RecordingSignals();
-  private final WatcherMetrics metrics = new WatcherMetrics(new SimpleMeterRegistry());
   private final FakeSlurmClient slurm = new FakeSlurmClient();
-  private Coalescer coalescer;
   private NodeSetWatcher nodeSets;
   private PodWatcher pods;
   private SlurmPoller poller;
@@ -36,13 +30,12 @@ class ClusterHealthReporterTest {
 
   @BeforeEach
   void start() {
-    coalescer = new Coalescer(2, Duration.ofMillis(20), metrics);
     // Shared by the tests (Tandem's finalizer keeps a deleted NodeSet on this mock).
     if (NodeSetResources.generic(client).inNamespace("default").withName("a").get() == null) {
       create("a");
       create("b");
     }
-    nodeSets = new NodeSetWatcher(client, coalescer, signals, metrics, Duration.ofMinutes(10));
+    nodeSets = nodeSetWatcher(client);
     nodeSets.start();
     Wait.until("NodeSets cached", () -> nodeSets.known().size() >= 2);
   }
@@ -59,17 +52,10 @@ class ClusterHealthReporterTest {
       reporter.close();
     }
     nodeSets.close();
-    coalescer.close();
   }
 
   private static void create(String name) {
-    String yaml =
-        "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
-            + name
-            + "\n  namespace: default\nspec:\n  replicas: 1\n";
-    NodeSetResources.generic(client)
-        .resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class))
-        .create();
+    NodeSetResources.generic(client).resource(K8sObjects.nodeSet(name, "  replicas: 1\n")).create();
   }
 
   private void startReporter(Duration resend) {
@@ -87,20 +73,9 @@ class ClusterHealthReporterTest {
     reporter.start();
   }
 
-  /** The last clusterHealth of {@code component} each NodeSet got, by workflow id. */
-  private ClusterHealth last(String workflowId, String component) {
-    List<RecordingSignals.Sent> got =
-        signals.matching(
-            s ->
-                s.target().equals(workflowId)
-                    && s.payload() instanceof ClusterHealth h
-                    && h.component().equals(component));
-    return got.isEmpty() ? null : (ClusterHealth) got.get(got.size() - 1).payload();
-  }
-
   private boolean everyNodeSetSees(String component, boolean reachable) {
     for (String id : List.of("nodeset/default/a", "nodeset/default/b")) {
-      ClusterHealth h = last(id, component);
+      ClusterHealth h = signals.lastHealth(id, component);
       if (h == null || h.reachable() != reachable) {
         return false;
       }
@@ -111,20 +86,10 @@ class ClusterHealthReporterTest {
   @Test
   void aSlurmOutageAndItsEndReachEveryNodeSetWithinAPollInterval() {
     startReporter(Duration.ofHours(1));
-    pods = new PodWatcher(client, coalescer, signals, metrics, Duration.ofMinutes(10));
+    pods = podWatcher(client);
     pods.start();
     slurm.put("n1", "idle", Set.of(), null);
-    poller =
-        new SlurmPoller(
-            slurm,
-            pods,
-            coalescer,
-            signals,
-            new SlurmMirror(client, Clock.systemUTC()),
-            metrics,
-            POLL,
-            Duration.ofHours(1),
-            Clock.systemUTC());
+    poller = slurmPoller(client, slurm, pods, POLL, Duration.ofHours(1), Clock.systemUTC());
     poller.onReachability(reporter);
     poller.start();
     Wait.until("reachable at first", () -> everyNodeSetSees(ClusterHealth.SLURM, true));
@@ -135,13 +100,13 @@ class ClusterHealthReporterTest {
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     // One poll interval plus the coalescer's hand-off; generous for a loaded machine.
     assertTrue(took.compareTo(POLL.plus(Duration.ofSeconds(5))) < 0, "took " + took);
-    ClusterHealth down = last("nodeset/default/a", ClusterHealth.SLURM);
+    ClusterHealth down = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
     assertTrue(down.message().contains("cannot reach slurmrestd"), down.message());
     assertTrue(!down.since().isAfter(down.observedAt()));
 
     slurm.down = false;
     Wait.until("reachable again", () -> everyNodeSetSees(ClusterHealth.SLURM, true));
-    ClusterHealth up = last("nodeset/default/b", ClusterHealth.SLURM);
+    ClusterHealth up = signals.lastHealth("nodeset/default/b", ClusterHealth.SLURM);
     assertTrue(up.since().isAfter(down.since()), "a new state began: " + up + " after " + down);
   }
 
@@ -150,14 +115,14 @@ class ClusterHealthReporterTest {
     startReporter(Duration.ofSeconds(1));
     reporter.observed(ClusterHealth.SLURM, false, "cannot reach slurmrestd: test");
     Wait.until("first report", () -> everyNodeSetSees(ClusterHealth.SLURM, false));
-    ClusterHealth first = last("nodeset/default/a", ClusterHealth.SLURM);
+    ClusterHealth first = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
     signals.clear();
     Wait.until(
         "two resends",
         () ->
             signals.matching(s -> s.target().equals("nodeset/default/a")).size() >= 2
                 && signals.matching(s -> s.target().equals("nodeset/default/b")).size() >= 2);
-    ClusterHealth again = last("nodeset/default/a", ClusterHealth.SLURM);
+    ClusterHealth again = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
     assertEquals(first.since(), again.since(), "the same state, resent");
     assertTrue(!again.reachable());
   }
@@ -170,7 +135,7 @@ class ClusterHealthReporterTest {
     create("c");
     Wait.until(
         "c told after its spec signal",
-        () -> last("nodeset/default/c", ClusterHealth.SLURM) != null);
+        () -> signals.lastHealth("nodeset/default/c", ClusterHealth.SLURM) != null);
     List<String> order =
         signals.matching(s -> s.target().equals("nodeset/default/c")).stream()
             .map(RecordingSignals.Sent::signal)

@@ -7,16 +7,10 @@ import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.model.ClusterHealth;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,33 +20,27 @@ import org.junit.jupiter.api.Test;
  * answering in time, shows on every NodeSet as {@code kubernetes} unreachable within a probe
  * interval, and {@code tandem_kubernetes_up} follows.
  */
-class KubernetesReachabilityTest {
+class KubernetesReachabilityTest extends WatcherTestBase {
   private static final Duration PROBE = Duration.ofMillis(500);
 
-  private final RecordingSignals signals = new RecordingSignals();
-  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final WatcherMetrics metrics = new WatcherMetrics(registry);
   private LocalApiServer api;
   private KubernetesClient client;
-  private Coalescer coalescer;
   private NodeSetWatcher nodeSets;
   private ClusterHealthReporter reporter;
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApiServer.start(0);
-    api.installCrd("META-INF/fabric8/nodesets.tandem.dev-v1.yml");
-    client = client(api);
+    api = LocalApi.start();
+    client =
+        new KubernetesClientBuilder().withConfig(LocalApi.workerLikeConfig(api).build()).build();
     NodeSetResources.generic(client)
         .resource(
-            Serialization.unmarshal(
-                "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: a\n"
-                    + "  namespace: default\nspec:\n  replicas: 1\n  template:\n    spec:\n"
-                    + "      containers:\n      - name: slurmd\n        image: slurmd\n",
-                GenericKubernetesResource.class))
+            K8sObjects.nodeSet(
+                "a",
+                "  replicas: 1\n  template:\n    spec:\n"
+                    + "      containers:\n      - name: slurmd\n        image: slurmd\n"))
         .create();
-    coalescer = new Coalescer(2, Duration.ofMillis(20), metrics);
-    nodeSets = new NodeSetWatcher(client, coalescer, signals, metrics, Duration.ofMinutes(10));
+    nodeSets = nodeSetWatcher(client);
     nodeSets.start();
     Wait.until("NodeSet cached", () -> nodeSets.known().size() == 1);
     reporter =
@@ -68,35 +56,16 @@ class KubernetesReachabilityTest {
     reporter.start();
   }
 
-  /** As the worker configures its client: one retry only (fabric8 retries 5xx ten times). */
-  static KubernetesClient client(LocalApiServer api) {
-    Config c =
-        new ConfigBuilder(Config.empty())
-            .withMasterUrl(api.url())
-            .withNamespace("default")
-            .withHttp2Disable(true)
-            .withRequestRetryBackoffLimit(1)
-            .build();
-    return new KubernetesClientBuilder().withConfig(c).build();
-  }
-
   @AfterEach
   void stop() {
     reporter.close();
     nodeSets.close();
-    coalescer.close();
     client.close();
     api.close();
   }
 
   private ClusterHealth last() {
-    List<RecordingSignals.Sent> got =
-        signals.matching(
-            s ->
-                s.target().equals("nodeset/default/a")
-                    && s.payload() instanceof ClusterHealth h
-                    && h.component().equals(ClusterHealth.KUBERNETES));
-    return got.isEmpty() ? null : (ClusterHealth) got.get(got.size() - 1).payload();
+    return signals.lastHealth("nodeset/default/a", ClusterHealth.KUBERNETES);
   }
 
   private double up() {

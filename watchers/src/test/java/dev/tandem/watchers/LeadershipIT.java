@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.devstack.api.LocalApiServer;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +31,7 @@ class LeadershipIT {
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApiServer.start(0);
-    api.installCrd("META-INF/fabric8/nodesets.tandem.dev-v1.yml");
+    api = LocalApi.start();
   }
 
   @AfterEach
@@ -71,22 +69,7 @@ class LeadershipIT {
     assertEquals(1.0, a.leaderGauge());
     assertEquals(2.0, a.registry.get("tandem.watchers.leadership.acquired").counter().count());
     // The new term really watches: a new slurmd pod reaches its node workflow.
-    api.client()
-        .pods()
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("gpu-0")
-                .addToLabels("tandem.dev/nodeset", "gpu")
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("slurmd")
-                .withImage("slurmd")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
+    api.client().pods().resource(K8sObjects.slurmdPod("gpu-0", null).build()).create();
     Wait.until(
         "podObserved from the new term",
         LIMIT,

@@ -71,6 +71,24 @@ final class RecordingSignals implements WorkflowSignals {
     return sent.stream().filter(p).toList();
   }
 
+  /** Every signal {@code signal} sent, in order. */
+  List<Sent> named(String signal) {
+    return matching(s -> s.signal().equals(signal));
+  }
+
+  /**
+   * The last {@code clusterHealth} about {@code component} sent to workflow {@code id}, or null.
+   */
+  ClusterHealth lastHealth(String id, String component) {
+    List<Sent> got =
+        matching(
+            s ->
+                s.target().equals(id)
+                    && s.payload() instanceof ClusterHealth h
+                    && h.component().equals(component));
+    return got.isEmpty() ? null : (ClusterHealth) got.get(got.size() - 1).payload();
+  }
+
   synchronized void clear() {
     sent.clear();
   }

@@ -2,7 +2,6 @@ package dev.tandem.watchers;
 
 import dev.tandem.devstack.api.LocalApiServer;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -36,11 +35,7 @@ final class Replica implements AutoCloseable {
     this.id = id;
     this.slurm = slurm;
     Config c =
-        new ConfigBuilder(Config.empty())
-            .withMasterUrl(api.url())
-            .withNamespace("default")
-            .withHttp2Disable(true)
-            .withRequestRetryBackoffLimit(1) // as the worker's client (TandemModule)
+        LocalApi.workerLikeConfig(api)
             .withRequestTimeout(10_000)
             .withUserAgent("tandem-replica-" + id)
             .build();

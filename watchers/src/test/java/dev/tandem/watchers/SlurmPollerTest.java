@@ -3,55 +3,35 @@ package dev.tandem.watchers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @EnableKubernetesMockClient(crud = true)
-class SlurmPollerTest {
+class SlurmPollerTest extends WatcherTestBase {
   static KubernetesClient client;
 
-  private final RecordingSignals signals = new RecordingSignals();
-  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final WatcherMetrics metrics = new WatcherMetrics(registry);
   private final FakeSlurmClient slurm = new FakeSlurmClient();
-  private Coalescer coalescer;
   private PodWatcher pods;
   private SlurmPoller poller;
 
   @BeforeEach
   void start() {
-    coalescer = new Coalescer(2, Duration.ofMillis(20), metrics);
-    pods = new PodWatcher(client, coalescer, signals, metrics, Duration.ofMinutes(10));
+    pods = podWatcher(client);
     pods.start();
     client
         .pods()
         .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("gpu-0")
-                .withNamespace("default")
-                .addToLabels("tandem.dev/nodeset", "gpu")
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("slurmd")
-                .withImage("slurmd")
-                .endContainer()
-                .endSpec()
+            K8sObjects.slurmdPod("gpu-0", null)
                 .withNewStatus()
                 .withPhase("Running")
                 .addNewCondition()
@@ -61,41 +41,17 @@ class SlurmPollerTest {
                 .endStatus()
                 .build())
         .create();
-    await("pod cached", () -> pods.podFor("gpu-0").isPresent());
+    Wait.until("pod cached", () -> pods.podFor("gpu-0").isPresent());
     poller =
-        new SlurmPoller(
-            slurm,
-            pods,
-            coalescer,
-            signals,
-            new SlurmMirror(client, Clock.systemUTC()),
-            metrics,
-            Duration.ofMillis(50),
-            Duration.ofHours(1),
-            Clock.systemUTC());
+        slurmPoller(
+            client, slurm, pods, Duration.ofMillis(50), Duration.ofHours(1), Clock.systemUTC());
   }
 
   @AfterEach
   void stop() {
     poller.close();
     pods.close();
-    coalescer.close();
     client.pods().inAnyNamespace().delete();
-  }
-
-  private static void await(String what, BooleanSupplier c) {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (System.nanoTime() < end) {
-      if (c.getAsBoolean()) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    fail("timed out waiting for " + what);
   }
 
   private Pod pod() {
@@ -114,7 +70,7 @@ class SlurmPollerTest {
     slurm.put("gpu-0", "idle", Set.of(), null);
     slurm.put("n1", "idle", Set.of(), null); // not Tandem's: no pod
     poller.pollOnceSafely();
-    await("signal", () -> !signals.matching(s -> s.signal().equals("slurmObserved")).isEmpty());
+    Wait.until("signal", () -> !signals.named("slurmObserved").isEmpty());
     assertTrue(signals.all().stream().noneMatch(s -> s.target().endsWith("/n1")));
     assertTrue(coalescer.drain(Duration.ofSeconds(5)));
     int before = signals.all().size();
@@ -125,7 +81,7 @@ class SlurmPollerTest {
     assertEquals(before, signals.all().size(), "no signal when nothing changed");
     slurm.put("gpu-0", "idle", Set.of("DRAIN"), "tandem:manual: x");
     poller.pollOnceSafely();
-    await(
+    Wait.until(
         "drain seen",
         () ->
             signals.all().stream()
@@ -136,7 +92,7 @@ class SlurmPollerTest {
   void anAdministratorsDrainIsMirroredOnThePodAndCleared() {
     slurm.put("gpu-0", "idle", Set.of("DRAIN"), "disk");
     poller.pollOnceSafely();
-    await(
+    Wait.until(
         "annotation",
         () ->
             "disk"
@@ -145,7 +101,7 @@ class SlurmPollerTest {
                         ? null
                         : pod().getMetadata().getAnnotations().get(SlurmMirror.REASON)));
     assertEquals("idle+DRAIN", pod().getMetadata().getAnnotations().get(SlurmMirror.STATE));
-    await("condition", () -> condition() != null);
+    Wait.until("condition", () -> condition() != null);
     assertEquals("False", condition().getStatus());
     assertEquals("SlurmDrained", condition().getReason());
     assertEquals("disk", condition().getMessage());
@@ -155,7 +111,7 @@ class SlurmPollerTest {
 
     slurm.put("gpu-0", "idle", Set.of(), null);
     poller.pollOnceSafely();
-    await("cleared", () -> "True".equals(condition().getStatus()));
+    Wait.until("cleared", () -> "True".equals(condition().getStatus()));
     var ann = pod().getMetadata().getAnnotations();
     assertNull(ann == null ? null : ann.get(SlurmMirror.REASON));
     assertNull(ann == null ? null : ann.get(SlurmMirror.STATE));
@@ -169,7 +125,7 @@ class SlurmPollerTest {
     assertNull(condition());
     slurm.put("gpu-0", "idle", Set.of("NOT_RESPONDING"), null);
     poller.pollOnceSafely();
-    await("condition", () -> condition() != null);
+    Wait.until("condition", () -> condition() != null);
     assertEquals("NotResponding", condition().getReason());
   }
 

@@ -24,8 +24,7 @@ class WatchersHealthTest {
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApiServer.start(0);
-    api.installCrd("META-INF/fabric8/nodesets.tandem.dev-v1.yml");
+    api = LocalApi.start();
   }
 
   @AfterEach

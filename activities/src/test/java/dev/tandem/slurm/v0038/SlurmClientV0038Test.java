@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.JobSubmission;
-import dev.tandem.slurm.MutableClock;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
@@ -17,6 +16,7 @@ import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
 import dev.tandem.slurm.TokenSource;
 import dev.tandem.slurm.testing.FakeSlurmTransport;
+import dev.tandem.slurm.testing.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,13 +2,11 @@ package dev.tandem.devstack.temporal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tandem.slurm.testing.MutableClock;
 import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.taskqueue.v1.PollerInfo;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -72,33 +70,5 @@ class PollerHistoryTest {
     assertEquals(PollerHistory.MAX_PER_QUEUE, ids.size());
     assertEquals(false, ids.contains("w0"));
     assertEquals(true, ids.contains("w" + (PollerHistory.MAX_PER_QUEUE + 4)));
-  }
-
-  /** A clock the test moves. */
-  static final class MutableClock extends Clock {
-    private Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.tandem.workflows.nodeset;
 
+import static dev.tandem.workflows.nodeset.NodeSetConditions.cond;
+
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodePhase;
@@ -21,9 +23,6 @@ import java.util.Map;
  */
 final class NodeSetStatusCalculator {
   private NodeSetStatusCalculator() {}
-
-  /** At most this many node problems are spelled out in the Degraded condition. */
-  static final int MAX_LISTED_PROBLEMS = NodeSetConditions.MAX_LISTED;
 
   static NodeSetStatusView compute(NodeSetState s, String selector, Instant now, Rules rules) {
     List<Entry> existing = new ArrayList<>();
@@ -130,7 +129,11 @@ final class NodeSetStatusCalculator {
         withTimes);
   }
 
-  /** LEGACY: phase ready counts, and exactly {@code desired} nodes must exist. */
+  /**
+   * LEGACY: phase ready counts, and exactly {@code desired} nodes must exist. This and the LEGACY
+   * {@link #progressing} stay apart from {@link NodeSetConditions} on purpose, though they start
+   * alike: a workflow recorded under LEGACY must keep computing the status it computed then.
+   */
   private static Condition readyCondition(NodeSetState s, int desired, int ready, int existing) {
     if (s.deleting) {
       return cond(Condition.READY, false, "Deleting", "the NodeSet is being deleted");
@@ -146,7 +149,7 @@ final class NodeSetStatusCalculator {
         ready + "/" + desired + " nodes ready");
   }
 
-  /** LEGACY. */
+  /** LEGACY (see {@link #readyCondition}). */
   private static Condition progressing(
       NodeSetState s, int desired, List<Entry> existing, int updated, String updateRevision) {
     if (s.deleting) {
@@ -189,18 +192,7 @@ final class NodeSetStatusCalculator {
     if (problems.isEmpty()) {
       return cond(Condition.DEGRADED, false, "NoProblems", "no node reports a problem");
     }
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < Math.min(MAX_LISTED_PROBLEMS, problems.size()); i++) {
-      b.append(i == 0 ? "" : "; ").append(problems.get(i));
-    }
-    if (problems.size() > MAX_LISTED_PROBLEMS) {
-      b.append("; and ").append(problems.size() - MAX_LISTED_PROBLEMS).append(" more");
-    }
-    return cond(Condition.DEGRADED, true, "NodeProblems", b.toString());
-  }
-
-  private static Condition cond(String type, boolean status, String reason, String message) {
-    return new Condition(type, status ? "True" : "False", reason, message, null);
+    return cond(Condition.DEGRADED, true, "NodeProblems", NodeSetConditions.list(problems));
   }
 
   /** Equal apart from condition transition times. */

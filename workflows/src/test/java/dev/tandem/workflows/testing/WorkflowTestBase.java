@@ -16,15 +16,11 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleInput;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
-import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
-import dev.tandem.workflows.nodeset.NodeSetInput;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
-import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -50,10 +46,7 @@ public abstract class WorkflowTestBase {
       env.registerSearchAttribute(sa, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     }
     cluster = new FakeCluster();
-    Worker w = env.newWorker(Names.TASK_QUEUE);
-    w.registerWorkflowImplementationTypes(
-        NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
-    w.registerActivitiesImplementations(cluster);
+    TandemWorkflows.register(env.newWorker(Names.TASK_QUEUE), cluster);
     env.start();
     client = env.getWorkflowClient();
   }
@@ -87,16 +80,7 @@ public abstract class WorkflowTestBase {
   }
 
   protected NodeSetWorkflow startNodeSet(String name, NodeSetSpecView spec, Tuning tuning) {
-    NodeSetRef ref = new NodeSetRef(NS, name);
-    NodeSetWorkflow wf =
-        client.newWorkflowStub(
-            NodeSetWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(ref.workflowId())
-                .setTaskQueue(Names.TASK_QUEUE)
-                .build());
-    WorkflowClient.start(wf::run, new NodeSetInput(ref, spec, tuning, null));
-    return wf;
+    return TandemWorkflows.startNodeSet(client, new NodeSetRef(NS, name), spec, tuning);
   }
 
   protected NodeLifecycleWorkflow startNode(String nodeSet, int ordinal, String revision) {
@@ -155,7 +139,6 @@ public abstract class WorkflowTestBase {
   }
 
   protected boolean allReady(NodeSetWorkflow wf, int n) {
-    NodeSetSnapshot s = wf.status();
-    return s.nodes().size() == n && s.nodes().stream().allMatch(x -> x.phase() == NodePhase.READY);
+    return TandemWorkflows.allReady(wf.status(), n);
   }
 }

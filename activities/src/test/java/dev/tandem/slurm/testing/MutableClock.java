@@ -1,4 +1,4 @@
-package dev.tandem.slurm;
+package dev.tandem.slurm.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,7 +6,9 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock tests move by hand. */
+/**
+ * A clock tests move by hand; shared with the other modules' tests through this module's test-jar.
+ */
 public final class MutableClock extends Clock {
   private Instant now;
 
