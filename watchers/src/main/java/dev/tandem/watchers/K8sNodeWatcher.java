@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -71,6 +72,13 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
   static final Duration REDELIVER_AFTER = Duration.ofSeconds(30);
 
   private volatile boolean primed;
+
+  /**
+   * Node name to the resourceVersion the first full pass saw: the informer may deliver the adds of
+   * its initial listing after that pass, and those must not send everything a second time.
+   */
+  private final Map<String, String> firstPass = new ConcurrentHashMap<>();
+
   private volatile Duration redeliverAfter = REDELIVER_AFTER;
 
   /** How a pass treats a (pod, owner) whose state this watcher has not asked for yet. */
@@ -108,12 +116,14 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
   @Override
   protected SharedIndexInformer<Node> newInformer() {
     primed = false;
+    firstPass.clear();
     return client.nodes().runnableInformer(resync.toMillis());
   }
 
   @Override
   protected void onAdd(Node n) {
-    if (primed) {
+    String seen = firstPass.remove(n.getMetadata().getName());
+    if (primed && !Objects.equals(seen, n.getMetadata().getResourceVersion())) {
       apply(n, Pass.FULL); // a node added later: its pods are new too
     }
   }
@@ -128,12 +138,16 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
   /** The first listing is in the store: now the full pass. */
   @Override
   protected void onFirstSync() {
-    primed = true;
     SharedIndexInformer<Node> informer = informer();
     if (informer == null) {
       return;
     }
-    for (Node n : informer.getStore().list()) {
+    List<Node> listed = informer.getStore().list();
+    for (Node n : listed) {
+      firstPass.put(n.getMetadata().getName(), n.getMetadata().getResourceVersion());
+    }
+    primed = true;
+    for (Node n : listed) {
       apply(n, Pass.FULL);
     }
   }

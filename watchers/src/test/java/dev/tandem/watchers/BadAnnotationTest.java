@@ -10,7 +10,6 @@ import dev.tandem.workflows.model.PodView;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.temporal.common.converter.JacksonJsonPayloadConverter;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +17,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Bad-input catalogue (docs/reliability.md): Tandem's annotations with odd values, and {@code
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * reading of it ({@link NodeCommand#fromJson}) and the reason Tandem sets in Slurm. Unknown {@code
  * tandem.dev/*} annotations are ignored, like any annotation no controller owns: they send nothing.
  */
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class BadAnnotationTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -138,6 +138,7 @@ class BadAnnotationTest extends WatcherTestBase {
         .pods()
         .inNamespace("default")
         .withName("gpu-0")
+        .subresource("status") // as the kubelet: the main resource ignores status changes
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"Running\"}}");
     Wait.until(
         "the later pod change observed",

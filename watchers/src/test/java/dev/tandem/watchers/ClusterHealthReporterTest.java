@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.model.ClusterHealth;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -14,9 +13,10 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Slurm reachability reaches every known NodeSet workflow at once, and again periodically. */
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class ClusterHealthReporterTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -55,7 +55,13 @@ class ClusterHealthReporterTest extends WatcherTestBase {
   }
 
   private static void create(String name) {
-    NodeSetResources.generic(client).resource(K8sObjects.nodeSet(name, "  replicas: 1\n")).create();
+    NodeSetResources.generic(client)
+        .resource(
+            K8sObjects.nodeSet(
+                name,
+                "  replicas: 1\n  template:\n    spec:\n      containers:\n"
+                    + "      - name: slurmd\n        image: x\n"))
+        .create();
   }
 
   private void startReporter(Duration resend) {
@@ -120,11 +126,22 @@ class ClusterHealthReporterTest extends WatcherTestBase {
     Wait.until(
         "two resends",
         () ->
-            signals.matching(s -> s.target().equals("nodeset/default/a")).size() >= 2
-                && signals.matching(s -> s.target().equals("nodeset/default/b")).size() >= 2);
+            slurmHealthSentTo("nodeset/default/a") >= 2
+                && slurmHealthSentTo("nodeset/default/b") >= 2);
     ClusterHealth again = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
     assertEquals(first.since(), again.since(), "the same state, resent");
     assertTrue(!again.reachable());
+  }
+
+  /** Slurm health reports sent to one NodeSet (its spec signals go to the same workflow). */
+  private long slurmHealthSentTo(String id) {
+    return signals
+        .matching(
+            s ->
+                s.target().equals(id)
+                    && s.payload() instanceof ClusterHealth h
+                    && h.component().equals(ClusterHealth.SLURM))
+        .size();
   }
 
   @Test

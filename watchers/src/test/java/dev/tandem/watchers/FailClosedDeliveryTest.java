@@ -7,18 +7,18 @@ import dev.tandem.workflows.model.NodeCommand;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A cordon made while Temporal cannot be reached (longer than the coalescer's retries) is still
  * delivered once Temporal is back: memory that suppresses a re-send holds only delivered state.
  */
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class FailClosedDeliveryTest extends WatcherTestBase {
   static KubernetesClient client;
 

@@ -6,22 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.PodView;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Pod and Kubernetes node watchers against fabric8's mock API server (CRUD). Only behaviour a real
- * API server shares is relied on: label "exists" selection, merge patches of scalars and maps.
+ * Pod and Kubernetes node watchers against the local Kubernetes API, which behaves as a real API
+ * server where these watchers care: status only through the status subresource, graceful deletes,
+ * label "exists" selection, merge patches of scalars and maps.
  */
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class K8sWatchersTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -71,6 +73,7 @@ class K8sWatchersTest extends WatcherTestBase {
         .pods()
         .inNamespace("default")
         .withName("gpu-0")
+        .subresource("status") // as the kubelet: the main resource ignores status changes
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"Running\"}}");
     Wait.until(
         "running",
@@ -78,7 +81,8 @@ class K8sWatchersTest extends WatcherTestBase {
             signals.named("podObserved").stream()
                 .anyMatch(s -> "Running".equals(((PodView) s.payload()).phase())));
 
-    client.pods().inNamespace("default").withName("gpu-0").delete();
+    // Gone for good (no kubelet here to finish a graceful delete, as on a real API server).
+    client.pods().inNamespace("default").withName("gpu-0").withGracePeriod(0).delete();
     Wait.until(
         "deleted",
         () ->
@@ -145,6 +149,30 @@ class K8sWatchersTest extends WatcherTestBase {
     assertTrue(
         signals.named("undrain").stream().allMatch(x -> x.target().equals("node/default/gpu-0")));
     assertTrue(signals.named("drain").isEmpty());
+  }
+
+  /**
+   * The informer may hand over the adds of its first listing after the first full pass ran (the
+   * handler queue is asynchronous): those adds are the same nodes, and send nothing twice; a node
+   * added later is new and gets its full pass.
+   */
+  @Test
+  void anAddOfTheFirstListingDeliveredAfterTheFirstPassSendsNothingAgain() throws Exception {
+    client.pods().resource(pod("gpu-0", "k1")).create();
+    Wait.until("pods cached", () -> pods.podsOn("k1").size() == 1);
+    nodes.close();
+    signals.clear();
+    nodes = newNodeWatcher(pods, RESYNC);
+    nodes.start();
+    Wait.until("first pass", () -> signals.named("undrain").size() == 2);
+    Node listed = client.nodes().withName("k1").get();
+    nodes.onAdd(listed); // late delivery of the listing's add
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)), "sends settled");
+    assertEquals(2, signals.named("undrain").size(), "nothing sent twice: " + signals.all());
+    // The same name seen again with another version (deleted and added back): a new node.
+    listed.getMetadata().setResourceVersion(listed.getMetadata().getResourceVersion() + "0");
+    nodes.onAdd(listed);
+    Wait.until("full pass for the new node", () -> signals.named("undrain").size() == 4);
   }
 
   /**

@@ -8,12 +8,12 @@ import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class NodeSetWatcherTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -61,7 +61,12 @@ class NodeSetWatcherTest extends WatcherTestBase {
   void garbageInTheSpecReachesTheWorkflowAsProblemsNotAsACrash() {
     NodeSetResources.generic(client)
         .resource(
-            K8sObjects.nodeSet("junk", "  replicas: lots\n  drain:\n    timeout: 5 parsecs\n"))
+            // What a real API server lets through (the CRD checks the template only shallowly): a
+            // misspelt pod field.
+            K8sObjects.nodeSet(
+                "junk",
+                "  replicas: 1\n  template:\n    spec:\n      nodeSelectr: {a: b}\n"
+                    + "      containers:\n      - name: slurmd\n        image: x\n"))
         .create();
     Wait.until("spec signal", () -> !signals.matching(s -> s.target().endsWith("/junk")).isEmpty());
     NodeSetSpecView v =

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,13 +13,14 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The Slurm poller remembers views as soon as it reads them; a {@code slurmObserved} that Temporal
  * never accepted must still reach the node workflow: on the next changed listing, and at the latest
  * on the next full resync, even when the node has vanished from Slurm meanwhile.
  */
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class SlurmPollerDeliveryTest extends WatcherTestBase {
   static KubernetesClient client;
 

@@ -7,16 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-@EnableKubernetesMockClient(crud = true)
+@ExtendWith(LocalKubernetes.class)
 class SlurmPollerTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -28,19 +29,18 @@ class SlurmPollerTest extends WatcherTestBase {
   void start() {
     pods = podWatcher(client);
     pods.start();
-    client
-        .pods()
-        .resource(
-            K8sObjects.slurmdPod("gpu-0", null)
-                .withNewStatus()
-                .withPhase("Running")
-                .addNewCondition()
-                .withType("Ready")
-                .withStatus("True")
-                .endCondition()
-                .endStatus()
-                .build())
-        .create();
+    // As on a real API server, a pod's status is not taken on create: the kubelet writes it
+    // through the status subresource.
+    Pod created = client.pods().resource(K8sObjects.slurmdPod("gpu-0", null).build()).create();
+    created.setStatus(
+        new PodStatusBuilder()
+            .withPhase("Running")
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus("True")
+            .endCondition()
+            .build());
+    client.pods().resource(created).updateStatus();
     Wait.until("pod cached", () -> pods.podFor("gpu-0").isPresent());
     poller =
         slurmPoller(
