@@ -112,7 +112,14 @@ class WatchersE2EIT {
         () -> annotation("wt-1", SlurmMirror.REASON),
         "disk"::equals);
     assertTrue(annotation("wt-1", SlurmMirror.STATE).contains("DRAIN"));
-    PodCondition c = condition("wt-1").orElseThrow();
+    // The condition is a second write (status subresource) after the annotations: wait for it.
+    PodCondition c =
+        Await.until(
+            "wt-1 condition SlurmDrained",
+            LIMIT,
+            EVERY,
+            () -> condition("wt-1").orElse(null),
+            x -> x != null && "SlurmDrained".equals(x.getReason()));
     assertEquals("False", c.getStatus());
     assertEquals("SlurmDrained", c.getReason());
     assertEquals("disk", c.getMessage());

@@ -134,12 +134,7 @@ class K8sWatchersTest extends WatcherTestBase {
   /** The node was uncordoned while no watcher ran: a restarted watcher lifts the cordon drain. */
   @Test
   void restartedWatcherSendsTheFullStateOnce() {
-    client.pods().resource(pod("gpu-0", "k1")).create();
-    Wait.until("pods cached", () -> pods.podsOn("k1").size() == 1);
-    nodes.close();
-    signals.clear();
-    nodes = newNodeWatcher(pods, RESYNC);
-    nodes.start();
+    restartNodeWatcherWithAPodOnK1();
     Wait.until("undrains after restart", () -> signals.named("undrain").size() == 2);
     assertEquals(
         Set.of("k8s-cordon", "k8s-unhealthy"),
@@ -158,12 +153,7 @@ class K8sWatchersTest extends WatcherTestBase {
    */
   @Test
   void anAddOfTheFirstListingDeliveredAfterTheFirstPassSendsNothingAgain() throws Exception {
-    client.pods().resource(pod("gpu-0", "k1")).create();
-    Wait.until("pods cached", () -> pods.podsOn("k1").size() == 1);
-    nodes.close();
-    signals.clear();
-    nodes = newNodeWatcher(pods, RESYNC);
-    nodes.start();
+    restartNodeWatcherWithAPodOnK1();
     Wait.until("first pass", () -> signals.named("undrain").size() == 2);
     Node listed = client.nodes().withName("k1").get();
     nodes.onAdd(listed); // late delivery of the listing's add
@@ -195,6 +185,16 @@ class K8sWatchersTest extends WatcherTestBase {
     Wait.until("undrain from the resync", () -> signals.named("undrain").size() == 2);
     Thread.sleep(2500); // two more resyncs: nothing more is sent
     assertEquals(2, signals.named("undrain").size(), signals.named("undrain").toString());
+  }
+
+  /** A pod on k1, then the node watcher restarted with no signal recorded yet. */
+  private void restartNodeWatcherWithAPodOnK1() {
+    client.pods().resource(pod("gpu-0", "k1")).create();
+    Wait.until("pods cached", () -> pods.podsOn("k1").size() == 1);
+    nodes.close();
+    signals.clear();
+    nodes = newNodeWatcher(pods, RESYNC);
+    nodes.start();
   }
 
   private K8sNodeWatcher newNodeWatcher(PodWatcher p, Duration resync) {
