@@ -35,9 +35,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *       reads it.
  *   <li><b>maxUnavailable is never exceeded.</b> Inside a rolling-update window ({@link
  *       #rollingUpdate}), nodes that do not serve (pod not running, Slurm node absent, down, not
- *       responding or drained for any reason) are counted on every poll; a count above the budget
- *       on two polls in a row is a breach (one poll alone can catch Slurm 22.05's NOT_RESPONDING
- *       blip right after an undrain, which is not an outage).
+ *       responding or drained for any reason, an administrator's drain included) are counted on
+ *       every poll; a count above the budget on two polls in a row is a breach (one poll can see a
+ *       pod and Slurm a moment apart). Slurm 22.05 flags a node NOT_RESPONDING for about a second
+ *       after every UNDRAIN or RESUME while it pings the slurmd again (docs/concepts.md): a node
+ *       whose only sign is NOT_RESPONDING within {@link OutOfService#PING_GRACE} of having been out
+ *       for another reason is coming back, not going out, and counts as serving. A slurmd that
+ *       stays silent longer counts.
  * </ol>
  *
  * The remaining invariants (every lifecycle finished, no Tandem drain without a holder) are end
@@ -55,6 +59,8 @@ final class InvariantMonitor implements AutoCloseable {
   private final Set<Long> cancelRequested = ConcurrentHashMap.newKeySet();
   private final Map<String, String> adminDrains = new ConcurrentHashMap<>();
   private final Map<String, Instant> podDeletions = new ConcurrentHashMap<>();
+  private final OutOfService outOfService = new OutOfService(OutOfService.PING_GRACE);
+  private volatile Map<String, SlurmNode> latest = Map.of();
   private volatile Set<String> rollingPods;
   private volatile int maxUnavailable;
   private volatile int overBudgetPolls;
@@ -161,6 +167,11 @@ final class InvariantMonitor implements AutoCloseable {
     return Map.copyOf(podDeletions);
   }
 
+  /** Slurm's nodes as the latest poll read them (empty before the first). */
+  Map<String, SlurmNode> latestNodes() {
+    return latest;
+  }
+
   /**
    * Every declared job ended only because the scenario cancelled it, on the node it started on,
    * without a requeue (a killed slurmd would fail or requeue it). Reads Slurm (finished jobs stay
@@ -220,10 +231,16 @@ final class InvariantMonitor implements AutoCloseable {
     for (SlurmNode n : slurm.listNodes(null).items()) {
       nodes.put(n.name(), n);
     }
+    latest = Collections.unmodifiableMap(nodes);
     for (Map.Entry<String, String> e : adminDrains.entrySet()) {
       SlurmNode n = nodes.get(e.getKey());
       if (n == null) {
-        continue; // not listed right now (returned to FUTURE while its pod is replaced)
+        // Slurm keeps a node's record (and its drain) while its slurmd is replaced; only a delete
+        // (22.05: a return to FUTURE) drops it, and with it the administrator's drain.
+        if (adminDrains.containsKey(e.getKey())) {
+          violation("administrator drain on " + e.getKey() + " lost: Slurm no longer lists it");
+        }
+        continue;
       }
       if (!n.drainFlag() || !Objects.equals(trim(n.reason()), trim(e.getValue()))) {
         if (adminDrains.containsKey(e.getKey())) { // not lifted by the scenario meanwhile
@@ -265,12 +282,7 @@ final class InvariantMonitor implements AutoCloseable {
             && p.getMetadata().getDeletionTimestamp() == null
             && p.getStatus() != null
             && "Running".equals(p.getStatus().getPhase());
-    return podRunning
-        && n != null
-        && !n.future()
-        && !n.down()
-        && !n.drainFlag()
-        && !n.notResponding();
+    return !outOfService.out(pod, podRunning, n, Instant.now());
   }
 
   private static String trim(String s) {
