@@ -48,6 +48,21 @@ final class ClusterView {
         .isPresent();
   }
 
+  boolean servingAll(String... names) {
+    return java.util.Arrays.stream(names).allMatch(this::serving);
+  }
+
+  /** Not down, no flag: in service, busy or not (a reason may linger from an earlier drain). */
+  boolean inServiceAll(String... names) {
+    for (String name : names) {
+      Optional<SlurmNode> n = node(name);
+      if (n.isEmpty() || n.get().down() || n.get().future() || !n.get().flags().isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   boolean drainedWith(String name, String reasonPrefix) {
     return node(name)
         .filter(n -> n.drainFlag() && n.reason() != null && n.reason().startsWith(reasonPrefix))
@@ -88,6 +103,49 @@ final class ClusterView {
     return p.getMetadata().getDeletionTimestamp() == null
         && p.getStatus() != null
         && "Running".equals(p.getStatus().getPhase());
+  }
+
+  /**
+   * Not touched by a rollout: its pod is at {@code rev}, not being deleted and was never seen
+   * deleted ({@code deleted}), and Slurm shows no drain.
+   */
+  boolean untouched(String name, String rev, java.util.Set<String> deleted) {
+    boolean podOld =
+        pod(name)
+            .map(p -> rev.equals(revision(p)) && p.getMetadata().getDeletionTimestamp() == null)
+            .orElse(false);
+    boolean noDrain = node(name).map(n -> !n.drainFlag()).orElse(false);
+    return podOld && noDrain && !deleted.contains(name);
+  }
+
+  /**
+   * Watches {@code names} for {@code hold}: each must stay {@link #untouched} (pods seen deleted
+   * come from {@code deletions}); fails at once, saying {@code why}, when one is taken.
+   */
+  void assertUntouchedFor(
+      Duration hold,
+      List<String> names,
+      String rev,
+      java.util.function.Supplier<Map<String, Instant>> deletions,
+      String why)
+      throws InterruptedException {
+    long end = System.nanoTime() + hold.toNanos();
+    while (System.nanoTime() < end) {
+      for (String name : names) {
+        if (!untouched(name, rev, deletions.get().keySet())) {
+          throw new AssertionError(
+              "the rollout took "
+                  + name
+                  + " "
+                  + why
+                  + ": "
+                  + node(name)
+                  + ", pod at "
+                  + pod(name).map(ClusterView::revision));
+        }
+      }
+      Thread.sleep(EVERY.toMillis());
+    }
   }
 
   /** The pod runs at {@code rev} and its own slurmd has registered (started after the pod). */

@@ -1,18 +1,10 @@
 package dev.tandem.e2e;
 
-import dev.tandem.cli.TandemCli;
 import dev.tandem.dev.Manifests;
 import dev.tandem.workflows.model.NodePhase;
-import dev.tandem.workflows.model.NodeSummary;
-import io.fabric8.kubernetes.api.model.Pod;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -35,7 +27,9 @@ import java.util.Set;
  *       its job running, the scenario kills the worker, cancels the job while no worker runs, and
  *       starts a new one. The rollout completes: 4 ready, 4 updated.
  *   <li>{@code tandem drain e2e-2} and {@code tandem undrain e2e-2}, run in process (retried while
- *       no worker answers); Slurm shows the manual drain, then the node in service.
+ *       no worker answers); Slurm shows the manual drain, then the node in service. Again, but an
+ *       administrator drains the node over Tandem's drain before the undrain: the node's workflow
+ *       returns to ready without holds and the administrator's drain stays until they resume it.
  *   <li>Cordon the Kubernetes node hosting {@code e2e-1}: Slurm drains every node on it; uncordon:
  *       they serve again.
  *   <li>Jobs on all 4 nodes; scale down to 2. The victims ({@code e2e-3}, {@code e2e-2}: all are
@@ -51,13 +45,13 @@ final class CrashScenario {
   static final Duration HOLD = Duration.ofSeconds(8);
   static final Duration STEP = Duration.ofMinutes(4);
 
-  private final E2EStack e2e;
-  private final ClusterView view;
-  private final TemporalProbe temporal;
-  private final InvariantMonitor monitor;
-  private final WorkerKiller killer;
-  private final Map<Long, String> jobs = new LinkedHashMap<>();
-  private final Set<Long> allJobs = new java.util.LinkedHashSet<>();
+  final E2EStack e2e;
+  final ClusterView view;
+  final TemporalProbe temporal;
+  final InvariantMonitor monitor;
+  final WorkerKiller killer;
+  final ScenarioJobs jobs;
+  private final InProcessCli cli;
   private final List<String> log = new ArrayList<>();
   private final long started = System.nanoTime();
   private String rev1;
@@ -67,6 +61,8 @@ final class CrashScenario {
       E2EStack e2e, TemporalProbe temporal, InvariantMonitor monitor, WorkerKiller killer) {
     this.e2e = e2e;
     this.view = new ClusterView(e2e, SET);
+    this.jobs = new ScenarioJobs(e2e, view, monitor);
+    this.cli = new InProcessCli(e2e.stack.temporalAddress());
     this.temporal = temporal;
     this.monitor = monitor;
     this.killer = killer;
@@ -84,21 +80,29 @@ final class CrashScenario {
   void run() throws Exception {
     createAndScaleUp();
     adminDrainThenRollingUpdate();
-    manualDrainAndUndrain();
-    cordonAndUncordon();
-    scaleDownAroundJobs();
+    MaintenanceSteps later = new MaintenanceSteps(this);
+    later.manualDrainAndUndrain();
+    later.cordonAndUncordon();
+    later.scaleDownAroundJobs();
   }
 
   // ---- steps ----
 
   private void createAndScaleUp() throws Exception {
+    List<String> strays = jobs.cancelStrays(SET + "-");
+    if (!strays.isEmpty()) {
+      note("cancelled jobs an earlier run left on " + SET + " nodes: " + strays);
+    }
     step(1, "apply NodeSet " + SET + " with 3 replicas");
     e2e.apply(Manifests.nodeSet(SET, 3, "slurmd:v1", ""));
-    view.await("3 ready", STEP, () -> view.statusInt("readyReplicas") == 3 && servingAll(0, 1, 2));
+    view.await(
+        "3 ready",
+        STEP,
+        () -> view.statusInt("readyReplicas") == 3 && view.servingAll(pods(0, 1, 2)));
     rev1 = view.statusText("updateRevision");
 
     step(2, "a job on e2e-1, then scale up to 4");
-    sbatch(SET + "-1");
+    jobs.submit(SET + "-1", STEP);
     e2e.patchSpec(SET, "{\"replicas\":4}");
     view.await(
         "4 ready",
@@ -135,32 +139,20 @@ final class CrashScenario {
     view.await(
         "the NodeSet sees " + admin + " ready at the new revision",
         STEP,
-        () -> nodeSetShows(admin, NodePhase.READY, rev2));
-    long holdEnd = System.nanoTime() + HOLD.toNanos();
-    while (System.nanoTime() < holdEnd) {
-      for (int i = 1; i <= 3; i++) {
-        String other = pod(i);
-        if (!untouched(other)) {
-          throw new AssertionError(
-              "the rollout took "
-                  + other
-                  + " while "
-                  + admin
-                  + " was drained by an administrator (maxUnavailable 1): "
-                  + view.node(other)
-                  + " "
-                  + view.pod(other).map(ClusterView::revision));
-        }
-      }
-      Thread.sleep(ClusterView.EVERY.toMillis());
-    }
+        () -> temporal.nodeSetShows(SET, admin, NodePhase.READY, rev2));
+    view.assertUntouchedFor(
+        HOLD,
+        List.of(pod(1), pod(2), pod(3)),
+        rev1,
+        monitor::podDeletions,
+        "while " + admin + " was drained by an administrator (maxUnavailable 1)");
     note("the rollout waited " + HOLD.toSeconds() + "s with " + admin + " drained by the admin");
 
     step(5, "the administrator resumes " + admin + "; the rollout goes on");
     monitor.adminLifted(admin);
     e2e.scontrol(admin, "State=RESUME");
     String busy = pod(1);
-    long job = jobOn(busy);
+    long job = jobs.on(busy);
     view.await(
         busy + " draining for the update with its job running",
         STEP,
@@ -170,7 +162,7 @@ final class CrashScenario {
                 && view.pod(busy).map(p -> rev1.equals(ClusterView.revision(p))).orElse(false));
     killer.killNow(
         busy + " draining for the update with its job running; the job ends while no worker runs",
-        () -> cancel(job));
+        () -> jobs.cancel(job));
     view.await(
         "the rollout complete: 4 ready at the new revision",
         STEP,
@@ -178,233 +170,45 @@ final class CrashScenario {
             view.statusInt("updatedReplicas") == 4
                 && readyIs(4)
                 && rev2.equals(view.statusText("currentRevision"))
-                && servingAll(0, 1, 2, 3));
+                && view.servingAll(pods(0, 1, 2, 3)));
     monitor.rollingUpdateDone();
-  }
-
-  private void manualDrainAndUndrain() throws Exception {
-    String node = pod(2);
-    step(6, "tandem drain " + node + ", then tandem undrain");
-    tandem("drain", node, "--reason", "crash-suite maintenance");
-    view.await(
-        node + " drained by tandem drain",
-        STEP,
-        () -> view.drainedWith(node, "tandem:manual: crash-suite maintenance"));
-    tandem("undrain", node);
-    view.await(node + " in service again", STEP, () -> view.serving(node));
-  }
-
-  private void cordonAndUncordon() throws Exception {
-    Pod p = view.pod(pod(1)).orElseThrow();
-    String k8sNode = p.getSpec().getNodeName();
-    List<String> on =
-        view.pods().stream()
-            .filter(x -> k8sNode.equals(x.getSpec().getNodeName()))
-            .map(x -> x.getMetadata().getName())
-            .sorted()
-            .toList();
-    step(7, "cordon " + k8sNode + " (hosting " + on + "), then uncordon");
-    e2e.annotateCordonReason(k8sNode, "crash-suite kernel update");
-    e2e.cordon(k8sNode);
-    view.await(
-        on + " drained for the cordon",
-        STEP,
-        () -> on.stream().allMatch(n -> view.drainedWith(n, "tandem:k8s-cordon:")));
-    e2e.uncordon(k8sNode);
-    view.await(on + " in service again", STEP, () -> on.stream().allMatch(view::serving));
-  }
-
-  private void scaleDownAroundJobs() throws Exception {
-    step(8, "jobs on all 4 nodes, then scale down to 2");
-    for (int i = 0; i < 4; i++) {
-      sbatch(pod(i));
-    }
-    view.await("the NodeSet sees all 4 busy", STEP, () -> allBusy(4));
-    e2e.patchSpec(SET, "{\"replicas\":2}");
-    List<String> victims = List.of(pod(3), pod(2));
-    view.await(
-        victims + " draining for the scale-down with their jobs running",
-        STEP,
-        () ->
-            victims.stream()
-                .allMatch(
-                    v ->
-                        view.drainedWith(v, "tandem:scale-down:")
-                            && view.jobRunning(jobOn(v))
-                            && view.pod(v).isPresent()));
-    killer.killNow(
-        victims + " draining for the scale-down with jobs; the jobs end while no worker runs",
-        () -> {
-          for (String v : victims) {
-            cancel(jobOn(v));
-          }
-        });
-    view.await(
-        "the victims' pods gone and their Slurm nodes removed",
-        STEP,
-        () -> victims.stream().allMatch(v -> view.pod(v).isEmpty() && !view.listed(v)));
-    view.await(
-        "2 replicas, 2 ready",
-        STEP,
-        () -> view.statusInt("replicas") == 2 && readyIs(2) && servingBusy(0, 1));
   }
 
   /** Step 9, first half: the jobs left on the remaining nodes end (the scenario cancels them). */
   void cancelRemainingJobs() throws Exception {
     step(9, "cancel the remaining jobs");
-    for (Map.Entry<Long, String> j : new ArrayList<>(jobs.entrySet())) {
-      cancel(j.getKey());
-    }
+    jobs.cancelRemaining();
   }
 
   /** Cancels every job of the scenario (cleaning up after a failure). */
   void cancelAllQuietly() {
-    for (Long id : allJobs) {
-      try {
-        e2e.scancel(id);
-      } catch (IOException | InterruptedException | RuntimeException e) {
-        // already gone
-      }
-    }
-  }
-
-  Map<Long, String> jobs() {
-    return Map.copyOf(jobs);
+    jobs.cancelAllQuietly();
   }
 
   // ---- helpers ----
 
-  private static String pod(int ordinal) {
+  static String pod(int ordinal) {
     return SET + "-" + ordinal;
   }
 
-  private void sbatch(String node) throws Exception {
-    long id = e2e.sbatch(node, 3600);
-    jobs.put(id, node);
-    allJobs.add(id);
-    view.await("job " + id + " running on " + node, STEP, () -> view.jobRunning(id));
-    monitor.jobRunning(id, node);
+  static String[] pods(int... ordinals) {
+    return java.util.Arrays.stream(ordinals).mapToObj(CrashScenario::pod).toArray(String[]::new);
   }
 
-  private long jobOn(String node) {
-    long id = -1;
-    for (Map.Entry<Long, String> j : jobs.entrySet()) {
-      if (j.getValue().equals(node)) {
-        id = j.getKey(); // the latest
-      }
-    }
-    return id;
-  }
-
-  private void cancel(long id) throws Exception {
-    monitor.jobCancelRequested(id);
-    e2e.scancel(id);
-    jobs.remove(id);
-  }
-
-  private boolean servingAll(int... ordinals) {
-    for (int i : ordinals) {
-      if (!view.serving(pod(i))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** In service and running the scenario's job. */
-  private boolean servingBusy(int... ordinals) {
-    for (int i : ordinals) {
-      var n = view.node(pod(i));
-      if (n.isEmpty() || n.get().down() || !n.get().flags().isEmpty()) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private boolean readyIs(int n) {
+  boolean readyIs(int n) {
     return view.statusInt("readyReplicas") == n;
   }
 
-  /** Not touched by the rollout: at the old revision, not being deleted, no Tandem drain. */
-  private boolean untouched(String pod) {
-    boolean podOld =
-        view.pod(pod)
-            .map(
-                p ->
-                    rev1.equals(ClusterView.revision(p))
-                        && p.getMetadata().getDeletionTimestamp() == null)
-            .orElse(false);
-    boolean noDrain = view.node(pod).map(n -> !n.drainFlag()).orElse(false);
-    return podOld && noDrain && !monitor.podDeletions().containsKey(pod);
+  /** {@code tandem ...} in process, noted in the log. */
+  void tandem(String... args) throws InterruptedException {
+    note("tandem " + String.join(" ", args) + ": " + cli.run(args));
   }
 
-  /** The NodeSet workflow's own view (what its planner decides from); false while none answers. */
-  private boolean nodeSetShows(String pod, NodePhase phase, String rev) {
-    try {
-      for (NodeSummary n : temporal.nodeSet(SET).nodes()) {
-        if (n.pod().equals(pod)) {
-          return n.phase() == phase && rev.equals(n.revision());
-        }
-      }
-    } catch (RuntimeException e) {
-      // no worker right now
-    }
-    return false;
-  }
-
-  private boolean allBusy(int n) {
-    try {
-      return temporal.nodeSet(SET).nodes().stream()
-              .filter(x -> x.slurmState().startsWith("alloc") || x.slurmState().startsWith("mixed"))
-              .count()
-          == n;
-    } catch (RuntimeException e) {
-      return false;
-    }
-  }
-
-  /**
-   * {@code tandem ...} in this JVM against the stack's Temporal; retried (bounded) while it exits 1
-   * (no worker answers right after a kill). A drain or undrain signal sent twice is harmless.
-   */
-  private void tandem(String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    all.add("--address");
-    all.add(e2e.stack.temporalAddress());
-    String last = "";
-    for (int attempt = 1; attempt <= 8; attempt++) {
-      StringWriter out = new StringWriter();
-      StringWriter err = new StringWriter();
-      int code =
-          TandemCli.run(new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
-      if (code == 0) {
-        note(
-            "tandem "
-                + String.join(" ", args)
-                + ": "
-                + out.toString().lines().findFirst().orElse(""));
-        return;
-      }
-      last = "exit " + code + ": " + err;
-      if (code != 1) {
-        break;
-      }
-      try {
-        Thread.sleep(2000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    throw new AssertionError("tandem " + String.join(" ", args) + " failed: " + last);
-  }
-
-  private void step(int n, String what) {
+  void step(int n, String what) {
     note("step " + n + ": " + what);
   }
 
-  private void note(String what) {
+  void note(String what) {
     String line =
         String.format(
             "%6.1fs [activity %d] %s",

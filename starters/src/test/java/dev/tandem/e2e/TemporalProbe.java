@@ -1,6 +1,7 @@
 package dev.tandem.e2e;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
@@ -56,6 +57,38 @@ final class TemporalProbe {
             temporal
                 .newWorkflowStub(NodeLifecycleWorkflow.class, Names.nodeWorkflowId("default", pod))
                 .status());
+  }
+
+  // ---- lenient checks for waits: false while no worker answers ----
+
+  /** The NodeSet workflow's own view of {@code pod} (what its planner decides from). */
+  boolean nodeSetShows(String nodeSet, String pod, NodePhase phase, String rev) {
+    try {
+      return nodeSet(nodeSet).nodes().stream()
+          .anyMatch(n -> n.pod().equals(pod) && n.phase() == phase && rev.equals(n.revision()));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  boolean readyWithoutHolds(String pod) {
+    try {
+      NodeStatus n = node(pod);
+      return n.phase() == NodePhase.READY && n.holds().isEmpty();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** How many nodes the NodeSet workflow last heard of as running jobs (-1: no answer). */
+  long busyNodes(String nodeSet) {
+    try {
+      return nodeSet(nodeSet).nodes().stream()
+          .filter(x -> x.slurmState().startsWith("alloc") || x.slurmState().startsWith("mixed"))
+          .count();
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   /** The status of the workflow's latest run; empty if Temporal has none. */

@@ -4,12 +4,9 @@ import dev.tandem.slurm.SlurmNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,14 +55,11 @@ final class WorkerKiller implements AutoCloseable {
   private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
   private final Set<CrashPlan.Moment> pendingMoments;
   private final Set<String> nodesSeen = new HashSet<>();
-  private final Deque<String> recent = new ArrayDeque<>();
+  private final ActivityCounter activities;
   private final Thread thread;
 
   private volatile boolean closed;
-  private long base;
   private long nextThreshold;
-  private Map<String, Double> lastStarted = Map.of();
-  private Metrics lastScrape;
 
   WorkerKiller(
       E2EStack e2e, InvariantMonitor monitor, PhaseBoard phases, CrashPlan plan, String nodeSet) {
@@ -74,6 +68,7 @@ final class WorkerKiller implements AutoCloseable {
     this.phases = phases;
     this.plan = plan;
     this.prefix = nodeSet + "-";
+    this.activities = new ActivityCounter(e2e);
     this.pendingMoments =
         plan.moments().isEmpty()
             ? EnumSet.noneOf(CrashPlan.Moment.class)
@@ -97,8 +92,8 @@ final class WorkerKiller implements AutoCloseable {
   }
 
   /** Activity attempts started so far by every worker of the run (as last scraped). */
-  synchronized long cumulative() {
-    return base + (lastScrape == null ? 0 : (long) lastScrape.sum(Metrics.ACTIVITIES_STARTED));
+  long cumulative() {
+    return activities.cumulative();
   }
 
   /**
@@ -141,23 +136,24 @@ final class WorkerKiller implements AutoCloseable {
   }
 
   private void tick() throws Exception {
-    if (!scrape()) {
+    if (!activities.scrape()) {
       return;
     }
+    CrashPlan.Moment moment = null;
     String trigger = null;
-    long total = cumulative();
-    if (total >= nextThreshold) {
+    if (cumulative() >= nextThreshold) {
       trigger = "activity #" + nextThreshold;
     } else {
-      CrashPlan.Moment m = momentReached();
-      if (m != null) {
-        trigger = "moment: " + m.label;
-      }
+      moment = momentReached();
+      trigger = moment == null ? null : "moment: " + moment.label;
     }
-    if (trigger == null || !madeProgress()) {
-      return;
+    if (trigger == null || !activities.madeProgress()) {
+      return; // a moment or threshold reached meanwhile stays due
     }
     kill(trigger, null);
+    if (moment != null) {
+      pendingMoments.remove(moment);
+    }
     while (nextThreshold <= cumulative()) {
       nextThreshold += plan.every();
     }
@@ -182,33 +178,16 @@ final class WorkerKiller implements AutoCloseable {
   // ---- killing ----
 
   private void kill(String trigger, WhileDead whileDead) throws Exception {
-    scrape();
-    Metrics m = lastScrape;
-    long count = cumulative();
-    long inFlight =
-        m == null
-            ? 0
-            : (long) (m.sum(Metrics.ACTIVITIES_STARTED) - m.sum(Metrics.ACTIVITIES_FINISHED));
-    List<String> just;
-    synchronized (this) {
-      just = List.copyOf(recent);
-    }
+    activities.scrape();
+    long count = activities.cumulative();
+    long inFlight = activities.inFlight();
+    List<String> just = activities.recent();
     String phaseText = phases.describe();
     String slurmText = slurmView();
     Instant at = Instant.now();
     long t0 = System.nanoTime();
     long pid = e2e.killWorker();
-    synchronized (this) {
-      base = count;
-      lastScrape = null;
-      lastStarted = Map.of();
-      recent.clear();
-    }
-    for (CrashPlan.Moment mo : List.copyOf(pendingMoments)) {
-      if (trigger.equals("moment: " + mo.label)) {
-        pendingMoments.remove(mo);
-      }
-    }
+    activities.workerKilled();
     if (whileDead != null) {
       whileDead.run();
     }
@@ -236,55 +215,12 @@ final class WorkerKiller implements AutoCloseable {
   private boolean awaitProgress(Duration limit) throws InterruptedException {
     long end = System.nanoTime() + limit.toNanos();
     while (System.nanoTime() < end) {
-      if (scrape() && madeProgress()) {
+      if (activities.scrape() && activities.madeProgress()) {
         return true;
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
     return false;
-  }
-
-  private synchronized boolean madeProgress() {
-    return lastScrape != null && lastScrape.sum(Metrics.ACTIVITIES_STARTED) >= 1;
-  }
-
-  /** One scrape of the current worker; remembers which activity types started since the last. */
-  private boolean scrape() throws InterruptedException {
-    Metrics m;
-    try {
-      m = e2e.metrics();
-    } catch (IOException e) {
-      return false; // starting, or gone
-    }
-    Map<String, Double> started = new TreeMap<>();
-    for (Map.Entry<String, Double> e : m.series().entrySet()) {
-      if (e.getKey().startsWith(Metrics.ACTIVITIES_STARTED + "{")) {
-        started.put(activityOf(e.getKey()), e.getValue());
-      }
-    }
-    synchronized (this) {
-      for (Map.Entry<String, Double> e : started.entrySet()) {
-        double before = lastStarted.getOrDefault(e.getKey(), 0.0);
-        for (int i = 0; i < Math.min(4, e.getValue() - before); i++) {
-          recent.addLast(e.getKey());
-        }
-      }
-      while (recent.size() > 4) {
-        recent.removeFirst();
-      }
-      lastStarted = new HashMap<>(started);
-      lastScrape = m;
-    }
-    return true;
-  }
-
-  private static String activityOf(String series) {
-    int i = series.indexOf("activity=\"");
-    if (i < 0) {
-      return series;
-    }
-    int from = i + "activity=\"".length();
-    return series.substring(from, series.indexOf('"', from));
   }
 
   private String slurmView() {
