@@ -11,7 +11,10 @@ final class CrashReport {
       List.of(
           "no pod deleted while a job ran on it; every job ended only by the scenario's scancel,"
               + " never requeued",
-          "no administrator drain lifted, replaced or lost",
+          "no administrator drain lifted, replaced or lost: from the administrator's DRAIN to"
+              + " their RESUME every poll shows the node listed, DRAIN, with their reason, also"
+              + " while Tandem replaces its pod (Slurm keeps the node record across slurmd"
+              + " restarts)",
           "maxUnavailable (1) never exceeded during the rolling update (an administrator's drain"
               + " counts; Slurm's ~1 s NOT_RESPONDING after an undrain does not)",
           "the rollout waited while the administrator's drain held the budget",

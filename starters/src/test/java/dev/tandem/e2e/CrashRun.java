@@ -67,6 +67,7 @@ final class CrashRun {
       monitor.close();
       phases.close();
       violations.addAll(monitor.violations());
+      violations.addAll(whoLifted(e2e, monitor.violations()));
       violations.addAll(killer.errors());
       scenario.cancelAllQuietly();
       try {
@@ -83,6 +84,30 @@ final class CrashRun {
           monitor.maxUnavailableSeen(),
           monitor.polls(),
           monitor.failedPolls());
+    }
+  }
+
+  /**
+   * When an administrator's drain was seen lifted, the worker log's own account of it: Tandem's
+   * undrain activity logs {@code undrain node <name>: lifted "<reason>"} whenever it lifts a drain,
+   * so a line naming the administrator's reason says Tandem did it, and none says something else
+   * did (Slurm dropping the record, another client).
+   */
+  static List<String> whoLifted(E2EStack e2e, List<String> violations) {
+    if (violations.stream().noneMatch(v -> v.contains("administrator drain on"))) {
+      return List.of();
+    }
+    java.nio.file.Path log = e2e.dir.resolve("worker.log");
+    try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(log)) {
+      List<String> lifts =
+          lines.filter(l -> l.contains("undrain node ") && l.contains(": lifted")).toList();
+      return List.of(
+          "undrains in the worker log ("
+              + log
+              + "): "
+              + (lifts.isEmpty() ? "none, so Tandem lifted no drain" : String.join(" | ", lifts)));
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      return List.of("cannot read the worker log " + log + ": " + e);
     }
   }
 }
