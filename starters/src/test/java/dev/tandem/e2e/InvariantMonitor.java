@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       cancel and never been requeued ({@link #checkJobs}).
  *   <li><b>No administrator drain is lifted.</b> Between {@link #adminDrained} and {@link
  *       #adminLifted} the node must show DRAIN with the administrator's reason on every poll that
- *       reads it.
+ *       started after the drain, across a replacement of its pod too ({@link AdminDrainWatch}).
  *   <li><b>maxUnavailable is never exceeded.</b> Inside a rolling-update window ({@link
  *       #rollingUpdate}), nodes that do not serve (pod not running, Slurm node absent, down, not
  *       responding or drained for any reason, an administrator's drain included) are counted on
@@ -57,7 +56,7 @@ final class InvariantMonitor implements AutoCloseable {
   private final List<String> violations = Collections.synchronizedList(new ArrayList<>());
   private final Map<Long, String> jobs = new ConcurrentHashMap<>();
   private final Set<Long> cancelRequested = ConcurrentHashMap.newKeySet();
-  private final Map<String, String> adminDrains = new ConcurrentHashMap<>();
+  private final AdminDrainWatch adminDrains = new AdminDrainWatch();
   private final Map<String, Instant> podDeletions = new ConcurrentHashMap<>();
   private final OutOfService outOfService = new OutOfService(OutOfService.PING_GRACE);
   private volatile Map<String, SlurmNode> latest = Map.of();
@@ -124,12 +123,13 @@ final class InvariantMonitor implements AutoCloseable {
     cancelRequested.add(id);
   }
 
+  /** The administrator has drained {@code node} (see {@link AdminDrainWatch}). */
   void adminDrained(String node, String reason) {
-    adminDrains.put(node, reason);
+    adminDrains.drained(node, reason);
   }
 
   void adminLifted(String node) {
-    adminDrains.remove(node);
+    adminDrains.lifted(node);
   }
 
   /** A rolling update of these pods begins, at most {@code max} of them out of service. */
@@ -227,33 +227,14 @@ final class InvariantMonitor implements AutoCloseable {
   }
 
   private void check() {
+    long pollStart = System.nanoTime();
     Map<String, SlurmNode> nodes = new LinkedHashMap<>();
     for (SlurmNode n : slurm.listNodes(null).items()) {
       nodes.put(n.name(), n);
     }
     latest = Collections.unmodifiableMap(nodes);
-    for (Map.Entry<String, String> e : adminDrains.entrySet()) {
-      SlurmNode n = nodes.get(e.getKey());
-      if (n == null) {
-        // Slurm keeps a node's record (and its drain) while its slurmd is replaced; only a delete
-        // (22.05: a return to FUTURE) drops it, and with it the administrator's drain.
-        if (adminDrains.containsKey(e.getKey())) {
-          violation("administrator drain on " + e.getKey() + " lost: Slurm no longer lists it");
-        }
-        continue;
-      }
-      if (!n.drainFlag() || !Objects.equals(trim(n.reason()), trim(e.getValue()))) {
-        if (adminDrains.containsKey(e.getKey())) { // not lifted by the scenario meanwhile
-          violation(
-              "administrator drain on "
-                  + e.getKey()
-                  + " lifted or replaced: Slurm shows "
-                  + n.state()
-                  + n.flags()
-                  + " reason "
-                  + n.reason());
-        }
-      }
+    for (String breach : adminDrains.breaches(nodes, pollStart)) {
+      violation(breach);
     }
     Set<String> pods = rollingPods;
     if (pods != null) {
@@ -283,10 +264,6 @@ final class InvariantMonitor implements AutoCloseable {
             && p.getStatus() != null
             && "Running".equals(p.getStatus().getPhase());
     return !outOfService.out(pod, podRunning, n, Instant.now());
-  }
-
-  private static String trim(String s) {
-    return s == null ? "" : s.trim();
   }
 
   private void violation(String what) {

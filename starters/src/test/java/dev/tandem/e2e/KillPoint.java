@@ -1,7 +1,11 @@
 package dev.tandem.e2e;
 
+import dev.tandem.slurm.SlurmNode;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.TreeMap;
 
 /**
  * One SIGKILL of the worker and what followed.
@@ -48,5 +52,21 @@ record KillPoint(
         progressMs < 0 ? "none" : String.format("%.1fs", progressMs / 1000.0),
         phases,
         slurm);
+  }
+
+  /** The NodeSet's Slurm nodes ({@code prefix}*) as {@code name state+FLAGS [reason]}, by name. */
+  static String slurmText(Map<String, SlurmNode> nodes, String prefix) {
+    StringJoiner j = new StringJoiner(", ");
+    for (SlurmNode n : new TreeMap<>(nodes).values()) {
+      if (n.name().startsWith(prefix)) {
+        StringBuilder b = new StringBuilder(n.name()).append(' ').append(n.state());
+        n.flags().stream().sorted().forEach(f -> b.append('+').append(f));
+        if (n.reason() != null && !n.reason().isBlank()) {
+          b.append(" [").append(n.reason()).append(']');
+        }
+        j.add(b);
+      }
+    }
+    return j.toString();
   }
 }

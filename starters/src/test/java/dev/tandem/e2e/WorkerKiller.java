@@ -11,8 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.StringJoiner;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -183,7 +181,7 @@ final class WorkerKiller implements AutoCloseable {
     long inFlight = activities.inFlight();
     List<String> just = activities.recent();
     String phaseText = phases.describe();
-    String slurmText = slurmView();
+    String slurmText = KillPoint.slurmText(monitor.latestNodes(), prefix);
     Instant at = Instant.now();
     long t0 = System.nanoTime();
     long pid = e2e.killWorker();
@@ -221,21 +219,6 @@ final class WorkerKiller implements AutoCloseable {
       TimeUnit.MILLISECONDS.sleep(50);
     }
     return false;
-  }
-
-  private String slurmView() {
-    StringJoiner j = new StringJoiner(", ");
-    for (SlurmNode n : new TreeMap<>(monitor.latestNodes()).values()) {
-      if (n.name().startsWith(prefix)) {
-        StringBuilder b = new StringBuilder(n.name()).append(' ').append(n.state());
-        n.flags().stream().sorted().forEach(f -> b.append('+').append(f));
-        if (n.reason() != null && !n.reason().isBlank()) {
-          b.append(" [").append(n.reason()).append(']');
-        }
-        j.add(b);
-      }
-    }
-    return j.toString();
   }
 
   /** Stops killing; makes sure a worker runs. */
