@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,12 +31,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *       cancel and never been requeued ({@link #checkJobs}).
  *   <li><b>No administrator drain is lifted.</b> Between {@link #adminDrained} and {@link
  *       #adminLifted} the node must show DRAIN with the administrator's reason on every poll that
- *       reads it.
+ *       started after the drain, across a replacement of its pod too ({@link AdminDrainWatch}).
  *   <li><b>maxUnavailable is never exceeded.</b> Inside a rolling-update window ({@link
  *       #rollingUpdate}), nodes that do not serve (pod not running, Slurm node absent, down, not
- *       responding or drained for any reason) are counted on every poll; a count above the budget
- *       on two polls in a row is a breach (one poll alone can catch Slurm 22.05's NOT_RESPONDING
- *       blip right after an undrain, which is not an outage).
+ *       responding or drained for any reason, an administrator's drain included) are counted on
+ *       every poll; a count above the budget on two polls in a row is a breach (one poll can see a
+ *       pod and Slurm a moment apart). Slurm 22.05 flags a node NOT_RESPONDING for about a second
+ *       after every UNDRAIN or RESUME while it pings the slurmd again (docs/concepts.md): a node
+ *       whose only sign is NOT_RESPONDING within {@link OutOfService#PING_GRACE} of having been out
+ *       for another reason is coming back, not going out, and counts as serving. A slurmd that
+ *       stays silent longer counts.
  * </ol>
  *
  * The remaining invariants (every lifecycle finished, no Tandem drain without a holder) are end
@@ -53,8 +56,10 @@ final class InvariantMonitor implements AutoCloseable {
   private final List<String> violations = Collections.synchronizedList(new ArrayList<>());
   private final Map<Long, String> jobs = new ConcurrentHashMap<>();
   private final Set<Long> cancelRequested = ConcurrentHashMap.newKeySet();
-  private final Map<String, String> adminDrains = new ConcurrentHashMap<>();
+  private final AdminDrainWatch adminDrains = new AdminDrainWatch();
   private final Map<String, Instant> podDeletions = new ConcurrentHashMap<>();
+  private final OutOfService outOfService = new OutOfService(OutOfService.PING_GRACE);
+  private volatile Map<String, SlurmNode> latest = Map.of();
   private volatile Set<String> rollingPods;
   private volatile int maxUnavailable;
   private volatile int overBudgetPolls;
@@ -118,12 +123,13 @@ final class InvariantMonitor implements AutoCloseable {
     cancelRequested.add(id);
   }
 
+  /** The administrator has drained {@code node} (see {@link AdminDrainWatch}). */
   void adminDrained(String node, String reason) {
-    adminDrains.put(node, reason);
+    adminDrains.drained(node, reason);
   }
 
   void adminLifted(String node) {
-    adminDrains.remove(node);
+    adminDrains.lifted(node);
   }
 
   /** A rolling update of these pods begins, at most {@code max} of them out of service. */
@@ -159,6 +165,11 @@ final class InvariantMonitor implements AutoCloseable {
 
   Map<String, Instant> podDeletions() {
     return Map.copyOf(podDeletions);
+  }
+
+  /** Slurm's nodes as the latest poll read them (empty before the first). */
+  Map<String, SlurmNode> latestNodes() {
+    return latest;
   }
 
   /**
@@ -216,27 +227,14 @@ final class InvariantMonitor implements AutoCloseable {
   }
 
   private void check() {
+    long pollStart = System.nanoTime();
     Map<String, SlurmNode> nodes = new LinkedHashMap<>();
     for (SlurmNode n : slurm.listNodes(null).items()) {
       nodes.put(n.name(), n);
     }
-    for (Map.Entry<String, String> e : adminDrains.entrySet()) {
-      SlurmNode n = nodes.get(e.getKey());
-      if (n == null) {
-        continue; // not listed right now (returned to FUTURE while its pod is replaced)
-      }
-      if (!n.drainFlag() || !Objects.equals(trim(n.reason()), trim(e.getValue()))) {
-        if (adminDrains.containsKey(e.getKey())) { // not lifted by the scenario meanwhile
-          violation(
-              "administrator drain on "
-                  + e.getKey()
-                  + " lifted or replaced: Slurm shows "
-                  + n.state()
-                  + n.flags()
-                  + " reason "
-                  + n.reason());
-        }
-      }
+    latest = Collections.unmodifiableMap(nodes);
+    for (String breach : adminDrains.breaches(nodes, pollStart)) {
+      violation(breach);
     }
     Set<String> pods = rollingPods;
     if (pods != null) {
@@ -265,16 +263,7 @@ final class InvariantMonitor implements AutoCloseable {
             && p.getMetadata().getDeletionTimestamp() == null
             && p.getStatus() != null
             && "Running".equals(p.getStatus().getPhase());
-    return podRunning
-        && n != null
-        && !n.future()
-        && !n.down()
-        && !n.drainFlag()
-        && !n.notResponding();
-  }
-
-  private static String trim(String s) {
-    return s == null ? "" : s.trim();
+    return !outOfService.out(pod, podRunning, n, Instant.now());
   }
 
   private void violation(String what) {
