@@ -71,11 +71,34 @@ final class FaultStack implements AutoCloseable {
                 m.put("TEMPORAL_ADDRESS", temporal.get().address());
                 return m;
               });
+      cancelLeftoverJobs(e);
       return new FaultStack(e, rest.get(), temporal.get());
     } catch (IOException | RuntimeException x) {
       closeQuietly(rest.get());
       closeQuietly(temporal.get());
       throw x;
+    }
+  }
+
+  /**
+   * Test jobs ({@code sbatch --wrap}) an earlier run left in this test Slurm, e.g. when its JVM was
+   * killed before its cleanup: Slurm requeues them when their node goes and starts them again on
+   * the same node name, which then stays busy and blocks this run's drains. Cancelled before the
+   * test.
+   */
+  private static void cancelLeftoverJobs(E2EStack e) throws IOException {
+    try {
+      String ids = e.run(List.of("squeue", "-h", "-n", "wrap", "-o", "%i")).trim();
+      if (!ids.isEmpty()) {
+        System.out.println(
+            "  cancelling test jobs left by an earlier run: " + ids.replace('\n', ' '));
+        List<String> cmd = new ArrayList<>(List.of("scancel"));
+        cmd.addAll(List.of(ids.split("\\s+")));
+        e.run(cmd);
+      }
+    } catch (InterruptedException x) {
+      Thread.currentThread().interrupt();
+      throw new IOException(x);
     }
   }
 

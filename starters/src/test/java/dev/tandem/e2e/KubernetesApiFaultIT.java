@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Fault suite, the Kubernetes API failing for a while during a rolling update and a scale-up. The
- * local API answers every request with 503 for 20 s (open watches dropped first, as when an API
- * server restarts), then every write with 409 Conflict for 20 s; every client is hit, the kubelet
+ * local API answers every write with 409 Conflict for 20 s, then every request with 503 for 20 s
+ * (open watches dropped first, as when an API server restarts); every client is hit, the kubelet
  * and the test's own included.
  *
  * <p>No wrong action: no pod deleted under a running job, no pod taken for lost (a relist after the
@@ -90,26 +90,27 @@ class KubernetesApiFaultIT {
           () -> e2e.nodeSetStatus(SET).nodes(),
           ns -> ns.stream().anyMatch(n -> !n.pod().equals(busy) && n.phase() != NodePhase.READY));
 
-      // 1. Every request answers 503; open watches are dropped.
+      // 1. Every write answers 409 Conflict (reads work).
       long t0 = System.nanoTime();
+      ApiFaults.Fault conflicts = faults.failMatching(ApiFaults.Request::isWrite, 409, CONFLICTING);
+      sleepUntil(t0, CONFLICTING);
+      List<String> retrying409 = retryingActivities();
+
+      // 2. Every request answers 503; open watches are dropped, as when an API server restarts.
+      long t1 = System.nanoTime();
+      conflicts.cancel();
       faults.dropWatches();
       ApiFaults.Fault unavailable = faults.failAll(503, FAILING);
-      long show = f.awaitCondition(SET, Condition.KUBERNETES_REACHABLE, Condition.FALSE, t0, LIMIT);
+      long show = f.awaitCondition(SET, Condition.KUBERNETES_REACHABLE, Condition.FALSE, t1, LIMIT);
       String why = f.condition(SET, Condition.KUBERNETES_REACHABLE).message();
       String status = f.tandem("status", SET);
       assertTrue(status.contains("! KubernetesReachable=False (Unreachable): "), status);
-      sleepUntil(t0, FAILING);
+      sleepUntil(t1, FAILING);
       List<String> retrying = retryingActivities();
-
-      // 2. Every write answers 409 Conflict.
-      long t1 = System.nanoTime();
       unavailable.cancel();
-      ApiFaults.Fault conflicts = faults.failMatching(ApiFaults.Request::isWrite, 409, CONFLICTING);
-      long back = f.awaitCondition(SET, Condition.KUBERNETES_REACHABLE, Condition.TRUE, t1, LIMIT);
-      sleepUntil(t1, CONFLICTING);
-      List<String> retrying409 = retryingActivities();
-      conflicts.cancel();
       long t2 = System.nanoTime();
+      long back = f.awaitCondition(SET, Condition.KUBERNETES_REACHABLE, Condition.TRUE, t2, LIMIT);
+      assertEquals(List.of(), podsTakenForLost(), "pods taken for lost during the faults");
 
       // After: the rollout and the scale-up complete once the job ends.
       String rev = e2e.nodeSetStatus(SET).status().updateRevision();
@@ -135,14 +136,14 @@ class KubernetesApiFaultIT {
       assertEquals(List.of(), mon.violations());
       assertEquals(List.of(), podsTakenForLost(), "pods taken for lost after the faults");
       System.out.printf(
-          "FAULT kubernetes-api: 503 for %d s (%d answered), then 409 on writes for %d s (%d"
+          "FAULT kubernetes-api: 409 on writes for %d s (%d answered), then 503 for %d s (%d"
               + " answered); KubernetesReachable=False after %d ms (\"%s\"), True %d ms after the"
               + " 503s ended; retrying during the 503s: %s; during the 409s: %s; the rollout"
               + " settled %d ms after the faults; max unavailable seen %d%n",
-          FAILING.toSeconds(),
-          unavailable.hits(),
           CONFLICTING.toSeconds(),
           conflicts.hits(),
+          FAILING.toSeconds(),
+          unavailable.hits(),
           show,
           why,
           back,

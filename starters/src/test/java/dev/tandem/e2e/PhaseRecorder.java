@@ -92,6 +92,49 @@ final class PhaseRecorder implements AutoCloseable {
     return between(fromNanos, toNanos).stream().filter(s -> !allowed.contains(s.phase())).toList();
   }
 
+  /**
+   * Changes in the window showing a node as {@code unknown} to Slurm (not listed): while Slurm
+   * answers nothing, or half an answer, no node may be taken for gone.
+   */
+  List<Sighting> unknownToSlurm(long fromNanos, long toNanos) {
+    return between(fromNanos, toNanos).stream()
+        .filter(s -> "unknown".equals(s.slurmState()))
+        .toList();
+  }
+
+  /**
+   * The most of {@code pods} out of phase ready at one time during the window (counting from the
+   * state they were in when it began): what a rolling update's maxUnavailable bounds, as Tandem
+   * itself reports it (the invariant monitor reads Slurm, which a Slurm fault hides from it).
+   */
+  int maxNotReady(Set<String> pods, long fromNanos, long toNanos) {
+    Map<String, NodePhase> now = new HashMap<>();
+    int max = 0;
+    boolean started = false;
+    synchronized (changes) {
+      for (Sighting s : changes) {
+        if (s.atNanos() - toNanos > 0) {
+          break;
+        }
+        if (!started && s.atNanos() - fromNanos >= 0) {
+          started = true;
+          max = Math.max(max, notReady(now));
+        }
+        if (pods.contains(s.pod())) {
+          now.put(s.pod(), s.phase());
+          if (started) {
+            max = Math.max(max, notReady(now));
+          }
+        }
+      }
+    }
+    return Math.max(max, notReady(now));
+  }
+
+  private static int notReady(Map<String, NodePhase> phases) {
+    return (int) phases.values().stream().filter(p -> p != NodePhase.READY).count();
+  }
+
   long failedQueries() {
     return failedQueries;
   }

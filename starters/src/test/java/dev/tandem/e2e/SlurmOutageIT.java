@@ -105,7 +105,7 @@ class SlurmOutageIT {
       // During the outage: a manual drain, a rolling update, and the victim's job ends.
       String drain = f.tandem("drain", A + "-0", "--reason", "fault suite");
       assertTrue(drain.startsWith("exit 0"), drain);
-      monB.rollingUpdate(Set.of(B + "-0", B + "-1", B + "-2"), 1);
+      monB.rollingUpdate(Set.of(B + "-0", B + "-1", B + "-2"), 1); // blind while Slurm is away
       e2e.patchSpec(B, template("slurmd:v2"));
       long showA = f.awaitCondition(A, Condition.SLURM_REACHABLE, Condition.FALSE, t0, LIMIT);
       long showB = f.awaitCondition(B, Condition.SLURM_REACHABLE, Condition.FALSE, t0, LIMIT);
@@ -135,6 +135,10 @@ class SlurmOutageIT {
       List<PhaseRecorder.Sighting> wrong =
           rec.phasesOutside(stopped, restart, Set.of(NodePhase.READY, NodePhase.DRAINING));
       assertEquals(List.of(), wrong, "nodes moved on while Slurm could not be read");
+      assertEquals(List.of(), rec.unknownToSlurm(stopped, restart), "a node taken for gone");
+      Set<String> podsB = Set.of(B + "-0", B + "-1", B + "-2");
+      int outB = rec.maxNotReady(podsB, stopped, restart);
+      assertTrue(outB <= 1, outB + " nodes of " + B + " out of service at once (maxUnavailable 1)");
 
       // After: everything completes.
       long back = f.awaitCondition(A, Condition.SLURM_REACHABLE, Condition.TRUE, restart, LIMIT);
