@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 class TemporalOutageIT {
   private static final String SET = "e2e";
   private static final Duration OUTAGE = Duration.ofSeconds(30);
+  private static final String ADMIN = "fault-suite-disk-check";
 
   /** The worker's informer resync here: the bound the issue sets for a cordon to reach Slurm. */
   private static final Duration RESYNC = Duration.ofSeconds(20);
@@ -83,8 +84,23 @@ class TemporalOutageIT {
             .findFirst()
             .orElseThrow(() -> new AssertionError("all pods on one Kubernetes node: " + nodeOf));
     String node1 = nodeOf.get(pod1);
+    // The third pod carries an administrator's drain throughout, which nothing may lift (its node
+    // may be one of the cordoned ones: then Tandem drains and undrains it too).
+    String pod2 =
+        nodeOf.keySet().stream().filter(p -> !p.equals(pod0) && !p.equals(pod1)).findFirst().get();
     long pid = e2e.workerPid();
     try (InvariantMonitor mon = f.monitor(SET)) {
+      e2e.scontrol(pod2, "State=DRAIN Reason=" + ADMIN);
+      Await.until(
+          pod2 + " drained by an administrator",
+          LIMIT,
+          EVERY,
+          () -> e2e.slurmNode(pod2).orElseThrow(),
+          n -> n.drainFlag() && ADMIN.equals(n.reason()));
+      // Declared once a whole monitor poll has read it: a poll under way read the node before.
+      long polls = mon.polls();
+      Await.until("two monitor polls", LIMIT, EVERY, mon::polls, n -> n >= polls + 2);
+      mon.adminDrained(pod2, ADMIN);
       long t0 = System.nanoTime();
       f.temporalProxy.refuse();
       Thread.sleep(2000);
@@ -139,6 +155,11 @@ class TemporalOutageIT {
           "the cordon reached Slurm " + landedMs + " ms after Temporal came back");
 
       e2e.uncordon(node0);
+      e2e.awaitPhase(pod0, NodePhase.READY); // Tandem's drains lifted
+      SlurmNode n2 = e2e.slurmNode(pod2).orElseThrow();
+      assertTrue(n2.drainFlag() && ADMIN.equals(n2.reason()), "admin drain lifted: " + n2);
+      mon.adminLifted(pod2);
+      e2e.scontrol(pod2, "State=RESUME");
       EndStates.await(e2e, SET, 3, LIMIT);
       assertEquals(List.of(), mon.violations());
     } finally {
