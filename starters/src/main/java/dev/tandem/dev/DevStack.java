@@ -1,5 +1,6 @@
 package dev.tandem.dev;
 
+import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.devstack.kubelet.KubeletConfig;
 import dev.tandem.devstack.kubelet.LocalKubelet;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * The embedded default stack of {@code tandem dev}, also used by the end-to-end tests:
@@ -120,6 +122,7 @@ public final class DevStack implements AutoCloseable {
 
   private final Options options;
   private final PrintWriter log;
+  private final UnaryOperator<Map<String, String>> workerEnvHook;
   private StackLock lock;
   private StackSlurm stackSlurm;
   private LocalSlurmScript.Running slurm;
@@ -130,14 +133,27 @@ public final class DevStack implements AutoCloseable {
   private WorkerProcess worker;
   private Path kubeconfig;
 
-  private DevStack(Options options, PrintWriter log) {
+  private DevStack(
+      Options options, PrintWriter log, UnaryOperator<Map<String, String>> workerEnvHook) {
     this.options = options;
     this.log = log;
+    this.workerEnvHook = workerEnvHook;
   }
 
   /** Starts everything; on failure stops what was started and rethrows. */
   public static DevStack start(Options options, PrintWriter log) throws IOException {
-    DevStack s = new DevStack(options, log);
+    return start(options, log, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #start(Options, PrintWriter)}, with {@code workerEnv} given the worker's complete
+   * environment once Slurm and Temporal run and before the worker starts; the worker gets what it
+   * returns (fault tests put a proxy between the worker and slurmrestd or Temporal this way).
+   */
+  public static DevStack start(
+      Options options, PrintWriter log, UnaryOperator<Map<String, String>> workerEnv)
+      throws IOException {
+    DevStack s = new DevStack(options, log, workerEnv);
     try {
       s.startAll();
       return s;
@@ -189,7 +205,7 @@ public final class DevStack implements AutoCloseable {
                 .withLogDir(stateDir.resolve("logs"))
                 .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30)));
     int httpPort = options.httpPort() == 0 ? freePort() : options.httpPort();
-    worker = new WorkerProcess(stateDir, httpPort, workerEnv(httpPort), log);
+    worker = new WorkerProcess(stateDir, httpPort, workerEnvHook.apply(workerEnv(httpPort)), log);
     step("Tandem worker and watchers (a separate JVM; log " + worker.logFile() + ")");
     worker.start();
     worker.awaitReady(Duration.ofMinutes(2));
@@ -242,6 +258,11 @@ public final class DevStack implements AutoCloseable {
 
   public KubernetesClient kubernetes() {
     return api.client();
+  }
+
+  /** Faults the local Kubernetes API injects (5xx, 409, delays, dropped watches) for tests. */
+  public ApiFaults apiFaults() {
+    return api.faults();
   }
 
   public LocalSlurmScript.Running slurm() {

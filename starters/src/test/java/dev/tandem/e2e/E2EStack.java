@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The whole stack for end-to-end tests: real Slurm, local Kubernetes API and kubelet (real slurmd
@@ -69,12 +70,23 @@ public final class E2EStack implements AutoCloseable {
   }
 
   static E2EStack start(Map<String, String> extraEnv) throws IOException {
+    return start(extraEnv, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #start(Map)}; {@code workerEnv} may change the worker's complete environment before
+   * it starts (e.g. point SLURM_REST_URL or TEMPORAL_ADDRESS at a fault proxy).
+   */
+  static E2EStack start(Map<String, String> extraEnv, UnaryOperator<Map<String, String>> workerEnv)
+      throws IOException {
     Path dir = Files.createTempDirectory("tandem-e2e-");
     Map<String, String> env = new java.util.HashMap<>(FAST);
     env.putAll(extraEnv);
     DevStack s =
         DevStack.start(
-            new DevStack.Options(dir, 0, 0, 0, 3, env), new PrintWriter(System.out, true));
+            new DevStack.Options(dir, 0, 0, 0, 3, env),
+            new PrintWriter(System.out, true),
+            workerEnv);
     WorkflowServiceStubs stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(s.temporalAddress()).build());

@@ -25,6 +25,14 @@ import javax.net.ssl.TrustManagerFactory;
 public final class TemporalConnection {
   private TemporalConnection() {}
 
+  /**
+   * While Temporal cannot be reached, gRPC's reconnect back-off grows to two minutes; the SDK cuts
+   * it short every this often (its default: 10 s), so a worker whose polls wait for the connection
+   * ({@link PollsWaitForConnection}) is back at work within about this long of Temporal answering
+   * again. A reconnect attempt is one TCP (and TLS) handshake.
+   */
+  static final Duration RECONNECT_AT_LEAST_EVERY = Duration.ofSeconds(2);
+
   public static Scope metricsScope(MeterRegistry registry) {
     return new RootScopeBuilder()
         .reporter(new MicrometerClientStatsReporter(registry))
@@ -36,7 +44,9 @@ public final class TemporalConnection {
         WorkflowServiceStubsOptions.newBuilder()
             .setTarget(t.address())
             .setMetricsScope(metrics)
-            .setRpcTimeout(Duration.ofSeconds(10));
+            .setRpcTimeout(Duration.ofSeconds(10))
+            .addGrpcClientInterceptor(new PollsWaitForConnection())
+            .setConnectionBackoffResetFrequency(RECONNECT_AT_LEAST_EVERY);
     if (t.tls()) {
       try {
         SimpleSslContextBuilder ssl =

@@ -1,0 +1,216 @@
+package dev.tandem.e2e;
+
+import dev.tandem.cli.TandemCli;
+import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.devstack.faults.TcpProxy;
+import dev.tandem.slurm.local.LocalSlurmScript;
+import dev.tandem.slurm.testing.Await;
+import dev.tandem.workflows.model.Condition;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The end-to-end stack of the fault suite: an {@link E2EStack} whose worker reaches slurmrestd and
+ * Temporal through {@link TcpProxy}s (passing everything until a test says otherwise), plus the
+ * faults the suite injects and what it reads while they last.
+ *
+ * <ul>
+ *   <li>slurmrestd itself: {@code slurm-local.sh rest-stop | rest-kill | rest-start} (slurmctld,
+ *       slurmd and jobs keep running; on 22.05 the worker drains through {@code scontrol}, which
+ *       talks to slurmctld, and reads through REST).
+ *   <li>The worker's slurmrestd connections: {@link #slurmProxy} (cut answers mid-body).
+ *   <li>The worker's Temporal connection: {@link #temporalProxy} (refuse); Temporal itself, and the
+ *       test's own client to it, stay up.
+ *   <li>The Kubernetes API: {@link #apiFaults()} (5xx, 409, dropped watches) for every client.
+ * </ul>
+ *
+ * The test's own Slurm client, Temporal client and {@link InvariantMonitor} bypass the proxies.
+ */
+final class FaultStack implements AutoCloseable {
+  static final Duration LIMIT = Duration.ofSeconds(90);
+  static final Duration EVERY = Duration.ofMillis(200);
+
+  final E2EStack e2e;
+  final TcpProxy slurmProxy;
+  final TcpProxy temporalProxy;
+
+  private FaultStack(E2EStack e2e, TcpProxy slurmProxy, TcpProxy temporalProxy) {
+    this.e2e = e2e;
+    this.slurmProxy = slurmProxy;
+    this.temporalProxy = temporalProxy;
+  }
+
+  /** The stack with {@code env} added to {@link E2EStack#FAST}; both proxies pass. */
+  static FaultStack start(Map<String, String> env) throws IOException {
+    AtomicReference<TcpProxy> rest = new AtomicReference<>();
+    AtomicReference<TcpProxy> temporal = new AtomicReference<>();
+    try {
+      E2EStack e =
+          E2EStack.start(
+              env,
+              w -> {
+                Map<String, String> m = new HashMap<>(w);
+                URI slurm = URI.create(w.get("SLURM_REST_URL"));
+                String[] t = w.get("TEMPORAL_ADDRESS").split(":");
+                try {
+                  rest.set(TcpProxy.start(slurm.getHost(), slurm.getPort(), 0));
+                  temporal.set(TcpProxy.start(t[0], Integer.parseInt(t[1]), 0));
+                } catch (IOException x) {
+                  throw new UncheckedIOException(x);
+                }
+                m.put("SLURM_REST_URL", "http://" + rest.get().address());
+                m.put("TEMPORAL_ADDRESS", temporal.get().address());
+                return m;
+              });
+      cancelLeftoverJobs(e);
+      return new FaultStack(e, rest.get(), temporal.get());
+    } catch (IOException | RuntimeException x) {
+      closeQuietly(rest.get());
+      closeQuietly(temporal.get());
+      throw x;
+    }
+  }
+
+  /**
+   * Test jobs ({@code sbatch --wrap}) an earlier run left in this test Slurm, e.g. when its JVM was
+   * killed before its cleanup: Slurm requeues them when their node goes and starts them again on
+   * the same node name, which then stays busy and blocks this run's drains. Cancelled before the
+   * test.
+   */
+  private static void cancelLeftoverJobs(E2EStack e) throws IOException {
+    try {
+      String ids = e.run(List.of("squeue", "-h", "-n", "wrap", "-o", "%i")).trim();
+      if (!ids.isEmpty()) {
+        System.out.println(
+            "  cancelling test jobs left by an earlier run: " + ids.replace('\n', ' '));
+        List<String> cmd = new ArrayList<>(List.of("scancel"));
+        cmd.addAll(List.of(ids.split("\\s+")));
+        e.run(cmd);
+      }
+    } catch (InterruptedException x) {
+      Thread.currentThread().interrupt();
+      throw new IOException(x);
+    }
+  }
+
+  // ---- faults ----
+
+  /** {@code slurm-local.sh rest-stop} (SIGTERM to slurmrestd only). */
+  void restStop() {
+    slurmScript("rest-stop");
+  }
+
+  /** {@code slurm-local.sh rest-kill} (SIGKILL to slurmrestd only, requests in flight die). */
+  void restKill() {
+    slurmScript("rest-kill");
+  }
+
+  /** {@code slurm-local.sh rest-start}: returns once slurmrestd answers. */
+  void restStart() {
+    slurmScript("rest-start");
+  }
+
+  private void slurmScript(String command) {
+    LocalSlurmScript.Result r =
+        LocalSlurmScript.run(e2e.stack.slurm().script(), Duration.ofSeconds(60), command);
+    if (r.exitCode() != 0) {
+      throw new IllegalStateException("slurm-local.sh " + command + " failed: " + r.output());
+    }
+  }
+
+  ApiFaults apiFaults() {
+    return e2e.stack.apiFaults();
+  }
+
+  // ---- what the user sees ----
+
+  /** The NodeSet's condition as its {@code status} query computes it (what tandem status shows). */
+  Condition condition(String nodeSet, String type) {
+    return e2e.nodeSetStatus(nodeSet).status().condition(type);
+  }
+
+  /** The condition as written to the NodeSet custom resource ({@code kubectl get nds -o yaml}). */
+  Map<?, ?> crCondition(String nodeSet, String type) {
+    Map<?, ?> st = (Map<?, ?>) e2e.nodeSet(nodeSet).getAdditionalProperties().get("status");
+    if (st == null || !(st.get("conditions") instanceof List<?> l)) {
+      return null;
+    }
+    return l.stream()
+        .map(c -> (Map<?, ?>) c)
+        .filter(c -> type.equals(c.get("type")))
+        .findFirst()
+        .orElse(null);
+  }
+
+  /**
+   * Waits until the status query shows {@code type} with {@code status}; returns the milliseconds
+   * from {@code sinceNanos} (a {@link System#nanoTime()}) to the first sighting.
+   */
+  long awaitCondition(String nodeSet, String type, String status, long sinceNanos, Duration limit) {
+    Await.until(
+        nodeSet + " " + type + "=" + status,
+        limit,
+        Duration.ofMillis(100),
+        () -> condition(nodeSet, type),
+        c -> c != null && status.equals(c.status()));
+    return (System.nanoTime() - sinceNanos) / 1_000_000;
+  }
+
+  /** {@code tandem ARGS --address <Temporal>} in-process: exit code and stdout + stderr. */
+  String tandem(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.add("--address");
+    all.add(e2e.stack.temporalAddress());
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code =
+        TandemCli.run(new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
+    return "exit " + code + "\n" + out + err;
+  }
+
+  /** A monitor of the invariants for one NodeSet, started. */
+  InvariantMonitor monitor(String nodeSet) {
+    InvariantMonitor m =
+        new InvariantMonitor(e2e.slurm, e2e.k8s, "default", nodeSet, Duration.ofMillis(250));
+    m.start();
+    return m;
+  }
+
+  static long msSince(long nanos) {
+    return (System.nanoTime() - nanos) / 1_000_000;
+  }
+
+  @Override
+  public void close() {
+    // Whatever a failed test left broken is mended first: the NodeSets are deleted through it.
+    try {
+      apiFaults().clear();
+      slurmProxy.pass();
+      temporalProxy.pass();
+      restStart(); // a no-op when slurmrestd runs
+    } catch (IOException | RuntimeException e) {
+      System.out.println("fault stack: while mending before close: " + e);
+    }
+    try {
+      e2e.close();
+    } finally {
+      closeQuietly(slurmProxy);
+      closeQuietly(temporalProxy);
+    }
+  }
+
+  private static void closeQuietly(TcpProxy p) {
+    if (p != null) {
+      p.close();
+    }
+  }
+}
