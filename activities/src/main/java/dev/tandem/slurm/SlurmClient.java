@@ -71,7 +71,8 @@ public interface SlurmClient extends AutoCloseable {
 
   /**
    * Cancels a job, or sends it {@code signal} (e.g. {@code SIGTERM}) when not null. Cancelling a
-   * job that already ended is not an error.
+   * job that already ended is not an error. A signal reaches only the job's launched steps: sent to
+   * a job whose batch step has not started yet (just after it became RUNNING), it is lost.
    */
   void cancel(long id, String signal);
 

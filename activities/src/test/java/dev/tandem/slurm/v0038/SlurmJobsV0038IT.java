@@ -94,9 +94,21 @@ class SlurmJobsV0038IT {
   void signalReachesARunningJob() {
     long id = submit(placeholder("n2", "low"));
     awaitState(id, "RUNNING");
-    client.cancel(id, "SIGTERM");
+    // A signal reaches only the job's launched steps: a job that Slurm has just shown RUNNING may
+    // not have its batch step yet, and the signal is then lost. Sent again while it runs.
     SlurmJob ended =
-        Await.until("job " + id + " to end", START, () -> client.getJob(id), SlurmJob::finished);
+        Await.until(
+            "job " + id + " to end",
+            START,
+            Duration.ofSeconds(1),
+            () -> {
+              SlurmJob j = client.getJob(id);
+              if (!j.finished()) {
+                client.cancel(id, "SIGTERM");
+              }
+              return j;
+            },
+            SlurmJob::finished);
     assertFalse(ended.running());
   }
 
