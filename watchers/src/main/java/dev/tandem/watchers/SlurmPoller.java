@@ -111,7 +111,9 @@ public final class SlurmPoller implements AutoCloseable {
   /** Null while the poller thread runs (or was closed); otherwise why it is dead. */
   public String problem() {
     Thread t = thread;
-    if (closed || t == null || t.isAlive()) {
+    // TERMINATED, not !isAlive(): a thread being started (NEW) is not dead (a health check that
+    // ran between the assignment and start() reported a new term's poller as dead).
+    if (closed || t == null || t.getState() != Thread.State.TERMINATED) {
       return null;
     }
     return "the Slurm poller thread died" + (died == null ? "" : ": " + died);

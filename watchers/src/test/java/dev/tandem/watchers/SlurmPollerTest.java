@@ -88,6 +88,23 @@ class SlurmPollerTest extends WatcherTestBase {
                 .anyMatch(s -> s.payload() instanceof SlurmNodeView v && v.drainFlag()));
   }
 
+  /**
+   * Health asks "is the poller thread dead?" at any moment, also while a new leader term starts it:
+   * a thread assigned but not started yet is not dead (found by LeadershipIT on a loaded machine).
+   */
+  @Test
+  void aPollerThreadNotStartedYetIsNotReportedDeadButAnEndedOneIs() throws Exception {
+    java.lang.reflect.Field thread = SlurmPoller.class.getDeclaredField("thread");
+    thread.setAccessible(true);
+    thread.set(poller, new Thread(() -> {}));
+    assertNull(poller.problem());
+    Thread ended = new Thread(() -> {});
+    ended.start();
+    ended.join();
+    thread.set(poller, ended);
+    assertEquals("the Slurm poller thread died", poller.problem());
+  }
+
   @Test
   void anAdministratorsDrainIsMirroredOnThePodAndCleared() {
     slurm.put("gpu-0", "idle", Set.of("DRAIN"), "disk");
