@@ -8,8 +8,8 @@ import java.util.Objects;
  * A job to submit. Tandem mostly submits placeholder jobs that hold resources for Kubernetes pods,
  * so the defaults describe one: a script that sleeps until cancelled, output to /dev/null.
  *
- * @param name job name (Tandem tags: e.g. {@code tandem:<ns>/<pod>})
- * @param comment job comment (Tandem tags it with the owning workflow id)
+ * @param name job name (placeholders: {@link PlaceholderTag#jobName})
+ * @param comment job comment (placeholders: {@link PlaceholderTag#comment})
  * @param partition partition, or null for the default
  * @param qos QOS, or null
  * @param account account, or null
