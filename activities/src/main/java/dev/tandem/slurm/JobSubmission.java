@@ -8,8 +8,8 @@ import java.util.Objects;
  * A job to submit. Tandem mostly submits placeholder jobs that hold resources for Kubernetes pods,
  * so the defaults describe one: a script that sleeps until cancelled, output to /dev/null.
  *
- * @param name job name (Tandem tags: e.g. {@code tandem:<ns>/<pod>})
- * @param comment job comment (Tandem tags it with the owning workflow id)
+ * @param name job name (placeholders: {@link PlaceholderTag#jobName})
+ * @param comment job comment (placeholders: {@link PlaceholderTag#comment})
  * @param partition partition, or null for the default
  * @param qos QOS, or null
  * @param account account, or null
@@ -20,7 +20,10 @@ import java.util.Objects;
  * @param memoryMbPerNode memory per node in MB, or null
  * @param gresPerNode GRES per node, e.g. {@code gpu:2}, or null
  * @param timeLimitMinutes time limit, or null for the partition's default
- * @param exclusive whole nodes only
+ * @param reservation Slurm reservation to run in, or null
+ * @param exclusivity how the job shares its nodes with other jobs ({@link Exclusivity#NONE}: as the
+ *     partition allows)
+ * @param nice Slurm nice value (positive lowers the priority; negative needs an operator), or null
  * @param noRequeue on preemption, cancel instead of requeue (the job ends PREEMPTED)
  * @param script the batch script (defaults to sleeping until cancelled)
  * @param workingDirectory working directory (default {@code /tmp})
@@ -41,7 +44,9 @@ public record JobSubmission(
     Long memoryMbPerNode,
     String gresPerNode,
     Long timeLimitMinutes,
-    boolean exclusive,
+    String reservation,
+    Exclusivity exclusivity,
+    Integer nice,
     boolean noRequeue,
     String script,
     String workingDirectory,
@@ -53,8 +58,16 @@ public record JobSubmission(
    */
   public static final String PLACEHOLDER_SCRIPT = "#!/bin/sh\nexec sleep infinity\n";
 
+  /** The largest nice value Slurm accepts (either sign). */
+  public static final int MAX_NICE = 2147483645;
+
   public JobSubmission {
     Objects.requireNonNull(name, "name");
+    exclusivity = exclusivity == null ? Exclusivity.NONE : exclusivity;
+    if (nice != null && (nice > MAX_NICE || nice < -MAX_NICE)) {
+      // Slurm stores nice + 2^31 and refuses values within 3 of the edges.
+      throw new IllegalArgumentException("nice must be within +-" + MAX_NICE + ": " + nice);
+    }
     nodeList = nodeList == null ? List.of() : List.copyOf(nodeList);
     excludeNodes = excludeNodes == null ? List.of() : List.copyOf(excludeNodes);
     script = script == null ? PLACEHOLDER_SCRIPT : script;
@@ -63,6 +76,21 @@ public record JobSubmission(
         environment == null || environment.isEmpty()
             ? Map.of("PATH", "/usr/bin:/bin")
             : Map.copyOf(environment);
+  }
+
+  /** Whole nodes only (no other job on them): {@link Exclusivity#EXCLUSIVE}. */
+  public boolean exclusive() {
+    return exclusivity == Exclusivity.EXCLUSIVE;
+  }
+
+  /** How a job shares its nodes with other jobs, as {@code sbatch --exclusive[=user]} says it. */
+  public enum Exclusivity {
+    /** No request: nodes are shared as the partition's OverSubscribe setting allows. */
+    NONE,
+    /** Shares nodes only with jobs of the same user ({@code --exclusive=user}). */
+    USER,
+    /** Whole nodes, shared with no other job ({@code --exclusive}). */
+    EXCLUSIVE
   }
 
   public static Builder builder(String name) {
@@ -83,7 +111,9 @@ public record JobSubmission(
     private Long memoryMbPerNode;
     private String gresPerNode;
     private Long timeLimitMinutes;
-    private boolean exclusive;
+    private String reservation;
+    private Exclusivity exclusivity = Exclusivity.NONE;
+    private Integer nice;
     private boolean noRequeue;
     private String script;
     private String workingDirectory;
@@ -149,8 +179,24 @@ public record JobSubmission(
       return this;
     }
 
+    public Builder reservation(String v) {
+      reservation = v;
+      return this;
+    }
+
+    /** {@code true} is {@link Exclusivity#EXCLUSIVE}, {@code false} {@link Exclusivity#NONE}. */
     public Builder exclusive(boolean v) {
-      exclusive = v;
+      exclusivity = v ? Exclusivity.EXCLUSIVE : Exclusivity.NONE;
+      return this;
+    }
+
+    public Builder exclusivity(Exclusivity v) {
+      exclusivity = v;
+      return this;
+    }
+
+    public Builder nice(Integer v) {
+      nice = v;
       return this;
     }
 
@@ -193,7 +239,9 @@ public record JobSubmission(
           memoryMbPerNode,
           gresPerNode,
           timeLimitMinutes,
-          exclusive,
+          reservation,
+          exclusivity,
+          nice,
           noRequeue,
           script,
           workingDirectory,

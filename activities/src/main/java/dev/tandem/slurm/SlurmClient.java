@@ -1,5 +1,6 @@
 package dev.tandem.slurm;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -75,6 +76,44 @@ public interface SlurmClient extends AutoCloseable {
    * a job whose batch step has not started yet (just after it became RUNNING), it is lost.
    */
   void cancel(long id, String signal);
+
+  /**
+   * Every placeholder job tagged with {@code podUid} ({@link PlaceholderTag}), from ONE job
+   * listing: zero, one, or more when an earlier submit was retried after a crash. Ended jobs are
+   * included until Slurm purges them (MinJobAge).
+   */
+  default List<PlaceholderJob> findJobsByTag(String podUid) {
+    PlaceholderTag.checkUid(podUid);
+    return listJobs(null).items().stream()
+        .map(PlaceholderJob::of)
+        .flatMap(Optional::stream)
+        .filter(p -> p.podUid().equals(podUid))
+        .toList();
+  }
+
+  /**
+   * Like {@link #listJobs} (one request; unchanged when nothing changed since {@code since}), but
+   * only the jobs carrying a Tandem placeholder tag. A changed listing is the full current set of
+   * placeholders: one missing from it was purged by Slurm.
+   */
+  default Listing<PlaceholderJob> listPlaceholderJobs(Instant since) {
+    Listing<SlurmJob> all = listJobs(since);
+    if (!all.changed()) {
+      return Listing.unchanged(all.updateTime());
+    }
+    List<PlaceholderJob> tagged =
+        all.items().stream().map(PlaceholderJob::of).flatMap(Optional::stream).toList();
+    return new Listing<>(true, tagged, all.updateTime());
+  }
+
+  /**
+   * Slurm's {@code KillWait}: how long after SIGTERM a cancelled or preempted job's processes get
+   * SIGKILL. Empty when this client cannot learn it (no slurmrestd version reports it; the 22.05
+   * adapter asks {@code scontrol show config}); callers then use configuration.
+   */
+  default Optional<Duration> killWait() {
+    return Optional.empty();
+  }
 
   @Override
   void close();

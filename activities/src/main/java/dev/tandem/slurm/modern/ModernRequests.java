@@ -14,11 +14,11 @@ import java.util.regex.Pattern;
  *
  * <p>Deliberately never sent: {@code argv} (crashed slurmrestd 22.05), the top-level {@code script}
  * (deprecated; {@code job.script} is used), {@code exclusive} and {@code oversubscribe} (deprecated
- * in v0.0.41, gone in v0.0.44: {@code shared:["none"]} is what {@code sbatch --exclusive} sets),
- * {@code nodes} as a count string (ambiguous with a node list in older APIs; {@code
- * minimum_nodes}/{@code maximum_nodes} are typed), {@code no_requeue} (22.05 only) and {@code
- * user_id} (the token's user owns the job; acting as arbitrary users deadlocked a 25.11 slurmctld
- * without accounting).
+ * in v0.0.41, gone in v0.0.44: {@code shared:["none"]} is what {@code sbatch --exclusive} sets,
+ * {@code shared:["user"]} what {@code --exclusive=user} sets), {@code nodes} as a count string
+ * (ambiguous with a node list in older APIs; {@code minimum_nodes}/{@code maximum_nodes} are
+ * typed), {@code no_requeue} (22.05 only) and {@code user_id} (the token's user owns the job;
+ * acting as arbitrary users deadlocked a 25.11 slurmctld without accounting).
  */
 public final class ModernRequests {
   private ModernRequests() {}
@@ -103,8 +103,16 @@ public final class ModernRequests {
     if (s.timeLimitMinutes() != null) {
       job.set("time_limit", Json.setNumber(s.timeLimitMinutes()));
     }
-    if (s.exclusive()) {
-      job.putArray("shared").add("none");
+    putIfSet(job, "reservation", s.reservation());
+    switch (s.exclusivity()) {
+      case EXCLUSIVE -> job.putArray("shared").add("none");
+      case USER -> job.putArray("shared").add("user");
+      case NONE -> {
+        // Nothing sent: the partition's OverSubscribe setting decides.
+      }
+    }
+    if (s.nice() != null) {
+      job.put("nice", s.nice());
     }
     if (s.noRequeue()) {
       job.put("requeue", false);

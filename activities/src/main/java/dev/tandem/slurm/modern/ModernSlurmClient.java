@@ -13,11 +13,13 @@ import dev.tandem.slurm.SlurmTransport.Request;
 import dev.tandem.slurm.SlurmTransport.Response;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -294,6 +296,15 @@ public abstract class ModernSlurmClient implements SlurmClient {
   /** Cancelling a job that ended (2021) or was already purged (2017) reaches the goal. */
   private static boolean endedAlready(int slurmError) {
     return slurmError == SlurmErrors.ALREADY_DONE || slurmError == SlurmErrors.INVALID_JOB_ID;
+  }
+
+  /**
+   * Always empty: no path of v0.0.41 or v0.0.44 reports KillWait (the slurmdb config is accounting
+   * data), and these adapters run no commands. Callers use configuration.
+   */
+  @Override
+  public Optional<Duration> killWait() {
+    return Optional.empty();
   }
 
   @Override

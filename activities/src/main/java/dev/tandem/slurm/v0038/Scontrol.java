@@ -16,10 +16,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Runs {@code scontrol}, the only way to change node state on Slurm 22.05 (its REST API has no node
@@ -116,6 +119,27 @@ class Scontrol {
     if (r.exitCode() != 0) {
       throw toException(r.output(), "scontrol update NodeName=" + node + " " + settings[0]);
     }
+  }
+
+  private static final Pattern KILL_WAIT = Pattern.compile("(?m)^KillWait\\s*=\\s*(\\d+)\\s*sec");
+
+  /**
+   * {@code KillWait} from {@code scontrol show config} (slurmctld's running value, not the file's).
+   * Empty when the output has no such line; a failed run throws the mapped exception.
+   */
+  Optional<Duration> killWait() {
+    Result r = run("show", "config");
+    if (r.exitCode() != 0) {
+      throw toException(r.output(), "scontrol show config");
+    }
+    return parseKillWait(r.output());
+  }
+
+  static Optional<Duration> parseKillWait(String config) {
+    Matcher m = KILL_WAIT.matcher(config);
+    return m.find()
+        ? Optional.of(Duration.ofSeconds(Long.parseLong(m.group(1))))
+        : Optional.empty();
   }
 
   /** Maps scontrol's error text (it has no error numbers on its output) to a typed exception. */

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -286,6 +287,19 @@ public final class SlurmClientV0038 implements SlurmClient {
       return;
     }
     throw failure(r, context, Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  /**
+   * 22.05's REST API reports no KillWait (neither {@code /diag} nor any other v0.0.38 path), so it
+   * comes from {@code scontrol show config}, which the adapter already needs; empty without
+   * scontrol.
+   */
+  @Override
+  public Optional<Duration> killWait() {
+    if (!scontrol.configured()) {
+      return Optional.empty();
+    }
+    return scontrol.killWait();
   }
 
   // ------------------------------------------------------------------ nodes (scontrol)

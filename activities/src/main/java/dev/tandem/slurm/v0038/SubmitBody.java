@@ -12,7 +12,7 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li>{@code nodes} is a COUNT ("2"); the node list is {@code nodelist}.
- *   <li>{@code exclusive} takes "exclusive" (true is rejected).
+ *   <li>{@code exclusive} takes "exclusive" or "user" (true is rejected).
  *   <li>{@code no_requeue: true} (requeue:false is silently ignored).
  *   <li>{@code environment} is mandatory.
  *   <li>unknown keys fail the request (400); and {@code argv} must never be sent: it crashes
@@ -59,8 +59,16 @@ final class SubmitBody {
     if (s.timeLimitMinutes() != null) {
       job.put("time_limit", s.timeLimitMinutes());
     }
-    if (s.exclusive()) {
-      job.put("exclusive", "exclusive");
+    putIf(job, "reservation", s.reservation());
+    switch (s.exclusivity()) {
+      case EXCLUSIVE -> job.put("exclusive", "exclusive");
+      case USER -> job.put("exclusive", "user");
+      case NONE -> {
+        // Nothing sent: the partition's OverSubscribe setting decides.
+      }
+    }
+    if (s.nice() != null) {
+      job.put("nice", s.nice());
     }
     if (s.noRequeue()) {
       job.put("no_requeue", true);

@@ -98,6 +98,22 @@ class RequestsMatchSpecTest {
                 base().exclusive(true),
                 (Consumer<JsonNode>) j -> assertEquals("[\"none\"]", j.get("shared").toString())),
             Arguments.of(
+                "exclusive to the user",
+                base().exclusivity(JobSubmission.Exclusivity.USER),
+                (Consumer<JsonNode>) j -> assertEquals("[\"user\"]", j.get("shared").toString())),
+            Arguments.of(
+                "shared by default",
+                base().exclusivity(JobSubmission.Exclusivity.NONE),
+                (Consumer<JsonNode>) j -> assertFalse(j.has("shared"))),
+            Arguments.of(
+                "reservation and nice",
+                base().reservation("maint").nice(-5),
+                (Consumer<JsonNode>)
+                    j -> {
+                      assertEquals("maint", j.get("reservation").asText());
+                      assertEquals(-5, j.get("nice").asInt());
+                    }),
+            Arguments.of(
                 "no requeue",
                 base().noRequeue(true),
                 (Consumer<JsonNode>) j -> assertFalse(j.get("requeue").asBoolean(true))),

@@ -32,6 +32,7 @@ class FixturesMatchSpecTest {
             op(v, "node-drained.json", "GET", p + "/node/gpu-a-1", 200),
             op(v, "jobs.json", "GET", p + "/jobs/", 200),
             op(v, "jobs-unchanged.json", "GET", p + "/jobs/", 200),
+            op(v, "jobs-placeholders.json", "GET", p + "/jobs/", 200),
             op(v, "job-running.json", "GET", p + "/job/102", 200),
             op(v, "job-unknown.json", "GET", p + "/job/999999", 404),
             op(v, "submit-ok.json", "POST", p + "/job/submit", 200),

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -242,6 +243,29 @@ class SlurmClientV0038Test {
     SlurmClientV0038 d =
         new SlurmClientV0038(dead, s, new FutureNodes(null), new MutableClock(NOW));
     assertThrows(SlurmUnavailableException.class, d::ping);
+  }
+
+  /** Lines of a real 22.05.8 {@code scontrol show config}. */
+  private static final String SHOW_CONFIG =
+      "Configuration data as of 2026-11-24T00:44:43\n"
+          + "JobSubmitPlugins        = (null)\n"
+          + "KillOnBadExit           = 0\n"
+          + "KillWait                = 5 sec\n"
+          + "LaunchParameters        = (null)\n";
+
+  @Test
+  void killWaitComesFromScontrolShowConfig() {
+    scontrol.then(0, SHOW_CONFIG);
+    assertEquals(Optional.of(Duration.ofSeconds(5)), client().killWait());
+    assertEquals(List.of("show config"), scontrol.calls);
+    scontrol.then(0, "Configuration data as of 2026-11-24T00:44:43\nKillOnBadExit = 0\n");
+    assertEquals(Optional.empty(), client().killWait(), "no KillWait line: unknown");
+    scontrol.then(1, "Unable to contact slurm controller (connect failure)");
+    assertThrows(SlurmUnavailableException.class, () -> client().killWait());
+    Scontrol none = new Scontrol(null, null, TokenSource.fixed("t"), Duration.ofSeconds(1));
+    SlurmClientV0038 c =
+        new SlurmClientV0038(rest, none, new FutureNodes(null), new MutableClock(NOW));
+    assertEquals(Optional.empty(), c.killWait(), "no scontrol: unknown, no failure");
   }
 
   private static String nodeJson(String name, String state, String flags) {

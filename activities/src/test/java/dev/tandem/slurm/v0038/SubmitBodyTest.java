@@ -72,7 +72,28 @@ class SubmitBodyTest {
   }
 
   @Test
+  void reservationNiceAndUserExclusivity() throws Exception {
+    JsonNode j =
+        body(JobSubmission.builder("x")
+                .reservation("maint")
+                .nice(10)
+                .exclusivity(JobSubmission.Exclusivity.USER)
+                .build())
+            .get("job");
+    assertEquals("maint", j.get("reservation").asText());
+    assertEquals(10, j.get("nice").asInt());
+    assertEquals("user", j.get("exclusive").asText(), "22.05 takes --exclusive=user as 'user'");
+    JsonNode none =
+        body(JobSubmission.builder("x").exclusivity(JobSubmission.Exclusivity.NONE).build())
+            .get("job");
+    assertFalse(none.has("exclusive") || none.has("nice") || none.has("reservation"));
+  }
+
+  @Test
   void badInputIsRefused() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> JobSubmission.builder("x").nice(JobSubmission.MAX_NICE + 1).build());
     assertThrows(
         SlurmRejectedException.class,
         () -> SubmitBody.json(JobSubmission.builder("x").nodeList(List.of("n[1-2]")).build()));

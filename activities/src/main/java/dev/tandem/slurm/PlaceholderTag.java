@@ -1,0 +1,72 @@
+package dev.tandem.slurm;
+
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * How Tandem tags the placeholder job that holds Slurm resources for a Kubernetes pod (or a gang),
+ * so that the job is found again after any crash with one job listing (docs/slurm-client.md,
+ * "Placeholder jobs").
+ *
+ * <p>The tag is the pod's uid, written twice: the job name {@code tandem-pod-<uid>} (readable in
+ * {@code squeue}) and the comment {@code tandem.dev/pod-uid=<uid>}. A job counts as tagged only
+ * when BOTH carry the same uid: whoever acts on tagged jobs (cancelling orphans) must never touch a
+ * job that merely looks like one of ours.
+ */
+public final class PlaceholderTag {
+  /** Job name prefix; the uid follows. */
+  public static final String NAME_PREFIX = "tandem-pod-";
+
+  /** Job comment prefix; the uid follows. */
+  public static final String COMMENT_PREFIX = "tandem.dev/pod-uid=";
+
+  /**
+   * A Kubernetes uid (RFC 4122 text) or any similar key: no spaces, no characters that Slurm's name
+   * or comment handling could alter; at most 128 characters.
+   */
+  private static final Pattern UID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
+  private PlaceholderTag() {}
+
+  /** The uid, checked; {@link IllegalArgumentException} if it cannot be a tag. */
+  public static String checkUid(String uid) {
+    if (uid == null || !UID.matcher(uid).matches()) {
+      throw new IllegalArgumentException(
+          "not a pod uid usable as a Slurm job tag (letters, digits, '.', '_', '-'; at most 128): "
+              + uid);
+    }
+    return uid;
+  }
+
+  public static String jobName(String uid) {
+    return NAME_PREFIX + checkUid(uid);
+  }
+
+  public static String comment(String uid) {
+    return COMMENT_PREFIX + checkUid(uid);
+  }
+
+  /** The uid the job is tagged with, or empty when it is not a (well-formed) placeholder. */
+  public static Optional<String> uidOf(SlurmJob job) {
+    String comment = job.comment();
+    if (comment == null || !comment.startsWith(COMMENT_PREFIX)) {
+      return Optional.empty();
+    }
+    String uid = comment.substring(COMMENT_PREFIX.length());
+    if (!UID.matcher(uid).matches() || !(NAME_PREFIX + uid).equals(job.name())) {
+      return Optional.empty();
+    }
+    return Optional.of(uid);
+  }
+
+  /**
+   * A placeholder submission for {@code uid}: tagged, sleeping until cancelled ({@link
+   * JobSubmission#PLACEHOLDER_SCRIPT}), output to /dev/null, and never requeued by Slurm: a
+   * preempted or failed placeholder ends (PREEMPTED, NODE_FAIL, ...) and the pod is evicted, rather
+   * than the job coming back RUNNING on another node under a pod that is still bound to the old
+   * one. Callers add the sizing, partition and the rest.
+   */
+  public static JobSubmission.Builder submission(String uid) {
+    return JobSubmission.builder(jobName(uid)).comment(comment(uid)).noRequeue(true);
+  }
+}
