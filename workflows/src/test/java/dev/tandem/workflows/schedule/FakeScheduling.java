@@ -64,6 +64,11 @@ public class FakeScheduling implements SchedulingActivities {
     return jobs.keySet().iterator().next();
   }
 
+  /** The id of the job tagged with {@code uid} (the newest if several). */
+  public synchronized long jobOf(String uid) {
+    return findJobs(uid).stream().mapToLong(SlurmJobView::id).max().orElseThrow();
+  }
+
   public synchronized List<Condition> conditions(String type) {
     return conditions.stream().filter(c -> c.type().equals(type)).toList();
   }
