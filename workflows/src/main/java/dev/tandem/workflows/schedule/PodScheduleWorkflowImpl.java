@@ -102,6 +102,10 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
 
   @Override
   public void jobObserved(SlurmJobView job) {
+    if (job != null && job.rejected() != null) {
+      fx.timeline("signal-rejected", Names.SIGNAL_JOB_OBSERVED + ": " + job.rejected());
+      return;
+    }
     if (job == null || s.jobId == 0 || job.id() != s.jobId) {
       return; // not (yet) ours: the submit's own answer sets the first view
     }
@@ -117,7 +121,11 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
 
   @Override
   public void podObserved(PodView pod) {
-    if (pod == null || pod.rejected() != null || !input.pod().name().equals(pod.name())) {
+    if (pod != null && pod.rejected() != null) {
+      fx.timeline("signal-rejected", Names.SIGNAL_POD_OBSERVED + ": " + pod.rejected());
+      return;
+    }
+    if (pod == null || !input.pod().name().equals(pod.name())) {
       return;
     }
     boolean other = pod.exists() && pod.uid() != null && !pod.uid().equals(input.pod().uid());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
@@ -230,6 +231,30 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     env.sleep(Duration.ofSeconds(5));
     assertEquals(SchedulePhase.RUNNING, wf.status().phase());
     assertTrue(world.evictions.isEmpty());
+  }
+
+  @Test
+  void garbageSignalsAreRecordedAndChangeNothing() {
+    PodScheduleWorkflow wf = running("junk");
+    var raw =
+        client.newUntypedWorkflowStub(
+            PodScheduleWorkflowImpl.workflowId(request("junk", Map.of(), 30)));
+    raw.signal(Names.SIGNAL_JOB_OBSERVED, "garbage");
+    raw.signal(Names.SIGNAL_POD_OBSERVED, Map.of("name", "junk", "exists", "maybe"));
+    env.sleep(Duration.ofSeconds(5));
+    PodScheduleStatus s = wf.status();
+    assertEquals(SchedulePhase.RUNNING, s.phase());
+    List<String> rejected =
+        s.timeline().stream()
+            .filter(e -> e.event().equals("signal-rejected"))
+            .map(ScheduleTimelineEntry::detail)
+            .toList();
+    assertEquals(2, rejected.size(), rejected.toString());
+    assertTrue(
+        rejected.get(0).startsWith("jobObserved: payload must be a JSON object"), rejected.get(0));
+    assertTrue(rejected.get(1).startsWith("podObserved: "), rejected.get(1));
+    assertTrue(world.evictions.isEmpty());
+    assertTrue(world.cancelled.isEmpty());
   }
 
   @Test
