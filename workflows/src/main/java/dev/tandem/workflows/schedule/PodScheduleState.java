@@ -18,7 +18,27 @@ public final class PodScheduleState {
    * SlurmJobEnded}), its reason (Slurm's state in CamelCase) and message.
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Ending(String conditionType, String reason, String message) {}
+  public record Ending(String conditionType, String reason, String message) {
+
+    /** Why {@code job}'s pod goes: preempted (a requeue reads {@code Requeued}) or ended. */
+    static Ending of(SlurmJobView job, boolean preempted) {
+      String st = job.state();
+      String why =
+          job.stateReason() == null || job.stateReason().isBlank()
+              ? ""
+              : ", reason " + job.stateReason();
+      String message =
+          (preempted ? "Slurm preempted job " + job.id() : "Slurm job " + job.id() + " ended")
+              + " (state "
+              + st
+              + why
+              + "): the pod is evicted";
+      return new Ending(
+          preempted ? ScheduleConditions.SLURM_PREEMPTED : ScheduleConditions.SLURM_JOB_ENDED,
+          preempted && st.equals("PENDING") ? "Requeued" : JobOutlook.camel(st),
+          message);
+    }
+  }
 
   SchedulePhase phase = SchedulePhase.VALIDATING;
   long phaseSinceMillis;

@@ -3,8 +3,6 @@ package dev.tandem.workflows.schedule;
 import static dev.tandem.workflows.schedule.ScheduleConditions.INVALID_POD;
 import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_PENDING;
 import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_RUNNING;
-import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_JOB_ENDED;
-import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_PREEMPTED;
 import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_SCHEDULED;
 import static dev.tandem.workflows.schedule.SchedulePhase.BINDING;
 import static dev.tandem.workflows.schedule.SchedulePhase.CANCELLING;
@@ -164,24 +162,9 @@ final class SchedulePhases {
   }
 
   private ScheduleStep evict(JobOutlook o) {
-    String st = s.job.state();
-    String why =
-        s.job.stateReason() == null || s.job.stateReason().isBlank()
-            ? ""
-            : ", reason " + s.job.stateReason();
     boolean preempted = o == JobOutlook.PREEMPTED;
-    String message =
-        (preempted ? "Slurm preempted job " + s.jobId : "Slurm job " + s.jobId + " ended")
-            + " (state "
-            + st
-            + why
-            + "): the pod is evicted";
-    s.ending =
-        new Ending(
-            preempted ? SLURM_PREEMPTED : SLURM_JOB_ENDED,
-            preempted && st.equals("PENDING") ? "Requeued" : JobOutlook.camel(st),
-            message);
-    return ScheduleStep.to(EVICTING, preempted ? "preempted" : "job-ended", message);
+    s.ending = Ending.of(s.job, preempted);
+    return ScheduleStep.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
   }
 
   /**

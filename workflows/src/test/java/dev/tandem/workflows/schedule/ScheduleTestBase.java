@@ -110,7 +110,8 @@ public abstract class ScheduleTestBase {
     await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
     long id = world.jobOf("uid-" + name);
     wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
-    await("running", 10, () -> in(wf, SchedulePhase.RUNNING));
+    // Less than the pending phase's resync (10 s): the signal alone must start the binding.
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
     return wf;
   }
 }
