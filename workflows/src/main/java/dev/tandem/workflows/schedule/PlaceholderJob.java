@@ -8,7 +8,8 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * this {@link #name} so that a retried or replayed submit never makes a second job.
  *
  * @param name {@code tandem-pod-<uid>}: found again by the pod uid after any crash
- * @param comment the owning workflow id {@code schedule/<ns>/<pod>/<uid>} (Tandem's job tag)
+ * @param comment {@code tandem.dev/pod-uid=<uid>}: the same tag again; a job counts as the pod's
+ *     only when name and comment agree (docs/slurm-client.md, "Placeholder jobs")
  * @param podUid the pod uid
  * @param nodes node count (1 for a single pod, N for a gang of N)
  * @param cpusPerNode whole CPUs on each node
@@ -47,8 +48,16 @@ public record PlaceholderJob(
   /** Job-name prefix of every placeholder job. */
   public static final String NAME_PREFIX = "tandem-pod-";
 
+  /** Job-comment prefix of every placeholder job. */
+  public static final String COMMENT_PREFIX = "tandem.dev/pod-uid=";
+
   /** The job name of the pod with {@code uid}. */
   public static String nameFor(String uid) {
     return NAME_PREFIX + uid;
+  }
+
+  /** The job comment of the pod with {@code uid}. */
+  public static String commentFor(String uid) {
+    return COMMENT_PREFIX + uid;
   }
 }

@@ -8,7 +8,6 @@ import static dev.tandem.workflows.schedule.ScheduleAnnotations.QOS;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.RESERVATION;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.TIME_LIMIT;
 
-import dev.tandem.workflows.Names;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +25,8 @@ import java.util.Set;
  *   <li>Partition, QOS, account, time limit, reservation and exclusivity come from {@code
  *       tandem.dev/*} annotations; the partition falls back to the configured default, the QOS to
  *       the PriorityClass map, which also gives the nice value.
- *   <li>The job is tagged with the pod uid (name) and the workflow id (comment), and never requeued
- *       (see {@link PlaceholderJob#requeue}). It names no nodes: Slurm chooses.
+ *   <li>The job is tagged with the pod uid (in name and comment), and never requeued (see {@link
+ *       PlaceholderJob#requeue}). It names no nodes: Slurm chooses.
  * </ol>
  */
 public final class PlaceholderJobs {
@@ -53,7 +52,7 @@ public final class PlaceholderJobs {
     String gres = gres(p, c, new ArrayList<>());
     return new PlaceholderJob(
         PlaceholderJob.nameFor(p.uid()),
-        Names.scheduleWorkflowId(p.namespace(), p.name(), p.uid()),
+        PlaceholderJob.commentFor(p.uid()),
         p.uid(),
         nodes,
         Quantities.cpus(p.requests().get("cpu")),

@@ -101,6 +101,7 @@ public class FakeScheduling implements SchedulingActivities {
   public synchronized List<SlurmJobView> findJobs(String podUid) {
     return jobs.values().stream()
         .filter(j -> j.name().equals(PlaceholderJob.nameFor(podUid)))
+        .filter(j -> j.comment().equals(PlaceholderJob.commentFor(podUid)))
         .toList();
   }
 

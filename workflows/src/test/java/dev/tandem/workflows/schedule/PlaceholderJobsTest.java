@@ -88,7 +88,7 @@ class PlaceholderJobsTest {
         PlaceholderJobs.from(
             pod(Map.of("cpu", "500m", "memory", "1G"), Map.of(), Map.of(), null), CONFIG);
     assertEquals("tandem-pod-u-1", j.name());
-    assertEquals("schedule/team/trainer/u-1", j.comment());
+    assertEquals("tandem.dev/pod-uid=u-1", j.comment());
     assertEquals("u-1", j.podUid());
     assertEquals(1, j.nodes());
     assertEquals(1, j.cpusPerNode());
