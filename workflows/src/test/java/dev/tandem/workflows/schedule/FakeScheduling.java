@@ -38,6 +38,12 @@ public class FakeScheduling implements SchedulingActivities {
   /** Submit creates the job (once), then fails as if its answer were lost, every time. */
   public boolean loseSubmitAnswer;
 
+  /** How many submits create the job and then fail as if the answer were lost (then succeed). */
+  public int loseSubmitAnswers;
+
+  /** How many evictions are refused (429, a PodDisruptionBudget) before one is accepted. */
+  public int refuseEvictions;
+
   private long nextId = 100;
 
   public synchronized void addPod(String name, String uid) {
@@ -80,7 +86,7 @@ public class FakeScheduling implements SchedulingActivities {
     }
     for (SlurmJobView j : jobs.values()) {
       if (j.name().equals(job.name()) && !j.state().equals("CANCELLED")) {
-        if (loseSubmitAnswer) {
+        if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
           throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
         }
         return j;
@@ -91,7 +97,7 @@ public class FakeScheduling implements SchedulingActivities {
     SlurmJobView j =
         new SlurmJobView(id, job.name(), job.comment(), "PENDING", "Priority", List.of(), 0, null);
     jobs.put(id, j);
-    if (loseSubmitAnswer) {
+    if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
       throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
     }
     return j;
@@ -138,6 +144,9 @@ public class FakeScheduling implements SchedulingActivities {
     PodView p = pods.get(name);
     if (p == null || !p.uid().equals(uid)) {
       return PodView.absent(name);
+    }
+    if (refuseEvictions-- > 0) {
+      return p; // refused for now: the pod stays as it is
     }
     evictions.add(name + ": " + reason);
     p = pod(name, uid, p.phase(), p.k8sNode(), true);

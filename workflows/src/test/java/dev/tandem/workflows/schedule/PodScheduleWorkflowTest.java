@@ -215,6 +215,52 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
+  void aSubmitWhoseAnswerWasLostIsRetriedIntoTheSameJob() {
+    world.loseSubmitAnswers = 2;
+    world.slurmToK8s.put("n1", "k1");
+    PodScheduleWorkflow wf = schedule("retry");
+    await("pending", 30, () -> in(wf, SchedulePhase.PENDING));
+    assertEquals(1, world.jobs.size(), "exactly one job");
+    assertEquals(world.onlyJobId(), wf.status().jobId());
+    wf.jobObserved(world.setJob(world.onlyJobId(), "RUNNING", null, List.of("n1")));
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
+    assertEquals(1, world.binds.size(), "bound once");
+  }
+
+  @Test
+  void aPodDeletedWhileItsNodeIsUnknownCancelsTheJob() {
+    PodScheduleWorkflow wf = schedule("unbound");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "RUNNING", null, List.of("n7")));
+    await("binding", 5, () -> in(wf, SchedulePhase.BINDING));
+    world.pods.remove("unbound");
+    wf.podObserved(PodView.absent("unbound"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of(id), world.cancelled);
+    assertTrue(world.binds.isEmpty());
+  }
+
+  @Test
+  void aRefusedEvictionIsRetriedAndSaidSo() {
+    PodScheduleWorkflow wf = running("pdb");
+    world.refuseEvictions = 3;
+    wf.jobObserved(world.setJob(world.onlyJobId(), "PREEMPTED", null, List.of("n1")));
+    await("eviction refused", 5, () -> wf.status().problem() != null);
+    assertEquals(SchedulePhase.EVICTING, wf.status().phase());
+    assertEquals(
+        "the pod's eviction was refused for now (e.g. a PodDisruptionBudget); retrying",
+        wf.status().problem());
+    assertTrue(world.evictions.isEmpty());
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(1, world.evictions.size());
+    assertEquals(
+        1,
+        world.conditions(ScheduleConditions.SLURM_PREEMPTED).size(),
+        "announced once, not on every retry");
+  }
+
+  @Test
   void aPodRecreatedUnderTheSameNameCountsAsGone() {
     PodScheduleWorkflow wf = running("same");
     PodView other = FakeScheduling.pod("same", "another-uid", "Pending", null, false);
