@@ -21,6 +21,8 @@ public final class Names {
   public static final String SA_NODE = "TandemNode";
   public static final String SA_K8S_NODE = "TandemK8sNode";
   public static final String SA_PHASE = "TandemPhase";
+  public static final String SA_POD = "TandemPod";
+  public static final String SA_JOB_ID = "TandemJobId";
 
   // Signals: the public control surface.
   public static final String SIGNAL_DRAIN = "drain";

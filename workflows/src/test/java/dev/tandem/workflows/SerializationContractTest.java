@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeReport;
@@ -14,6 +15,16 @@ import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetInput;
 import dev.tandem.workflows.nodeset.NodeSetState;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.schedule.BindRequest;
+import dev.tandem.workflows.schedule.PlaceholderJob;
+import dev.tandem.workflows.schedule.PodRequest;
+import dev.tandem.workflows.schedule.PodScheduleInput;
+import dev.tandem.workflows.schedule.PodScheduleState;
+import dev.tandem.workflows.schedule.PodScheduleStatus;
+import dev.tandem.workflows.schedule.PodScheduleWorkflow;
+import dev.tandem.workflows.schedule.PriorityMapping;
+import dev.tandem.workflows.schedule.ScheduleTimelineEntry;
+import dev.tandem.workflows.schedule.SchedulingConfig;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
@@ -48,7 +59,9 @@ class SerializationContractTest {
           NodeSetWorkflow.class,
           NodeLifecycleWorkflow.class,
           KubeActivities.class,
-          SlurmActivities.class);
+          SlurmActivities.class,
+          PodScheduleWorkflow.class,
+          SchedulingActivities.class);
 
   /** Classes of ours reachable from the workflow and activity interfaces, through their fields. */
   static Set<Class<?>> serializedClasses() {
@@ -121,7 +134,17 @@ class SerializationContractTest {
             NodeLifecycleInput.class,
             NodeLifecycleState.class,
             NodeReport.class,
-            ClusterHealth.class)) {
+            ClusterHealth.class,
+            PodScheduleInput.class,
+            PodScheduleState.class,
+            PodScheduleState.Ending.class,
+            PodRequest.class,
+            SchedulingConfig.class,
+            PriorityMapping.class,
+            PlaceholderJob.class,
+            BindRequest.class,
+            PodScheduleStatus.class,
+            ScheduleTimelineEntry.class)) {
       assertTrue(found.contains(c), c + " not found by the scan: " + found);
     }
     assertTrue(modelRecords().size() >= 20, "model records: " + modelRecords());

@@ -1,6 +1,9 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.List;
 
@@ -17,6 +20,7 @@ import java.util.List;
  * @param nodes allocated nodes, expanded
  * @param restartCount requeue count
  * @param observedAt when this was read
+ * @param rejected why a {@code jobObserved} payload is unusable (see {@link Payloads}), or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SlurmJobView(
@@ -27,10 +31,32 @@ public record SlurmJobView(
     String stateReason,
     List<String> nodes,
     int restartCount,
-    Instant observedAt) {
+    Instant observedAt,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
   public static final String GONE = "GONE";
 
   public SlurmJobView {
     nodes = nodes == null ? List.of() : List.copyOf(nodes);
+  }
+
+  public SlurmJobView(
+      long id,
+      String name,
+      String comment,
+      String state,
+      String stateReason,
+      List<String> nodes,
+      int restartCount,
+      Instant observedAt) {
+    this(id, name, comment, state, stateReason, nodes, restartCount, observedAt, null);
+  }
+
+  /** Accepts any JSON; see {@link Payloads}. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static SlurmJobView fromJson(JsonNode n) {
+    return Payloads.read(
+        n,
+        SlurmJobView.class,
+        why -> new SlurmJobView(0, null, null, null, null, null, 0, null, why));
   }
 }

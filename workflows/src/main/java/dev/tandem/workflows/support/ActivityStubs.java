@@ -1,6 +1,7 @@
 package dev.tandem.workflows.support;
 
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -50,5 +51,12 @@ public final class ActivityStubs {
   public static SlurmActivities slurm(String summary) {
     return Workflow.newActivityStub(
         SlurmActivities.class, options(summary, SlurmActivities.REJECTED));
+  }
+
+  /** A scheduling activity stub; neither side's refusals are retried. */
+  public static SchedulingActivities scheduling(String summary) {
+    return Workflow.newActivityStub(
+        SchedulingActivities.class,
+        options(summary, KubeActivities.REJECTED, SlurmActivities.REJECTED));
   }
 }

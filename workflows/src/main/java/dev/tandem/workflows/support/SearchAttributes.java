@@ -22,6 +22,10 @@ public final class SearchAttributes {
   public static final SearchAttributeKey<String> PHASE =
       SearchAttributeKey.forKeyword(Names.SA_PHASE);
 
+  public static final SearchAttributeKey<String> POD = SearchAttributeKey.forKeyword(Names.SA_POD);
+  public static final SearchAttributeKey<String> JOB_ID =
+      SearchAttributeKey.forKeyword(Names.SA_JOB_ID);
+
   private final boolean enabled;
   private final Map<String, String> last = new HashMap<>();
 

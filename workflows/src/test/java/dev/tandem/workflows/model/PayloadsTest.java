@@ -38,6 +38,7 @@ class PayloadsTest {
             new NodeReport(
                 "n-0", 0, NodePhase.READY, "r1", "r1", "idle", false, null, "k1", null, 7),
             new ClusterHealth(ClusterHealth.SLURM, false, "down", t, t),
+            new SlurmJobView(42, "tandem-pod-u", "c", "RUNNING", "None", List.of("n1"), 0, t),
             new NodeSetSpecView(
                 3,
                 "uid",

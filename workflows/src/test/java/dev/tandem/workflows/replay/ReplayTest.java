@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
 import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,6 +49,9 @@ class ReplayTest {
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     WorkflowReplayer.replayWorkflowExecution(
-        json, NodeLifecycleWorkflowImpl.class, NodeSetWorkflowImpl.class);
+        json,
+        NodeLifecycleWorkflowImpl.class,
+        NodeSetWorkflowImpl.class,
+        PodScheduleWorkflowImpl.class);
   }
 }

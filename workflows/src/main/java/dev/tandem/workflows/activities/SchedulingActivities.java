@@ -1,0 +1,80 @@
+package dev.tandem.workflows.activities;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.schedule.BindRequest;
+import dev.tandem.workflows.schedule.PlaceholderJob;
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+import java.util.List;
+
+/**
+ * What the pod scheduling workflow ({@code schedule/<ns>/<pod>/<uid>}) does to Slurm and
+ * Kubernetes. Implemented in {@code activities} (slurmrestd client and fabric8).
+ *
+ * <p>Every method is idempotent: running it again after a crash changes nothing more. Refusals that
+ * retrying cannot fix are non-retryable application failures of type {@link
+ * SlurmActivities#REJECTED} (Slurm) or {@link KubeActivities#REJECTED} (Kubernetes), with the
+ * refusing side's own message.
+ */
+@ActivityInterface(namePrefix = "Sched")
+public interface SchedulingActivities {
+
+  /**
+   * Submits the placeholder job unless a job named {@link PlaceholderJob#name()} (the pod uid tag)
+   * is already queued or running, and returns that job: a retried or replayed submit never makes a
+   * second job. Submits with requeue disabled and no node list.
+   */
+  @ActivityMethod
+  SlurmJobView submitPlaceholder(PlaceholderJob job);
+
+  /** Every job Slurm still lists with the pod's uid tag (by name), any state. */
+  @ActivityMethod
+  List<SlurmJobView> findJobs(String podUid);
+
+  /**
+   * Cancels the job if Slurm still lists it in a non-final state (an ended or unknown job is not an
+   * error); returns the job afterwards, or a {@link SlurmJobView#GONE} view.
+   */
+  @ActivityMethod
+  SlurmJobView cancelJob(long jobId, String reason);
+
+  /**
+   * Binds the pod (only the one with the request's uid) to the Kubernetes node with the Binding API
+   * ({@code pods/binding}) and records the job id and Slurm node in annotations {@code
+   * tandem.dev/job-id} and {@code tandem.dev/slurm-node}. Already bound to that node is success;
+   * bound elsewhere is {@link KubeActivities#REJECTED}. Returns the pod afterwards ({@link
+   * PodView#absent} if it is gone or has another uid).
+   */
+  @ActivityMethod
+  PodView bindPod(BindRequest request);
+
+  /**
+   * Evicts the pod (only the one with {@code uid}) with the Eviction API, honouring its grace
+   * period; returns what is left: absent, or terminating, or (eviction refused for now, e.g. by a
+   * PodDisruptionBudget) the pod as it is.
+   */
+  @ActivityMethod
+  PodView evictPod(String namespace, String name, String uid, String reason);
+
+  /** Sets one condition in the pod's status (only the pod with {@code uid}); absent pod is fine. */
+  @ActivityMethod
+  void setPodCondition(String namespace, String name, String uid, Condition condition);
+
+  /** Records a Kubernetes Event (best effort: never fails the caller). */
+  @ActivityMethod
+  void recordEvent(EventRequest event);
+
+  /**
+   * The Kubernetes node that hosts the Slurm node (through its slurmd pod), or null if no running
+   * slurmd pod serves that Slurm node.
+   */
+  @ActivityMethod
+  String slurmNodeToK8sNode(String slurmNode);
+
+  /** The pod, or {@link PodView#absent} if there is none. */
+  @ActivityMethod
+  PodView getPod(String namespace, String name);
+}

@@ -1,0 +1,78 @@
+package dev.tandem.workflows.schedule;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything a {@link PodScheduleWorkflow} knows, in one serializable object: the whole memory
+ * carried across continue-as-new. Mutated only by the workflow thread.
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public final class PodScheduleState {
+
+  /**
+   * Why the pod is being evicted: the condition to set on it ({@code SlurmPreempted} or {@code
+   * SlurmJobEnded}), its reason (Slurm's state in CamelCase) and message.
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Ending(String conditionType, String reason, String message) {
+
+    /** Why {@code job}'s pod goes: preempted (a requeue reads {@code Requeued}) or ended. */
+    static Ending of(SlurmJobView job, boolean preempted) {
+      String st = job.state();
+      String why =
+          job.stateReason() == null || job.stateReason().isBlank()
+              ? ""
+              : ", reason " + job.stateReason();
+      String message =
+          (preempted ? "Slurm preempted job " + job.id() : "Slurm job " + job.id() + " ended")
+              + " (state "
+              + st
+              + why
+              + "): the pod is evicted";
+      return new Ending(
+          preempted ? ScheduleConditions.SLURM_PREEMPTED : ScheduleConditions.SLURM_JOB_ENDED,
+          preempted && st.equals("PENDING") ? "Requeued" : JobOutlook.camel(st),
+          message);
+    }
+  }
+
+  SchedulePhase phase = SchedulePhase.VALIDATING;
+  long phaseSinceMillis;
+
+  /** The placeholder job id, 0 before it is submitted. */
+  long jobId;
+
+  /** Last view of the job (from an activity or the Slurm watcher), or null. */
+  SlurmJobView job;
+
+  /** Last view of the pod, or null before the first. */
+  PodView pod;
+
+  String slurmNode;
+  String k8sNode;
+
+  /** Why the pod is evicted (phase EVICTING), or null. */
+  Ending ending;
+
+  /** The ending's condition and event were written. */
+  boolean endingAnnounced;
+
+  /** Why the job is cancelled (phase CANCELLING), or null. */
+  String cancelReason;
+
+  /** Why the pod is invalid (phase INVALID). */
+  List<String> invalid = new ArrayList<>();
+
+  /** What keeps the current phase from progressing, or null. */
+  String problem;
+
+  List<ScheduleTimelineEntry> timeline = new ArrayList<>();
+
+  public SchedulePhase phase() {
+    return phase;
+  }
+}

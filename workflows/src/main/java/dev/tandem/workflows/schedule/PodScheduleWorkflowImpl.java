@@ -1,0 +1,185 @@
+package dev.tandem.workflows.schedule;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.support.SearchAttributes;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInit;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Schedules one pod through Slurm with a placeholder job (docs/architecture.md, "Pods through
+ * Slurm").
+ *
+ * <ol>
+ *   <li>Validating: {@link PodValidator}. An invalid pod gets {@code SlurmScheduled=False} (reason
+ *       {@code InvalidPod}, the messages) and a Warning event, and no job: INVALID, final. Fixing
+ *       it means a new pod, hence a new workflow.
+ *   <li>Submitting: submit the placeholder job ({@link PlaceholderJobs}); the activity first looks
+ *       for a job with the pod's uid tag, so a retry never makes two. A pod gone before that goes
+ *       to cancelling. Slurm refusing the job for good (e.g. an unknown partition) is an invalid
+ *       pod.
+ *   <li>Pending: wait for the Slurm watcher's {@code jobObserved} signal.
+ *   <li>Binding: the job runs: map its Slurm node to the Kubernetes node of that node's slurmd pod,
+ *       bind the pod there, set {@code SlurmScheduled=True}. An unknown mapping or a failed bind is
+ *       retried on a timer (never a guess).
+ *   <li>Running: the pod and the job run together until one of them ends.
+ *   <li>Evicting: the job was preempted (requeued, PREEMPTED, suspended) or ended (cancelled, timed
+ *       out, failed, gone): set {@code SlurmPreempted} or {@code SlurmJobEnded} with Slurm's state
+ *       and reason, record a Warning event, evict the pod (honouring its grace period), cancel what
+ *       is left of the job; done.
+ *   <li>Cancelling: the pod ended, failed or was deleted (in any phase from submitting on): cancel
+ *       every job with the pod's uid tag; done.
+ * </ol>
+ *
+ * <p>In pending, binding and running, the pod's end is checked before the job's state, so a pod
+ * deleted while its job is preempted is not evicted twice. A job state Tandem does not know changes
+ * nothing (fail closed) and is reported as the problem. Signals only update {@link
+ * PodScheduleState}; the loop acts. Signals may be lost or duplicated, so each phase re-reads the
+ * pod and the job on a timer. The workflow continues as new before its history grows large.
+ */
+public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
+
+  private final PodScheduleInput input;
+  private final PodScheduleState s;
+  private final ScheduleEffects fx;
+  private final boolean fresh;
+  private boolean dirty;
+
+  @WorkflowInit
+  public PodScheduleWorkflowImpl(PodScheduleInput in) {
+    this.input = in;
+    this.fresh = in.state() == null;
+    this.s = fresh ? new PodScheduleState() : in.state();
+    if (fresh) {
+      s.phaseSinceMillis = Workflow.currentTimeMillis();
+    }
+    this.fx = new ScheduleEffects(in.pod(), s, in.tuning().timelineLimit());
+  }
+
+  @Override
+  public SchedulePhase run(PodScheduleInput in) {
+    SchedulePhases phases = new SchedulePhases(in, s, fx);
+    SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
+    sa.set(SearchAttributes.POD, in.pod().ref());
+    if (fresh) {
+      fx.timeline("started", "pod " + in.pod().ref() + " uid " + in.pod().uid());
+    }
+    // A continued run carries views that may be old: read the world before deciding.
+    phases.refresh = !fresh;
+    while (true) {
+      sa.set(SearchAttributes.PHASE, s.phase.label());
+      if (s.jobId != 0) {
+        sa.set(SearchAttributes.JOB_ID, Long.toString(s.jobId));
+      }
+      if (s.k8sNode != null) {
+        sa.set(SearchAttributes.K8S_NODE, s.k8sNode);
+      }
+      dirty = false;
+      ScheduleStep step = phases.handle();
+      phases.refresh = false;
+      if (step.next() != s.phase) {
+        s.phase = step.next();
+        s.phaseSinceMillis = Workflow.currentTimeMillis();
+        s.problem = null; // a problem belongs to the phase that had it
+        fx.timeline(step.event(), step.detail());
+        if (s.phase.terminal()) {
+          sa.set(SearchAttributes.PHASE, s.phase.label());
+          Workflow.setCurrentDetails(details());
+          return s.phase;
+        }
+        continue;
+      }
+      Workflow.setCurrentDetails(details());
+      boolean woken = Workflow.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
+      phases.refresh = !woken;
+      maybeContinueAsNew();
+    }
+  }
+
+  @Override
+  public void jobObserved(SlurmJobView job) {
+    if (job != null && job.rejected() != null) {
+      fx.timeline("signal-rejected", Names.SIGNAL_JOB_OBSERVED + ": " + job.rejected());
+      return;
+    }
+    if (job == null || s.jobId == 0 || job.id() != s.jobId) {
+      return; // not (yet) ours: the submit's own answer sets the first view
+    }
+    if (s.job != null
+        && s.job.observedAt() != null
+        && job.observedAt() != null
+        && job.observedAt().isBefore(s.job.observedAt())) {
+      return; // late: an activity read something newer
+    }
+    s.job = job;
+    dirty = true;
+  }
+
+  @Override
+  public void podObserved(PodView pod) {
+    if (pod != null && pod.rejected() != null) {
+      fx.timeline("signal-rejected", Names.SIGNAL_POD_OBSERVED + ": " + pod.rejected());
+      return;
+    }
+    if (pod == null || !input.pod().name().equals(pod.name())) {
+      return;
+    }
+    boolean other = pod.exists() && pod.uid() != null && !pod.uid().equals(input.pod().uid());
+    s.pod = other ? PodView.absent(pod.name()) : pod;
+    dirty = true;
+  }
+
+  @Override
+  public PodScheduleStatus status() {
+    return new PodScheduleStatus(
+        input.pod().ref(),
+        input.pod().uid(),
+        s.phase,
+        Instant.ofEpochMilli(s.phaseSinceMillis),
+        s.jobId,
+        s.job == null ? null : s.job.state(),
+        s.slurmNode,
+        s.k8sNode,
+        s.problem,
+        List.copyOf(s.invalid),
+        List.copyOf(s.timeline));
+  }
+
+  /** The readable summary shown by the Temporal UI and {@code tandem history}. */
+  private String details() {
+    StringBuilder b = new StringBuilder(input.pod().ref()).append(": ").append(s.phase.label());
+    if (s.jobId != 0) {
+      b.append(", Slurm job ").append(s.jobId);
+      if (s.job != null) {
+        b.append(" ").append(s.job.state());
+      }
+    }
+    if (s.k8sNode != null) {
+      b.append(", on ").append(s.k8sNode).append(" (Slurm node ").append(s.slurmNode).append(")");
+    }
+    if (s.problem != null) {
+      b.append("; problem: ").append(s.problem);
+    }
+    return b.toString();
+  }
+
+  private void maybeContinueAsNew() {
+    long events = Workflow.getInfo().getHistoryLength();
+    if (events < input.tuning().maxHistoryEvents()
+        && !Workflow.getInfo().isContinueAsNewSuggested()) {
+      return;
+    }
+    fx.timeline("continued-as-new", "after " + events + " history events");
+    PodScheduleWorkflow next = Workflow.newContinueAsNewStub(PodScheduleWorkflow.class);
+    next.run(new PodScheduleInput(input.pod(), input.config(), input.tuning(), s));
+  }
+
+  /** {@code schedule/<ns>/<pod>/<uid>} of {@code pod}. */
+  public static String workflowId(PodRequest pod) {
+    return Names.scheduleWorkflowId(pod.namespace(), pod.name(), pod.uid());
+  }
+}

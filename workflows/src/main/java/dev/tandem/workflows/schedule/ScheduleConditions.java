@@ -1,0 +1,24 @@
+package dev.tandem.workflows.schedule;
+
+/** Pod condition types and reasons of Slurm scheduling (docs/architecture.md, "Names"). */
+public final class ScheduleConditions {
+  private ScheduleConditions() {}
+
+  /** True once the pod is bound to the node of its running placeholder job. */
+  public static final String SLURM_SCHEDULED = "SlurmScheduled";
+
+  /** True when Slurm preempted the placeholder job and the pod is evicted for it. */
+  public static final String SLURM_PREEMPTED = "SlurmPreempted";
+
+  /** True when the placeholder job ended otherwise (cancelled, timed out, failed). */
+  public static final String SLURM_JOB_ENDED = "SlurmJobEnded";
+
+  /** Reason of {@code SlurmScheduled=False} for a pod that cannot be scheduled as it is. */
+  public static final String INVALID_POD = "InvalidPod";
+
+  /** Reason of {@code SlurmScheduled=False} while the job waits in Slurm's queue. */
+  public static final String JOB_PENDING = "JobPending";
+
+  /** Reason of {@code SlurmScheduled=True}. */
+  public static final String JOB_RUNNING = "JobRunning";
+}

@@ -1,0 +1,182 @@
+package dev.tandem.workflows.schedule;
+
+import dev.tandem.workflows.activities.SchedulingActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.support.ActivityStubs;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+
+/**
+ * The scheduling workflow's hands: activity calls that keep {@link PodScheduleState} up to date,
+ * and its timeline. An activity that fails after its retries does not fail the workflow: it becomes
+ * the state's problem and the caller gets null, which every handler treats as unknown (fail closed)
+ * and answers by waiting for the next poll. Only Slurm refusing the submit is final ({@link
+ * #slurmRefused}).
+ */
+final class ScheduleEffects {
+  private static final Logger log = Workflow.getLogger(ScheduleEffects.class);
+
+  private final PodRequest pod;
+  private final PodScheduleState s;
+  private final int timelineLimit;
+
+  /** Slurm's message when it refused the last call for good, else null. */
+  String slurmRefused;
+
+  ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
+    this.pod = pod;
+    this.s = s;
+    this.timelineLimit = timelineLimit;
+  }
+
+  /** Re-reads the pod; a pod of the same name with another uid counts as absent. Null: unknown. */
+  PodView refreshPod() {
+    PodView p = call("read pod", () -> api("read pod").getPod(pod.namespace(), pod.name()));
+    if (p != null) {
+      s.pod = sameUid(p) ? p : PodView.absent(pod.name());
+    }
+    return p == null ? null : s.pod;
+  }
+
+  /** Re-reads the placeholder job by the uid tag; GONE if Slurm no longer lists it. */
+  SlurmJobView refreshJob() {
+    if (s.jobId == 0) {
+      return null;
+    }
+    List<SlurmJobView> jobs = tagged();
+    if (jobs == null) {
+      return null;
+    }
+    SlurmJobView j = jobs.stream().filter(x -> x.id() == s.jobId).findFirst().orElse(gone(s.jobId));
+    s.job = j;
+    return j;
+  }
+
+  SlurmJobView submit(PlaceholderJob job) {
+    return call("submit job", () -> api("submit placeholder job").submitPlaceholder(job));
+  }
+
+  /** Every job Slurm lists with the pod's uid tag; null if Slurm could not be read. */
+  List<SlurmJobView> tagged() {
+    return call("list jobs", () -> api("find jobs").findJobs(pod.uid()));
+  }
+
+  /** Cancels job {@code id}; false if Slurm could not be reached (retry later). */
+  boolean cancelJob(long id, String reason) {
+    SlurmJobView j = call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
+    if (j != null && id == s.jobId) {
+      s.job = j;
+    }
+    return j != null;
+  }
+
+  String k8sNodeOf(String slurmNode) {
+    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
+  }
+
+  PodView bind(String k8sNode) {
+    BindRequest r =
+        new BindRequest(pod.namespace(), pod.name(), pod.uid(), k8sNode, s.jobId, s.slurmNode);
+    PodView p = call("bind pod", () -> api("bind to " + k8sNode).bindPod(r));
+    if (p != null) {
+      s.pod = sameUid(p) ? p : PodView.absent(pod.name());
+    }
+    return p == null ? null : s.pod;
+  }
+
+  PodView evict(String reason) {
+    PodView p =
+        call(
+            "evict pod",
+            () -> api("evict pod").evictPod(pod.namespace(), pod.name(), pod.uid(), reason));
+    if (p != null) {
+      s.pod = sameUid(p) ? p : PodView.absent(pod.name());
+    }
+    return p == null ? null : s.pod;
+  }
+
+  /** Sets a pod condition; false if Kubernetes could not be written (retry later). */
+  boolean condition(String type, String status, String reason, String message) {
+    Condition c = new Condition(type, status, reason, message, now());
+    return call(
+            "set condition",
+            () -> {
+              api("condition " + type + "=" + status)
+                  .setPodCondition(pod.namespace(), pod.name(), pod.uid(), c);
+              return Boolean.TRUE;
+            })
+        != null;
+  }
+
+  void event(boolean warning, String reason, String message) {
+    EventRequest e =
+        new EventRequest(
+            pod.namespace(), "Pod", pod.name(), warning ? "Warning" : "Normal", reason, message);
+    call(
+        "record event",
+        () -> {
+          api("event " + reason).recordEvent(e);
+          return Boolean.TRUE;
+        });
+  }
+
+  void timeline(String event, String detail) {
+    s.timeline.add(new ScheduleTimelineEntry(now(), s.phase, event, detail));
+    while (s.timeline.size() > timelineLimit) {
+      s.timeline.remove(0);
+    }
+  }
+
+  Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+  }
+
+  /** The pod is gone, going or finished: its job must not hold anything any more. */
+  static boolean podDone(PodView p) {
+    return p != null && (!p.exists() || p.terminating() || p.failed());
+  }
+
+  static SlurmJobView gone(long id) {
+    return new SlurmJobView(id, null, null, SlurmJobView.GONE, null, List.of(), 0, null);
+  }
+
+  private boolean sameUid(PodView p) {
+    return !p.exists() || p.uid() == null || p.uid().equals(pod.uid());
+  }
+
+  private SchedulingActivities api(String summary) {
+    return ActivityStubs.scheduling(summary);
+  }
+
+  private <T> T call(String what, Supplier<T> f) {
+    slurmRefused = null;
+    try {
+      T v = f.get();
+      if (s.problem != null && s.problem.startsWith("cannot " + what)) {
+        s.problem = null;
+      }
+      return v;
+    } catch (ActivityFailure e) {
+      Throwable t = e;
+      while (t.getCause() != null) {
+        t = t.getCause();
+      }
+      String msg = t instanceof ApplicationFailure af ? af.getOriginalMessage() : t.getMessage();
+      if (t instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
+        slurmRefused = msg;
+      }
+      log.warn("{}: cannot {}: {}", pod.ref(), what, msg);
+      s.problem = "cannot " + what + ": " + msg;
+      return null;
+    }
+  }
+}

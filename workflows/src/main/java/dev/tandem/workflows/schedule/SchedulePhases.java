@@ -1,0 +1,237 @@
+package dev.tandem.workflows.schedule;
+
+import static dev.tandem.workflows.schedule.ScheduleConditions.INVALID_POD;
+import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_PENDING;
+import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_RUNNING;
+import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_SCHEDULED;
+import static dev.tandem.workflows.schedule.SchedulePhase.BINDING;
+import static dev.tandem.workflows.schedule.SchedulePhase.CANCELLING;
+import static dev.tandem.workflows.schedule.SchedulePhase.DONE;
+import static dev.tandem.workflows.schedule.SchedulePhase.EVICTING;
+import static dev.tandem.workflows.schedule.SchedulePhase.INVALID;
+import static dev.tandem.workflows.schedule.SchedulePhase.PENDING;
+import static dev.tandem.workflows.schedule.SchedulePhase.RUNNING;
+import static dev.tandem.workflows.schedule.SchedulePhase.SUBMITTING;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One handler per {@link SchedulePhase}; see {@link PodScheduleWorkflowImpl} for the algorithm. */
+final class SchedulePhases {
+  private final PodScheduleInput in;
+  private final PodScheduleState s;
+  private final ScheduleEffects fx;
+  private final Tuning t;
+
+  /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
+  boolean refresh;
+
+  SchedulePhases(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
+    this.in = in;
+    this.s = s;
+    this.fx = fx;
+    this.t = in.tuning();
+  }
+
+  ScheduleStep handle() {
+    return switch (s.phase) {
+      case VALIDATING -> validating();
+      case SUBMITTING -> submitting();
+      case PENDING, BINDING, RUNNING -> scheduled();
+      case EVICTING -> evicting();
+      case CANCELLING -> cancelling();
+      case INVALID, DONE -> ScheduleStep.stay(s.phase, 0);
+    };
+  }
+
+  private ScheduleStep validating() {
+    List<String> problems = new ArrayList<>(PodValidator.validate(in.pod(), in.config()));
+    String size = in.pod().annotation(ScheduleAnnotations.GROUP_SIZE);
+    if (problems.isEmpty() && size != null && Integer.parseInt(size) > 1) {
+      problems.add(
+          "gangs (tandem.dev/group-size above 1) are not scheduled by this version of Tandem yet;"
+              + " remove tandem.dev/pod-group and tandem.dev/group-size");
+    }
+    if (problems.isEmpty()) {
+      return ScheduleStep.to(SUBMITTING, "validated", "the pod can be scheduled");
+    }
+    return invalid(problems);
+  }
+
+  private ScheduleStep invalid(List<String> problems) {
+    String message = String.join("; ", problems);
+    if (!fx.condition(SLURM_SCHEDULED, Condition.FALSE, INVALID_POD, message)) {
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    fx.event(true, INVALID_POD, message);
+    s.invalid = problems;
+    return ScheduleStep.to(INVALID, "invalid", message);
+  }
+
+  private ScheduleStep submitting() {
+    if (refresh) {
+      fx.refreshPod();
+    }
+    if (ScheduleEffects.podDone(s.pod)) {
+      return cancel(describe(s.pod) + " before its job was submitted");
+    }
+    SlurmJobView job = fx.submit(PlaceholderJobs.from(in.pod(), in.config()));
+    if (job == null) {
+      if (fx.slurmRefused != null) {
+        return invalid(List.of("Slurm refused the placeholder job: " + fx.slurmRefused));
+      }
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    s.jobId = job.id();
+    s.job = job;
+    fx.condition(
+        SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, "Slurm job " + job.id() + " queued");
+    return ScheduleStep.to(PENDING, "submitted", "Slurm job " + job.id());
+  }
+
+  /** PENDING, BINDING and RUNNING: the pod's end or the job's state decides. */
+  private ScheduleStep scheduled() {
+    if (refresh) {
+      fx.refreshPod();
+      fx.refreshJob();
+    }
+    if (ScheduleEffects.podDone(s.pod)) {
+      return cancel(describe(s.pod));
+    }
+    JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
+    switch (o) {
+      case PREEMPTED, ENDED -> {
+        return evict(o);
+      }
+      case UNKNOWN -> {
+        if (s.job != null) {
+          s.problem =
+              "Slurm job " + s.jobId + " is in state " + s.job.state() + ", unknown to Tandem";
+        }
+        return ScheduleStep.stay(s.phase, t.pollSeconds());
+      }
+      case WAITING -> {
+        return ScheduleStep.stay(s.phase, t.resyncSeconds());
+      }
+      case RUNNING -> {
+        // handled below
+      }
+    }
+    if (s.phase == PENDING) {
+      return ScheduleStep.to(
+          BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
+    }
+    return s.phase == BINDING ? bind() : ScheduleStep.stay(s.phase, t.resyncSeconds());
+  }
+
+  private ScheduleStep bind() {
+    if (s.job.nodes().isEmpty()) {
+      s.problem = "Slurm job " + s.jobId + " runs but Slurm lists no node for it";
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    s.slurmNode = s.job.nodes().get(0);
+    String k8s = fx.k8sNodeOf(s.slurmNode);
+    if (k8s == null) {
+      if (s.problem == null) {
+        s.problem = "Slurm node " + s.slurmNode + " has no running slurmd pod on a Kubernetes node";
+      }
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    PodView p = fx.bind(k8s);
+    if (p == null) {
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    if (ScheduleEffects.podDone(p)) {
+      return cancel(describe(p));
+    }
+    if (!k8s.equals(p.k8sNode())) {
+      s.problem = "the pod is on " + p.k8sNode() + ", not on " + k8s + " where its job runs";
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    s.k8sNode = k8s;
+    String what = "Slurm job " + s.jobId + " on Slurm node " + s.slurmNode;
+    fx.condition(
+        SLURM_SCHEDULED, Condition.TRUE, JOB_RUNNING, what + " (Kubernetes node " + k8s + ")");
+    fx.event(false, "Scheduled", "Bound to " + k8s + ": " + what);
+    return ScheduleStep.to(RUNNING, "bound", "to " + k8s + ": " + what);
+  }
+
+  private ScheduleStep evict(JobOutlook o) {
+    boolean preempted = o == JobOutlook.PREEMPTED;
+    s.ending = Ending.of(s.job, preempted);
+    return ScheduleStep.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
+  }
+
+  /**
+   * Announces the ending on the pod (condition, event), evicts the pod, then cancels the job if
+   * Slurm still holds it (a requeued or suspended placeholder must not run again without its pod).
+   */
+  private ScheduleStep evicting() {
+    if (refresh) {
+      fx.refreshPod();
+    }
+    Ending e = s.ending;
+    if (!s.endingAnnounced) {
+      if (!fx.condition(e.conditionType(), Condition.TRUE, e.reason(), e.message())) {
+        return ScheduleStep.stay(s.phase, t.pollSeconds());
+      }
+      fx.event(true, e.conditionType(), e.message());
+      s.endingAnnounced = true;
+    }
+    if (!ScheduleEffects.podDone(s.pod)) {
+      PodView p = fx.evict(e.message());
+      if (p == null) {
+        return ScheduleStep.stay(s.phase, t.pollSeconds());
+      }
+      if (!ScheduleEffects.podDone(p)) {
+        s.problem = "the pod's eviction was refused for now (e.g. a PodDisruptionBudget); retrying";
+        return ScheduleStep.stay(s.phase, t.pollSeconds());
+      }
+    }
+    if (!JobOutlook.finished(s.job) && !fx.cancelJob(s.jobId, e.message())) {
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    return ScheduleStep.to(DONE, "evicted", e.message());
+  }
+
+  private ScheduleStep cancel(String why) {
+    s.cancelReason = why;
+    return ScheduleStep.to(CANCELLING, "pod-ended", why);
+  }
+
+  /**
+   * Cancels every job with the pod's uid tag, not only the one this workflow knows: a submit that
+   * Slurm accepted but whose answer was lost left a job the workflow has no id for.
+   */
+  private ScheduleStep cancelling() {
+    List<SlurmJobView> jobs = fx.tagged();
+    if (jobs == null) {
+      return ScheduleStep.stay(s.phase, t.pollSeconds());
+    }
+    List<Long> cancelled = new ArrayList<>();
+    for (SlurmJobView j : jobs) {
+      if (!JobOutlook.finished(j)) {
+        if (!fx.cancelJob(j.id(), s.cancelReason)) {
+          return ScheduleStep.stay(s.phase, t.pollSeconds());
+        }
+        cancelled.add(j.id());
+      }
+    }
+    return ScheduleStep.to(
+        DONE,
+        "job-cancelled",
+        cancelled.isEmpty() ? "no Slurm job left" : "cancelled Slurm job(s) " + cancelled);
+  }
+
+  private static String describe(PodView p) {
+    if (p == null || !p.exists()) {
+      return "pod deleted";
+    }
+    return p.terminating() ? "pod being deleted" : "pod " + p.phase();
+  }
+}

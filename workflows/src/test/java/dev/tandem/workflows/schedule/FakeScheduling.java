@@ -1,0 +1,178 @@
+package dev.tandem.workflows.schedule;
+
+import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SchedulingActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Slurm jobs and Kubernetes pods in memory, behind {@link SchedulingActivities}, with the contract
+ * the real activities keep (submit finds the uid-tagged job first, cancel is idempotent, bind and
+ * evict only touch the pod with the given uid). Tests change the world directly and may or may not
+ * signal the workflow, to check that lost signals only delay.
+ */
+public class FakeScheduling implements SchedulingActivities {
+  public final Map<Long, SlurmJobView> jobs = new LinkedHashMap<>();
+  public final Map<String, PodView> pods = new HashMap<>();
+  public final Map<String, String> slurmToK8s = new HashMap<>();
+  public final List<PlaceholderJob> submitted = new ArrayList<>();
+  public final List<Long> cancelled = new ArrayList<>();
+  public final List<BindRequest> binds = new ArrayList<>();
+  public final List<String> evictions = new ArrayList<>();
+  public final List<Condition> conditions = new ArrayList<>();
+  public final List<EventRequest> events = new ArrayList<>();
+
+  /** Non-null: submit refuses for good with this message. */
+  public String refuseSubmit;
+
+  /** Submit creates the job (once), then fails as if its answer were lost, every time. */
+  public boolean loseSubmitAnswer;
+
+  /** How many submits create the job and then fail as if the answer were lost (then succeed). */
+  public int loseSubmitAnswers;
+
+  /** How many evictions are refused (429, a PodDisruptionBudget) before one is accepted. */
+  public int refuseEvictions;
+
+  private long nextId = 100;
+
+  public synchronized void addPod(String name, String uid) {
+    pods.put(name, pod(name, uid, "Pending", null, false));
+  }
+
+  public static PodView pod(String name, String uid, String phase, String node, boolean term) {
+    return new PodView(true, name, uid, null, phase, false, node, term, null, null, null);
+  }
+
+  public synchronized SlurmJobView setJob(
+      long id, String state, String reason, List<String> nodes) {
+    SlurmJobView old = jobs.get(id);
+    SlurmJobView j =
+        new SlurmJobView(id, old.name(), old.comment(), state, reason, nodes, 0, Instant.now());
+    jobs.put(id, j);
+    return j;
+  }
+
+  public synchronized long onlyJobId() {
+    if (jobs.size() != 1) {
+      throw new AssertionError("expected one job, have " + jobs.keySet());
+    }
+    return jobs.keySet().iterator().next();
+  }
+
+  /** The id of the job tagged with {@code uid} (the newest if several). */
+  public synchronized long jobOf(String uid) {
+    return findJobs(uid).stream().mapToLong(SlurmJobView::id).max().orElseThrow();
+  }
+
+  public synchronized List<Condition> conditions(String type) {
+    return conditions.stream().filter(c -> c.type().equals(type)).toList();
+  }
+
+  @Override
+  public synchronized SlurmJobView submitPlaceholder(PlaceholderJob job) {
+    if (refuseSubmit != null) {
+      throw ApplicationFailure.newNonRetryableFailure(refuseSubmit, SlurmActivities.REJECTED);
+    }
+    for (SlurmJobView j : jobs.values()) {
+      if (j.name().equals(job.name()) && !j.state().equals("CANCELLED")) {
+        if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
+          throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
+        }
+        return j;
+      }
+    }
+    submitted.add(job);
+    long id = nextId++;
+    SlurmJobView j =
+        new SlurmJobView(id, job.name(), job.comment(), "PENDING", "Priority", List.of(), 0, null);
+    jobs.put(id, j);
+    if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
+      throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
+    }
+    return j;
+  }
+
+  @Override
+  public synchronized List<SlurmJobView> findJobs(String podUid) {
+    return jobs.values().stream()
+        .filter(j -> j.name().equals(PlaceholderJob.nameFor(podUid)))
+        .filter(j -> j.comment().equals(PlaceholderJob.commentFor(podUid)))
+        .toList();
+  }
+
+  @Override
+  public synchronized SlurmJobView cancelJob(long jobId, String reason) {
+    SlurmJobView j = jobs.get(jobId);
+    if (j == null) {
+      return new SlurmJobView(jobId, null, null, SlurmJobView.GONE, null, List.of(), 0, null);
+    }
+    if (!JobOutlook.finished(j)) {
+      cancelled.add(jobId);
+      return setJob(jobId, "CANCELLED", reason, j.nodes());
+    }
+    return j;
+  }
+
+  @Override
+  public synchronized PodView bindPod(BindRequest r) {
+    PodView p = pods.get(r.name());
+    if (p == null || !p.uid().equals(r.uid())) {
+      return PodView.absent(r.name());
+    }
+    if (p.k8sNode() != null && !p.k8sNode().equals(r.k8sNode())) {
+      throw ApplicationFailure.newNonRetryableFailure("bound elsewhere", KubeActivities.REJECTED);
+    }
+    binds.add(r);
+    p = pod(r.name(), r.uid(), "Running", r.k8sNode(), false);
+    pods.put(r.name(), p);
+    return p;
+  }
+
+  @Override
+  public synchronized PodView evictPod(String namespace, String name, String uid, String reason) {
+    PodView p = pods.get(name);
+    if (p == null || !p.uid().equals(uid)) {
+      return PodView.absent(name);
+    }
+    if (refuseEvictions-- > 0) {
+      return p; // refused for now: the pod stays as it is
+    }
+    evictions.add(name + ": " + reason);
+    p = pod(name, uid, p.phase(), p.k8sNode(), true);
+    pods.put(name, p);
+    return p;
+  }
+
+  @Override
+  public synchronized void setPodCondition(
+      String namespace, String name, String uid, Condition condition) {
+    conditions.add(condition);
+  }
+
+  @Override
+  public synchronized void recordEvent(EventRequest event) {
+    events.add(event);
+  }
+
+  @Override
+  public synchronized String slurmNodeToK8sNode(String slurmNode) {
+    return slurmToK8s.get(slurmNode);
+  }
+
+  @Override
+  public synchronized PodView getPod(String namespace, String name) {
+    PodView p = pods.get(name);
+    return p == null ? PodView.absent(name) : p;
+  }
+}

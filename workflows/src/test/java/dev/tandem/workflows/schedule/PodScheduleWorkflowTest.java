@@ -1,0 +1,329 @@
+package dev.tandem.workflows.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.model.Tuning;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PodScheduleWorkflowTest extends ScheduleTestBase {
+  @Test
+  void invalidPodGetsConditionAndEventAndNoJob() {
+    PodScheduleWorkflow wf =
+        schedule(request("bad", Map.of("tandem.dev/exclusive", "all"), 300), TUNING);
+    assertEquals(SchedulePhase.INVALID, result(wf));
+    String message =
+        "terminationGracePeriodSeconds 300 is too long: Slurm kills a preempted job 60 s after"
+            + " signalling it (KillWait), so the pod may take at most 55 s (KillWait minus a 5 s"
+            + " margin); set terminationGracePeriodSeconds to 55 or less; annotation"
+            + " tandem.dev/exclusive \"all\" must be none, user or exclusive";
+    Condition c = world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0);
+    assertEquals(Condition.FALSE, c.status());
+    assertEquals("InvalidPod", c.reason());
+    assertEquals(message, c.message());
+    assertEquals(1, world.events.size());
+    assertEquals("Warning", world.events.get(0).type());
+    assertEquals("InvalidPod", world.events.get(0).reason());
+    assertEquals("bad", world.events.get(0).name());
+    assertTrue(world.jobs.isEmpty(), "no Slurm job");
+    assertEquals(2, wf.status().invalid().size());
+  }
+
+  @Test
+  void gangsAreRefusedForNowNotScheduledAsOnePod() {
+    PodScheduleWorkflow wf =
+        schedule(
+            request("g", Map.of("tandem.dev/pod-group", "g", "tandem.dev/group-size", "3"), 30),
+            TUNING);
+    assertEquals(SchedulePhase.INVALID, result(wf));
+    assertTrue(world.jobs.isEmpty());
+    assertTrue(wf.status().invalid().get(0).startsWith("gangs"), wf.status().invalid().toString());
+  }
+
+  @Test
+  void slurmRefusingTheJobMakesThePodInvalid() {
+    world.refuseSubmit = "Invalid partition name specified";
+    PodScheduleWorkflow wf = schedule("refused");
+    assertEquals(SchedulePhase.INVALID, result(wf));
+    assertEquals(
+        "Slurm refused the placeholder job: Invalid partition name specified",
+        world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0).message());
+  }
+
+  @Test
+  void bindsWhereTheJobRunsThenCancelsTheJobWhenThePodIsDeleted() {
+    PodScheduleWorkflow wf = running("web");
+    long id = world.onlyJobId();
+    PlaceholderJob job = world.submitted.get(0);
+    assertEquals("tandem-pod-uid-web", job.name());
+    assertEquals("tandem.dev/pod-uid=uid-web", job.comment());
+    assertEquals("high", job.qos());
+    assertEquals(
+        List.of(new BindRequest("default", "web", "uid-web", "k1", id, "n1")), world.binds);
+    List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
+    assertEquals("JobPending", sched.get(0).reason());
+    Condition last = sched.get(sched.size() - 1);
+    assertEquals(Condition.TRUE, last.status());
+    assertEquals("JobRunning", last.reason());
+    PodScheduleStatus s = wf.status();
+    assertEquals(id, s.jobId());
+    assertEquals("n1", s.slurmNode());
+    assertEquals("k1", s.k8sNode());
+
+    world.pods.remove("web");
+    wf.podObserved(PodView.absent("web"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of(id), world.cancelled);
+    assertTrue(world.evictions.isEmpty());
+  }
+
+  @Test
+  void preemptionEvictsThePodWithConditionAndEvent() {
+    PodScheduleWorkflow wf = running("p");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "Preempted by job 7", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    String message =
+        "Slurm preempted job "
+            + id
+            + " (state PREEMPTED, reason Preempted by job 7): the pod is evicted";
+    Condition c = world.conditions(ScheduleConditions.SLURM_PREEMPTED).get(0);
+    assertEquals(Condition.TRUE, c.status());
+    assertEquals("Preempted", c.reason());
+    assertEquals(message, c.message());
+    assertEquals(List.of("p: " + message), world.evictions);
+    assertTrue(
+        world.events.stream()
+            .anyMatch(e -> e.reason().equals("SlurmPreempted") && e.type().equals("Warning")));
+    assertTrue(world.cancelled.isEmpty(), "a PREEMPTED job has ended: nothing to cancel");
+  }
+
+  @Test
+  void aRequeuedPlaceholderIsPreemptionAndIsCancelledSoItNeverRunsAlone() {
+    PodScheduleWorkflow wf = running("rq");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PENDING", "BeginTime", List.of()));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals("Requeued", world.conditions(ScheduleConditions.SLURM_PREEMPTED).get(0).reason());
+    assertEquals(1, world.evictions.size());
+    assertEquals(List.of(id), world.cancelled);
+  }
+
+  @Test
+  void aTimedOutJobEvictsWithJobEnded() {
+    PodScheduleWorkflow wf = running("t");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "TIMEOUT", "TimeLimit", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    Condition c = world.conditions(ScheduleConditions.SLURM_JOB_ENDED).get(0);
+    assertEquals("Timeout", c.reason());
+    assertEquals(
+        "Slurm job " + id + " ended (state TIMEOUT, reason TimeLimit): the pod is evicted",
+        c.message());
+    assertTrue(world.conditions(ScheduleConditions.SLURM_PREEMPTED).isEmpty());
+  }
+
+  @Test
+  void aJobCancelledWhilePendingRemovesTheUnboundPod() {
+    PodScheduleWorkflow wf = schedule("pc");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "CANCELLED", "None", List.of()));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals("Cancelled", world.conditions(ScheduleConditions.SLURM_JOB_ENDED).get(0).reason());
+    assertEquals(1, world.evictions.size());
+    assertTrue(world.binds.isEmpty());
+  }
+
+  @Test
+  void aCompletedPodCancelsItsJob() {
+    PodScheduleWorkflow wf = running("c");
+    long id = world.onlyJobId();
+    PodView done = FakeScheduling.pod("c", "uid-c", "Succeeded", "k1", false);
+    world.pods.put("c", done);
+    wf.podObserved(done);
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of(id), world.cancelled);
+    assertTrue(world.evictions.isEmpty());
+  }
+
+  @Test
+  void lostSignalsOnlyDelay() {
+    world.slurmToK8s.put("n2", "k2");
+    PodScheduleWorkflow wf = schedule("quiet");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    world.setJob(world.onlyJobId(), "RUNNING", null, List.of("n2")); // no signal
+    await("running after a resync", 30, () -> in(wf, SchedulePhase.RUNNING));
+    assertEquals("k2", world.pods.get("quiet").k8sNode());
+    world.pods.remove("quiet"); // no signal either
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(1, world.cancelled.size());
+  }
+
+  @Test
+  void anUnknownSlurmNodeIsNeverGuessed() {
+    PodScheduleWorkflow wf = schedule("nomap");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    wf.jobObserved(world.setJob(world.onlyJobId(), "RUNNING", null, List.of("n9")));
+    await("binding", 10, () -> in(wf, SchedulePhase.BINDING));
+    env.sleep(Duration.ofSeconds(20));
+    PodScheduleStatus s = wf.status();
+    assertEquals(SchedulePhase.BINDING, s.phase());
+    assertEquals("Slurm node n9 has no running slurmd pod on a Kubernetes node", s.problem());
+    assertTrue(world.binds.isEmpty());
+    world.slurmToK8s.put("n9", "k9");
+    await("running once the mapping is known", 10, () -> in(wf, SchedulePhase.RUNNING));
+    assertNull(wf.status().problem());
+  }
+
+  @Test
+  void anUnknownJobStateChangesNothing() {
+    PodScheduleWorkflow wf = running("odd");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "RESIZING", null, List.of("n1")));
+    env.sleep(Duration.ofSeconds(30));
+    PodScheduleStatus s = wf.status();
+    assertEquals(SchedulePhase.RUNNING, s.phase());
+    assertEquals("Slurm job " + id + " is in state RESIZING, unknown to Tandem", s.problem());
+    assertTrue(world.evictions.isEmpty());
+    assertTrue(world.cancelled.isEmpty());
+  }
+
+  @Test
+  void aJobWhoseSubmitAnswerWasLostIsCancelledWhenThePodGoes() {
+    world.loseSubmitAnswer = true;
+    PodScheduleWorkflow wf = schedule("lost");
+    await("job exists", 10, () -> world.jobs.size() == 1);
+    await("problem", 10, () -> wf.status().problem() != null);
+    assertEquals(SchedulePhase.SUBMITTING, wf.status().phase());
+    assertEquals(0, wf.status().jobId());
+    world.pods.remove("lost");
+    wf.podObserved(PodView.absent("lost"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of(world.onlyJobId()), world.cancelled);
+    assertEquals(1, world.submitted.size(), "submit never made a second job");
+  }
+
+  @Test
+  void aSubmitWhoseAnswerWasLostIsRetriedIntoTheSameJob() {
+    world.loseSubmitAnswers = 2;
+    world.slurmToK8s.put("n1", "k1");
+    PodScheduleWorkflow wf = schedule("retry");
+    await("pending", 30, () -> in(wf, SchedulePhase.PENDING));
+    assertEquals(1, world.jobs.size(), "exactly one job");
+    assertEquals(world.onlyJobId(), wf.status().jobId());
+    wf.jobObserved(world.setJob(world.onlyJobId(), "RUNNING", null, List.of("n1")));
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
+    assertEquals(1, world.binds.size(), "bound once");
+  }
+
+  @Test
+  void aPodDeletedWhileItsNodeIsUnknownCancelsTheJob() {
+    PodScheduleWorkflow wf = schedule("unbound");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "RUNNING", null, List.of("n7")));
+    await("binding", 5, () -> in(wf, SchedulePhase.BINDING));
+    world.pods.remove("unbound");
+    wf.podObserved(PodView.absent("unbound"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of(id), world.cancelled);
+    assertTrue(world.binds.isEmpty());
+  }
+
+  @Test
+  void aRefusedEvictionIsRetriedAndSaidSo() {
+    PodScheduleWorkflow wf = running("pdb");
+    world.refuseEvictions = 3;
+    wf.jobObserved(world.setJob(world.onlyJobId(), "PREEMPTED", null, List.of("n1")));
+    await("eviction refused", 5, () -> wf.status().problem() != null);
+    assertEquals(SchedulePhase.EVICTING, wf.status().phase());
+    assertEquals(
+        "the pod's eviction was refused for now (e.g. a PodDisruptionBudget); retrying",
+        wf.status().problem());
+    assertTrue(world.evictions.isEmpty());
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(1, world.evictions.size());
+    assertEquals(
+        1,
+        world.conditions(ScheduleConditions.SLURM_PREEMPTED).size(),
+        "announced once, not on every retry");
+  }
+
+  @Test
+  void aPodRecreatedUnderTheSameNameCountsAsGone() {
+    PodScheduleWorkflow wf = running("same");
+    PodView other = FakeScheduling.pod("same", "another-uid", "Pending", null, false);
+    world.pods.put("same", other);
+    wf.podObserved(other);
+    // Within the running phase's resync (10 s): the signal alone, not a timer re-read, decides.
+    await("cancelled on the signal", 5, () -> world.cancelled.size() == 1);
+    assertEquals(SchedulePhase.DONE, result(wf));
+  }
+
+  @Test
+  void signalsAboutOtherJobsAreIgnored() {
+    PodScheduleWorkflow wf = running("ign");
+    wf.jobObserved(new SlurmJobView(999, "x", "y", "CANCELLED", null, List.of(), 0, null));
+    env.sleep(Duration.ofSeconds(5));
+    assertEquals(SchedulePhase.RUNNING, wf.status().phase());
+    assertTrue(world.evictions.isEmpty());
+  }
+
+  @Test
+  void garbageSignalsAreRecordedAndChangeNothing() {
+    PodScheduleWorkflow wf = running("junk");
+    var raw =
+        client.newUntypedWorkflowStub(
+            PodScheduleWorkflowImpl.workflowId(request("junk", Map.of(), 30)));
+    raw.signal(Names.SIGNAL_JOB_OBSERVED, "garbage");
+    raw.signal(Names.SIGNAL_POD_OBSERVED, Map.of("name", "junk", "exists", "maybe"));
+    env.sleep(Duration.ofSeconds(5));
+    PodScheduleStatus s = wf.status();
+    assertEquals(SchedulePhase.RUNNING, s.phase());
+    List<String> rejected =
+        s.timeline().stream()
+            .filter(e -> e.event().equals("signal-rejected"))
+            .map(ScheduleTimelineEntry::detail)
+            .toList();
+    assertEquals(2, rejected.size(), rejected.toString());
+    assertTrue(
+        rejected.get(0).startsWith("jobObserved: payload must be a JSON object"), rejected.get(0));
+    assertTrue(rejected.get(1).startsWith("podObserved: "), rejected.get(1));
+    assertTrue(world.evictions.isEmpty());
+    assertTrue(world.cancelled.isEmpty());
+  }
+
+  @Test
+  void continuesAsNewWhileRunningAndKeepsItsMemory() {
+    world.slurmToK8s.put("n1", "k1");
+    Tuning small = new Tuning(1, 2, 200, 200, 120, true);
+    PodScheduleWorkflow wf = schedule(request("long", new HashMap<>(), 30), small);
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "RUNNING", null, List.of("n1")));
+    await("running", 10, () -> in(wf, SchedulePhase.RUNNING));
+    await(
+        "continued as new",
+        600,
+        () -> wf.status().timeline().stream().anyMatch(e -> e.event().equals("continued-as-new")));
+    PodScheduleStatus s = wf.status();
+    assertEquals(SchedulePhase.RUNNING, s.phase());
+    assertEquals(id, s.jobId());
+    assertEquals("k1", s.k8sNode());
+    assertEquals(1, world.binds.size(), "bound once");
+    wf.jobObserved(world.setJob(id, "PREEMPTED", null, List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertFalse(world.evictions.isEmpty());
+  }
+}
