@@ -77,7 +77,12 @@ public final class LocalKubelet implements AutoCloseable {
     // Fields first, then start: informer callbacks may fire before start() returns.
     k.nodes = client.nodes().runnableInformer(0);
     k.pods = client.pods().inAnyNamespace().runnableInformer(0);
-    k.nodes.addEventHandler(k.handler(n -> k.enqueueUnscheduled()));
+    k.nodes.addEventHandler(
+        k.handler(
+            n -> {
+              k.enqueueUnscheduled();
+              k.enqueueNode(n.getMetadata().getName());
+            }));
     k.pods.addEventHandler(k.handler(p -> k.enqueue(Cache.metaNamespaceKeyFunc(p))));
     try {
       k.nodes.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -171,8 +176,24 @@ public final class LocalKubelet implements AutoCloseable {
     }
   }
 
+  /** The node lifecycle controller's taint, for this kubelet's nodes, on the sync thread. */
+  private void enqueueNode(String name) {
+    if (myNodes.contains(name)) {
+      submit(
+          () -> {
+            try {
+              LocalNodes.syncNotReadyTaint(client, nodes.getStore().getByKey(name));
+            } catch (RuntimeException e) {
+              log.warn("taint sync of node {} failed (retried on resync): {}", name, e.toString());
+            }
+          },
+          Duration.ZERO);
+    }
+  }
+
   private void resync() {
     enqueueAll();
+    myNodes.forEach(this::enqueueNode);
     submit(this::drainStopping, Duration.ZERO);
   }
 
@@ -223,6 +244,18 @@ public final class LocalKubelet implements AutoCloseable {
         && pod.getMetadata().getDeletionTimestamp() == null) {
       return; // finished before we saw it
     }
+    if (s == null && !"Running".equals(phase)) {
+      // Not admitted yet (a Running pod was admitted by this kubelet before a restart).
+      Node node = nodes.getStore().getByKey(pod.getSpec().getNodeName());
+      if (node == null) {
+        return; // not seen yet: nothing runs until it is (retried on resync)
+      }
+      Admission.Rejection r = Admission.check(pod, node, admittedOn(pod));
+      if (r != null) {
+        worker.reject(pod, r);
+        return;
+      }
+    }
     if (s == null) {
       s = worker.adopt(pod);
       synchronized (states) {
@@ -230,6 +263,30 @@ public final class LocalKubelet implements AutoCloseable {
       }
     }
     worker.sync(pod, s);
+  }
+
+  /** Pods holding resources on {@code pod}'s node: admitted here, or running, and not finished. */
+  private List<Pod> admittedOn(Pod pod) {
+    List<Pod> out = new ArrayList<>();
+    String node = pod.getSpec().getNodeName();
+    for (Pod p : pods.getStore().list()) {
+      if (!node.equals(p.getSpec().getNodeName())
+          || p.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
+        continue;
+      }
+      String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+      if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+        continue;
+      }
+      PodState st;
+      synchronized (states) {
+        st = states.get(Cache.metaNamespaceKeyFunc(p));
+      }
+      if ("Running".equals(phase) || (st != null && st.uid.equals(p.getMetadata().getUid()))) {
+        out.add(p);
+      }
+    }
+    return out;
   }
 
   private boolean mine(Pod pod) {
