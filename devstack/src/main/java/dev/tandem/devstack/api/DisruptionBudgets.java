@@ -65,8 +65,12 @@ final class DisruptionBudgets {
     }
     refreshing = true;
     try {
+      List<Stored> budgets = store.list(budgets(), namespace);
+      if (budgets.isEmpty()) {
+        return; // the common case: no pod listing on every pod write
+      }
       List<Stored> pods = store.list(pods(), namespace);
-      for (Stored b : store.list(budgets(), namespace)) {
+      for (Stored b : budgets) {
         ObjectNode status = compute(b.obj(), pods, Instant.now());
         if (!sameStatus(b.obj().path("status"), status)) {
           ObjectNode next = b.obj().deepCopy();

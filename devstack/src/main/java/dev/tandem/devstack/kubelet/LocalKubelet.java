@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -42,6 +43,10 @@ public final class LocalKubelet implements AutoCloseable {
   private final ScheduledExecutorService loop;
   private final Set<String> dirty = new LinkedHashSet<>();
   private final Map<String, PodState> states = new HashMap<>();
+
+  /** Pod key to uid of pods refused at admission (sync thread only): rejected once, not again. */
+  private final Map<String, String> rejected = new HashMap<>();
+
   private final List<PodState> stopping = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PodWorker worker;
   private final Scheduler scheduler;
@@ -229,6 +234,11 @@ public final class LocalKubelet implements AutoCloseable {
       s = null;
     }
     if (pod == null) {
+      rejected.remove(key);
+      return;
+    }
+    boolean deleting = pod.getMetadata().getDeletionTimestamp() != null;
+    if (!deleting && pod.getMetadata().getUid().equals(rejected.get(key))) {
       return;
     }
     if (Scheduler.needsScheduling(pod)) {
@@ -244,7 +254,7 @@ public final class LocalKubelet implements AutoCloseable {
         && pod.getMetadata().getDeletionTimestamp() == null) {
       return; // finished before we saw it
     }
-    if (s == null && !"Running".equals(phase)) {
+    if (s == null && !deleting && "Pending".equals(Objects.toString(phase, "Pending"))) {
       // Not admitted yet (a Running pod was admitted by this kubelet before a restart).
       Node node = nodes.getStore().getByKey(pod.getSpec().getNodeName());
       if (node == null) {
@@ -252,7 +262,9 @@ public final class LocalKubelet implements AutoCloseable {
       }
       Admission.Rejection r = Admission.check(pod, node, admittedOn(pod));
       if (r != null) {
-        worker.reject(pod, r);
+        if (worker.reject(pod, r)) {
+          rejected.put(key, pod.getMetadata().getUid());
+        }
         return;
       }
     }

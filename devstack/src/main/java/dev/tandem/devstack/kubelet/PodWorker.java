@@ -70,8 +70,11 @@ final class PodWorker {
     return s;
   }
 
-  /** Marks a pod the kubelet refuses to run (see {@link Admission}) Failed, with an event. */
-  void reject(Pod pod, Admission.Rejection r) {
+  /**
+   * Marks a pod the kubelet refuses to run (see {@link Admission}) Failed, with an event; false
+   * when the status could not be written (tried again on the next sync).
+   */
+  boolean reject(Pod pod, Admission.Rejection r) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     ObjectNode patch = PodStatuses.MAPPER.createObjectNode();
@@ -89,10 +92,12 @@ final class PodWorker {
           .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch.toString());
       log.info("pod {}/{} rejected: {}", ns, name, r.message());
       Events.warning(client, pod, r.reason(), r.message(), pod.getSpec().getNodeName());
+      return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         log.warn("cannot reject pod {}/{}: {}", ns, name, e.getMessage());
       }
+      return e.getCode() == 404;
     }
   }
 

@@ -187,6 +187,15 @@ class KubeletAdmissionTest {
         "kubelet events");
     sleepMs(700);
     assertEquals("Failed", get("cpu-late").getStatus().getPhase(), "a rejection is final");
+    assertEquals(
+        1,
+        client.v1().events().inNamespace("default").list().getItems().stream()
+            .filter(e -> e.getReason().equals("OutOfcpu"))
+            .count(),
+        "rejected once");
+    // A rejected pod is bound, so its deletion is graceful: the kubelet still finishes it.
+    client.pods().withName("gpu-late").delete();
+    await(Duration.ofSeconds(10), () -> get("gpu-late") == null, "rejected pod deleted");
 
     // Once the big pod is gone its resources are free again.
     client.pods().withName("big").withGracePeriod(0).delete();
