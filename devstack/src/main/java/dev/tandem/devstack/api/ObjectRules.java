@@ -190,7 +190,7 @@ final class ObjectRules {
       CrdRules.validate(obj, errors);
     }
     if (t.group().equals("policy") && t.kind().equals("PodDisruptionBudget")) {
-      DisruptionBudgets.validate(obj, errors);
+      BudgetRules.validate(obj, errors);
     }
   }
 

@@ -44,12 +44,10 @@ public final class LocalKubelet implements AutoCloseable {
   private final Set<String> dirty = new LinkedHashSet<>();
   private final Map<String, PodState> states = new HashMap<>();
 
-  /** Pod key to uid of pods refused at admission (sync thread only): rejected once, not again. */
-  private final Map<String, String> rejected = new HashMap<>();
-
   private final List<PodState> stopping = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PodWorker worker;
   private final Scheduler scheduler;
+  private final AdmissionGate admission;
   private final Thread shutdownHook;
   private volatile SharedIndexInformer<Pod> pods;
   private volatile SharedIndexInformer<Node> nodes;
@@ -72,6 +70,17 @@ public final class LocalKubelet implements AutoCloseable {
         new PodWorker(client, config, new SlurmSetup(config.slurmEnvFile()), this::enqueueLater);
     scheduler =
         new Scheduler(client, myNodes, () -> nodes.getStore().list(), () -> pods.getStore().list());
+    admission =
+        new AdmissionGate(
+            worker,
+            name -> nodes.getStore().getByKey(name),
+            () -> pods.getStore().list(),
+            key -> {
+              synchronized (states) {
+                PodState st = states.get(key);
+                return st == null ? null : st.uid;
+              }
+            });
     shutdownHook = new Thread(this::stopAllProcesses, "local-kubelet-shutdown");
   }
 
@@ -234,11 +243,11 @@ public final class LocalKubelet implements AutoCloseable {
       s = null;
     }
     if (pod == null) {
-      rejected.remove(key);
+      admission.forget(key);
       return;
     }
     boolean deleting = pod.getMetadata().getDeletionTimestamp() != null;
-    if (!deleting && pod.getMetadata().getUid().equals(rejected.get(key))) {
+    if (!deleting && admission.wasRejected(key, pod)) {
       return;
     }
     if (Scheduler.needsScheduling(pod)) {
@@ -256,15 +265,7 @@ public final class LocalKubelet implements AutoCloseable {
     }
     if (s == null && !deleting && "Pending".equals(Objects.toString(phase, "Pending"))) {
       // Not admitted yet (a Running pod was admitted by this kubelet before a restart).
-      Node node = nodes.getStore().getByKey(pod.getSpec().getNodeName());
-      if (node == null) {
-        return; // not seen yet: nothing runs until it is (retried on resync)
-      }
-      Admission.Rejection r = Admission.check(pod, node, admittedOn(pod));
-      if (r != null) {
-        if (worker.reject(pod, r)) {
-          rejected.put(key, pod.getMetadata().getUid());
-        }
+      if (!admission.admit(key, pod)) {
         return;
       }
     }
@@ -275,30 +276,6 @@ public final class LocalKubelet implements AutoCloseable {
       }
     }
     worker.sync(pod, s);
-  }
-
-  /** Pods holding resources on {@code pod}'s node: admitted here, or running, and not finished. */
-  private List<Pod> admittedOn(Pod pod) {
-    List<Pod> out = new ArrayList<>();
-    String node = pod.getSpec().getNodeName();
-    for (Pod p : pods.getStore().list()) {
-      if (!node.equals(p.getSpec().getNodeName())
-          || p.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
-        continue;
-      }
-      String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-      if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-        continue;
-      }
-      PodState st;
-      synchronized (states) {
-        st = states.get(Cache.metaNamespaceKeyFunc(p));
-      }
-      if ("Running".equals(phase) || (st != null && st.uid.equals(p.getMetadata().getUid()))) {
-        out.add(p);
-      }
-    }
-    return out;
   }
 
   private boolean mine(Pod pod) {
