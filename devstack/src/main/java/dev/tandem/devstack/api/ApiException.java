@@ -127,6 +127,15 @@ final class ApiException extends RuntimeException {
         causes);
   }
 
+  /** 429 as the eviction subresource sends it when a disruption budget forbids the eviction. */
+  static ApiException tooManyRequests(String message, List<Cause> causes) {
+    return new ApiException(429, "TooManyRequests", message, null, null, null, causes);
+  }
+
+  static ApiException internal(String message) {
+    return new ApiException(500, "InternalError", message, null, null, null, null);
+  }
+
   static ApiException badRequest(String message) {
     return new ApiException(400, "BadRequest", message, null, null, null, null);
   }
@@ -165,10 +174,10 @@ final class ApiException extends RuntimeException {
       if (!causes.isEmpty()) {
         ArrayNode cs = d.putArray("causes");
         for (Cause c : causes) {
-          cs.addObject()
-              .put("reason", c.reason())
-              .put("message", c.message())
-              .put("field", c.field());
+          ObjectNode o = cs.addObject().put("reason", c.reason()).put("message", c.message());
+          if (c.field() != null) {
+            o.put("field", c.field());
+          }
         }
       }
     }

@@ -59,6 +59,17 @@ final class BuiltinTypes {
               .shortNames(List.of("ev"))
               .build(),
           grouped(
+                  "policy",
+                  "v1",
+                  "poddisruptionbudgets",
+                  "poddisruptionbudget",
+                  "PodDisruptionBudget",
+                  true,
+                  true)
+              .shortNames(List.of("pdb"))
+              .generation()
+              .build(),
+          grouped(
                   "scheduling.k8s.io",
                   "v1",
                   "priorityclasses",
@@ -81,9 +92,8 @@ final class BuiltinTypes {
               .build());
 
   /**
-   * Groups served without resources of their own. policy/v1 is deliberately absent: the eviction
-   * subresource is advertised under pods (which is all kubectl drain checks), and serving
-   * PodDisruptionBudgets that nothing enforces would let evictions pass that a cluster refuses.
+   * Groups served without resources of their own. (policy/v1 serves PodDisruptionBudgets, which the
+   * eviction subresource enforces: see {@link DisruptionBudgets}.)
    */
   static final List<String> EXTRA_GROUP_VERSIONS = List.of();
 

@@ -74,6 +74,37 @@ final class LabelSelector {
     return true;
   }
 
+  /**
+   * A {@code metav1.LabelSelector} object ({@code matchLabels}, {@code matchExpressions}). In
+   * policy/v1 an empty selector selects everything and a missing one nothing: {@code null} here.
+   */
+  static LabelSelector fromObject(JsonNode sel) {
+    if (sel == null || sel.isNull() || sel.isMissingNode()) {
+      return null;
+    }
+    List<Requirement> reqs = new ArrayList<>();
+    sel.path("matchLabels")
+        .fields()
+        .forEachRemaining(
+            e -> reqs.add(new Requirement(e.getKey(), Op.IN, Set.of(e.getValue().asText()))));
+    for (JsonNode x : sel.path("matchExpressions")) {
+      Set<String> values = new java.util.HashSet<>();
+      x.path("values").forEach(v -> values.add(v.asText()));
+      Op op =
+          switch (x.path("operator").asText()) {
+            case "In" -> Op.IN;
+            case "NotIn" -> Op.NOT_IN;
+            case "Exists" -> Op.EXISTS;
+            case "DoesNotExist" -> Op.NOT_EXISTS;
+            default ->
+                throw ApiException.badRequest(
+                    "invalid label selector operator " + Json.quote(x.path("operator").asText()));
+          };
+      reqs.add(new Requirement(x.path("key").asText(), op, Set.copyOf(values)));
+    }
+    return new LabelSelector(List.copyOf(reqs));
+  }
+
   static LabelSelector parse(String selector) {
     if (selector == null || selector.isBlank()) {
       return EVERYTHING;

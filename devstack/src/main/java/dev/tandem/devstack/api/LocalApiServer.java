@@ -71,7 +71,9 @@ public final class LocalApiServer implements AutoCloseable {
     Writes writes = new Writes(store, catalog);
     Deletes deletes = new Deletes(store, catalog);
     writes.setDeletes(deletes);
-    Subresources subs = new Subresources(store, catalog, writes, deletes);
+    DisruptionBudgets budgets = new DisruptionBudgets(store, catalog);
+    store.setBudgets(budgets);
+    Subresources subs = new Subresources(store, catalog, writes, deletes, budgets);
     int[] boundPort = new int[1];
     dispatcher.setRouter(
         new Router(

@@ -189,6 +189,9 @@ final class ObjectRules {
     if (t.kind().equals("CustomResourceDefinition")) {
       CrdRules.validate(obj, errors);
     }
+    if (t.group().equals("policy") && t.kind().equals("PodDisruptionBudget")) {
+      BudgetRules.validate(obj, errors);
+    }
   }
 
   /** A pod's spec is immutable apart from images, activeDeadlineSeconds and added tolerations. */

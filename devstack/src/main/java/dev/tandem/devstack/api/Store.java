@@ -40,11 +40,17 @@ final class Store {
   private final LocalApiDispatcher d;
   private final ResourceCatalog catalog;
   private final WatchHub watches;
+  private DisruptionBudgets budgets;
 
   Store(LocalApiDispatcher d, ResourceCatalog catalog, WatchHub watches) {
     this.d = d;
     this.catalog = catalog;
     this.watches = watches;
+  }
+
+  /** The disruption controller, run after every pod or budget write (set once at start). */
+  void setBudgets(DisruptionBudgets b) {
+    this.budgets = b;
   }
 
   long currentRv() {
@@ -107,14 +113,14 @@ final class Store {
     Json.meta(obj).put("resourceVersion", String.valueOf(d.nextRv()));
     d.write(path(t, obj), null, obj);
     watches.publish(t, null, obj, currentRv());
-    afterWrite(t);
+    afterWrite(t, obj);
   }
 
   void update(ResourceType t, Stored old, ObjectNode obj) {
     Json.meta(obj).put("resourceVersion", String.valueOf(d.nextRv()));
     d.write(path(t, obj), old.key(), obj);
     watches.publish(t, old.obj(), obj, currentRv());
-    afterWrite(t);
+    afterWrite(t, obj);
   }
 
   /** Removes the object; returns its last state, stamped with the deleting resourceVersion. */
@@ -123,13 +129,16 @@ final class Store {
     Json.meta(gone).put("resourceVersion", String.valueOf(d.nextRv()));
     d.write(path(t, old.obj()), old.key(), null);
     watches.publish(t, gone, null, currentRv());
-    afterWrite(t);
+    afterWrite(t, gone);
     return gone;
   }
 
-  private void afterWrite(ResourceType t) {
+  private void afterWrite(ResourceType t, ObjectNode obj) {
     if (t.kind().equals("CustomResourceDefinition")) {
       catalog.setCrds(list(t, null).stream().map(Stored::obj).toList());
+    }
+    if (budgets != null) {
+      budgets.refresh(t, Json.text(obj, "metadata", "namespace"));
     }
   }
 

@@ -16,13 +16,18 @@ final class Subresources {
   private final Store store;
   private final ResourceCatalog catalog;
   private final Writes writes;
-  private final Deletes deletes;
+  private final Evictions evictions;
 
-  Subresources(Store store, ResourceCatalog catalog, Writes writes, Deletes deletes) {
+  Subresources(
+      Store store,
+      ResourceCatalog catalog,
+      Writes writes,
+      Deletes deletes,
+      DisruptionBudgets budgets) {
+    this.evictions = new Evictions(store, catalog, deletes, budgets);
     this.store = store;
     this.catalog = catalog;
     this.writes = writes;
-    this.deletes = deletes;
   }
 
   private ResourceType pods() {
@@ -139,32 +144,9 @@ final class Subresources {
         .put("lastTransitionTime", Json.now());
   }
 
-  /** POST pods/{name}/eviction: deletes the pod (gracefully when it runs on a node). */
+  /** POST pods/{name}/eviction: see {@link Evictions}. */
   MockResponse evict(ApiRequest req) {
-    ObjectNode e = Json.parseObject(req.body);
-    String bodyName = Json.text(e, "metadata", "name");
-    if (bodyName != null && !bodyName.isEmpty() && !bodyName.equals(req.name)) {
-      throw ApiException.badRequest("name in URL does not match name in Eviction object");
-    }
-    ResourceType pods = pods();
-    Stored pod = store.get(pods, req.namespace, req.name);
-    if (pod == null) {
-      throw ApiException.notFound(pods, req.name);
-    }
-    JsonNode opts = e.path("deleteOptions");
-    Deletes.Options o =
-        opts.isObject() ? Deletes.Options.from(opts, null) : Deletes.Options.DEFAULT;
-    if (o.uid() != null && !o.uid().equals(pod.uid())) {
-      throw ApiException.conflict(
-          pods,
-          req.name,
-          "Precondition failed: UID in precondition: "
-              + o.uid()
-              + ", UID in object meta: "
-              + pod.uid());
-    }
-    deletes.delete(pods, pod, o, req.dryRun() || o.dryRun());
-    return Responses.json(201, ApiException.success(201));
+    return evictions.evict(req);
   }
 
   MockResponse getScale(ResourceType t, ApiRequest req) {

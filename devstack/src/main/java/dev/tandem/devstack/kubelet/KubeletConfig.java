@@ -33,6 +33,36 @@ public record KubeletConfig(
   public static final String LOCAL_LABEL = "tandem.dev/local";
   public static final String NODESET_LABEL = "tandem.dev/nodeset";
 
+  /** Per-node capacity of the dev stack's nodes, {@code name=quantity,...} (see local-api.md). */
+  public static final String RESOURCES_ENV = "TANDEM_DEV_NODE_RESOURCES";
+
+  public static final String DEFAULT_RESOURCES = "cpu=8,memory=32Gi,pods=110,nvidia.com/gpu=4";
+
+  /** Parses {@code cpu=8,memory=32Gi,nvidia.com/gpu=4}; a bad entry fails with what is wrong. */
+  public static Map<String, String> resources(String spec) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (String part : spec.split(",")) {
+      String p = part.trim();
+      if (p.isEmpty()) {
+        continue;
+      }
+      int eq = p.indexOf('=');
+      if (eq <= 0 || eq == p.length() - 1) {
+        throw new IllegalArgumentException(
+            RESOURCES_ENV + ": expected name=quantity, got " + "\"" + p + "\"");
+      }
+      String q = p.substring(eq + 1).trim();
+      try {
+        io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(
+            new io.fabric8.kubernetes.api.model.Quantity(q));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(RESOURCES_ENV + ": bad quantity " + "\"" + q + "\"", e);
+      }
+      out.put(p.substring(0, eq).trim(), q);
+    }
+    return out;
+  }
+
   public KubeletConfig {
     if (nodes < 1 || nodes > 1000) {
       throw new IllegalArgumentException("nodes must be 1..1000, got " + nodes);
@@ -55,7 +85,7 @@ public record KubeletConfig(
     return new KubeletConfig(
         3,
         "local-",
-        Map.of("cpu", "8", "memory", "32Gi", "pods", "110"),
+        resources(System.getenv().getOrDefault(RESOURCES_ENV, DEFAULT_RESOURCES)),
         envFile,
         envFile.getParent().resolve("log").resolve("kubelet"),
         new OsProcessLauncher(),

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -42,9 +43,11 @@ public final class LocalKubelet implements AutoCloseable {
   private final ScheduledExecutorService loop;
   private final Set<String> dirty = new LinkedHashSet<>();
   private final Map<String, PodState> states = new HashMap<>();
+
   private final List<PodState> stopping = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PodWorker worker;
   private final Scheduler scheduler;
+  private final AdmissionGate admission;
   private final Thread shutdownHook;
   private volatile SharedIndexInformer<Pod> pods;
   private volatile SharedIndexInformer<Node> nodes;
@@ -67,6 +70,17 @@ public final class LocalKubelet implements AutoCloseable {
         new PodWorker(client, config, new SlurmSetup(config.slurmEnvFile()), this::enqueueLater);
     scheduler =
         new Scheduler(client, myNodes, () -> nodes.getStore().list(), () -> pods.getStore().list());
+    admission =
+        new AdmissionGate(
+            worker,
+            name -> nodes.getStore().getByKey(name),
+            () -> pods.getStore().list(),
+            key -> {
+              synchronized (states) {
+                PodState st = states.get(key);
+                return st == null ? null : st.uid;
+              }
+            });
     shutdownHook = new Thread(this::stopAllProcesses, "local-kubelet-shutdown");
   }
 
@@ -77,7 +91,12 @@ public final class LocalKubelet implements AutoCloseable {
     // Fields first, then start: informer callbacks may fire before start() returns.
     k.nodes = client.nodes().runnableInformer(0);
     k.pods = client.pods().inAnyNamespace().runnableInformer(0);
-    k.nodes.addEventHandler(k.handler(n -> k.enqueueUnscheduled()));
+    k.nodes.addEventHandler(
+        k.handler(
+            n -> {
+              k.enqueueUnscheduled();
+              k.enqueueNode(n.getMetadata().getName());
+            }));
     k.pods.addEventHandler(k.handler(p -> k.enqueue(Cache.metaNamespaceKeyFunc(p))));
     try {
       k.nodes.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -171,8 +190,24 @@ public final class LocalKubelet implements AutoCloseable {
     }
   }
 
+  /** The node lifecycle controller's taint, for this kubelet's nodes, on the sync thread. */
+  private void enqueueNode(String name) {
+    if (myNodes.contains(name)) {
+      submit(
+          () -> {
+            try {
+              LocalNodes.syncNotReadyTaint(client, nodes.getStore().getByKey(name));
+            } catch (RuntimeException e) {
+              log.warn("taint sync of node {} failed (retried on resync): {}", name, e.toString());
+            }
+          },
+          Duration.ZERO);
+    }
+  }
+
   private void resync() {
     enqueueAll();
+    myNodes.forEach(this::enqueueNode);
     submit(this::drainStopping, Duration.ZERO);
   }
 
@@ -208,6 +243,11 @@ public final class LocalKubelet implements AutoCloseable {
       s = null;
     }
     if (pod == null) {
+      admission.forget(key);
+      return;
+    }
+    boolean deleting = pod.getMetadata().getDeletionTimestamp() != null;
+    if (!deleting && admission.wasRejected(key, pod)) {
       return;
     }
     if (Scheduler.needsScheduling(pod)) {
@@ -222,6 +262,12 @@ public final class LocalKubelet implements AutoCloseable {
         && ("Succeeded".equals(phase) || "Failed".equals(phase))
         && pod.getMetadata().getDeletionTimestamp() == null) {
       return; // finished before we saw it
+    }
+    if (s == null && !deleting && "Pending".equals(Objects.toString(phase, "Pending"))) {
+      // Not admitted yet (a Running pod was admitted by this kubelet before a restart).
+      if (!admission.admit(key, pod)) {
+        return;
+      }
     }
     if (s == null) {
       s = worker.adopt(pod);

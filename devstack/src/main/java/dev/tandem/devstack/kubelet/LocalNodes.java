@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
@@ -16,14 +18,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates (or refreshes) the kubelet's Node objects {@code local-1..N}: Ready, capacity, address
- * 127.0.0.1, labels {@code kubernetes.io/hostname} and {@code tandem.dev/local=true}. An existing
- * node keeps its spec (a cordon survives a kubelet restart) and its other labels.
+ * Creates (or refreshes) the kubelet's Node objects {@code local-1..N}: capacity (also the
+ * allocatable amount), address 127.0.0.1, labels {@code kubernetes.io/hostname} and {@code
+ * tandem.dev/local=true}. A new node registers NotReady with the taint {@code
+ * node.kubernetes.io/not-ready:NoSchedule}, then turns Ready with the kubelet's first status; the
+ * taint goes once Ready is True ({@link #syncNotReadyTaint}), as on a cluster. An existing node
+ * keeps its spec (a cordon survives a kubelet restart) and its other labels.
  */
 final class LocalNodes {
   private static final Logger log = LoggerFactory.getLogger(LocalNodes.class);
 
   static final String KUBELET_VERSION = "v1.32.0-tandem-local";
+
+  /** The taint the node lifecycle controller keeps on a node whose Ready is not True. */
+  static final String NOT_READY = "node.kubernetes.io/not-ready";
 
   private LocalNodes() {}
 
@@ -46,11 +54,15 @@ final class LocalNodes {
                 .withLabels(labels)
                 .endMetadata()
                 .withNewSpec()
+                .addNewTaint()
+                .withKey(NOT_READY)
+                .withEffect("NoSchedule")
+                .endTaint()
                 .endSpec()
                 .withNewStatus()
                 .withCapacity(capacity)
                 .withAllocatable(capacity)
-                .withConditions(conditions())
+                .withConditions(conditions(false))
                 .addNewAddress("127.0.0.1", "InternalIP")
                 .addNewAddress(name, "Hostname")
                 .withNewNodeInfo()
@@ -68,9 +80,8 @@ final class LocalNodes {
                 .endStatus()
                 .build();
         try {
-          client.nodes().resource(node).create();
-          log.info("registered node {}", name);
-          continue;
+          existing = client.nodes().resource(node).create();
+          log.info("registered node {} (not ready until its first status)", name);
         } catch (KubernetesClientException e) {
           if (e.getCode() != 409) {
             throw e;
@@ -78,6 +89,7 @@ final class LocalNodes {
           existing = client.nodes().withName(name).get();
         }
       }
+      // The kubelet's first status turns the node Ready; syncNotReadyTaint then lifts the taint.
       Map<String, String> merged =
           new LinkedHashMap<>(
               existing.getMetadata().getLabels() == null
@@ -97,17 +109,67 @@ final class LocalNodes {
                       .editStatus()
                       .withCapacity(capacity)
                       .withAllocatable(capacity)
-                      .withConditions(conditions())
+                      .withConditions(conditions(true))
                       .endStatus()
                       .build());
       log.info("refreshed node {}", name);
     }
   }
 
-  private static List<NodeCondition> conditions() {
+  /**
+   * What the node lifecycle controller does with taints (TaintNodesByCondition): {@code
+   * node.kubernetes.io/not-ready:NoSchedule} while Ready is not True, none once it is. Written with
+   * the node's resourceVersion; a conflict is left to the next node event.
+   */
+  static void syncNotReadyTaint(KubernetesClient client, Node n) {
+    if (n == null) {
+      return;
+    }
+    boolean ready =
+        n.getStatus() != null
+            && n.getStatus().getConditions() != null
+            && n.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    List<Taint> taints =
+        new ArrayList<>(n.getSpec().getTaints() == null ? List.of() : n.getSpec().getTaints());
+    boolean tainted =
+        taints.stream()
+            .anyMatch(t -> NOT_READY.equals(t.getKey()) && "NoSchedule".equals(t.getEffect()));
+    if (ready != tainted) {
+      return;
+    }
+    if (ready) {
+      taints.removeIf(t -> NOT_READY.equals(t.getKey()) && "NoSchedule".equals(t.getEffect()));
+    } else {
+      taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
+    }
+    Node next = new NodeBuilder(n).editSpec().withTaints(taints).endSpec().build();
+    try {
+      client.nodes().resource(next).update();
+      log.info(
+          "node {}: {} taint {}",
+          n.getMetadata().getName(),
+          ready ? "removed" : "added",
+          NOT_READY);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409 && e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  private static List<NodeCondition> conditions(boolean ready) {
     String now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     List<NodeCondition> out = new ArrayList<>();
-    out.add(cond("Ready", "True", "KubeletReady", "kubelet is posting ready status", now));
+    out.add(
+        ready
+            ? cond("Ready", "True", "KubeletReady", "kubelet is posting ready status", now)
+            : cond(
+                "Ready",
+                "False",
+                "KubeletNotReady",
+                "container runtime status check may not have completed yet",
+                now));
     out.add(
         cond(
             "MemoryPressure",

@@ -1,6 +1,5 @@
 package dev.tandem.devstack.kubelet;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
@@ -169,38 +168,31 @@ final class NodeFit {
     }
   }
 
+  /**
+   * The NodeResourcesFit filter: every resource the pod requests must fit in what the node
+   * allocates minus what its pods request; a resource the node does not list counts as 0.
+   */
   private static String resources(Pod pod, Node n, List<Pod> onNode) {
     Map<String, Quantity> alloc =
         n.getStatus().getAllocatable() != null ? n.getStatus().getAllocatable() : Map.of();
     if (alloc.containsKey("pods") && onNode.size() + 1 > amount(alloc.get("pods")).longValue()) {
       return "Too many pods";
     }
-    for (String r : List.of("cpu", "memory")) {
-      if (!alloc.containsKey(r)) {
+    for (Map.Entry<String, BigDecimal> want : PodResources.requests(pod).entrySet()) {
+      String r = want.getKey();
+      if (want.getValue().signum() == 0) {
         continue;
       }
       BigDecimal used = BigDecimal.ZERO;
       for (Pod p : onNode) {
-        used = used.add(request(p, r));
+        used = used.add(PodResources.requests(p).getOrDefault(r, BigDecimal.ZERO));
       }
-      if (used.add(request(pod, r)).compareTo(amount(alloc.get(r))) > 0) {
+      BigDecimal cap = alloc.containsKey(r) ? amount(alloc.get(r)) : BigDecimal.ZERO;
+      if (used.add(want.getValue()).compareTo(cap) > 0) {
         return "Insufficient " + r;
       }
     }
     return null;
-  }
-
-  static BigDecimal request(Pod p, String resource) {
-    BigDecimal sum = BigDecimal.ZERO;
-    for (Container c : p.getSpec().getContainers()) {
-      if (c.getResources() != null && c.getResources().getRequests() != null) {
-        Quantity q = c.getResources().getRequests().get(resource);
-        if (q != null) {
-          sum = sum.add(amount(q));
-        }
-      }
-    }
-    return sum;
   }
 
   private static BigDecimal amount(Quantity q) {

@@ -70,6 +70,37 @@ final class PodWorker {
     return s;
   }
 
+  /**
+   * Marks a pod the kubelet refuses to run (see {@link Admission}) Failed, with an event; false
+   * when the status could not be written (tried again on the next sync).
+   */
+  boolean reject(Pod pod, Admission.Rejection r) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    ObjectNode patch = PodStatuses.MAPPER.createObjectNode();
+    patch
+        .putObject("status")
+        .put("phase", "Failed")
+        .put("reason", r.reason())
+        .put("message", "Pod was rejected: " + r.message());
+    try {
+      client
+          .pods()
+          .inNamespace(ns)
+          .withName(name)
+          .subresource("status")
+          .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch.toString());
+      log.info("pod {}/{} rejected: {}", ns, name, r.message());
+      Events.warning(client, pod, r.reason(), r.message(), pod.getSpec().getNodeName());
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        log.warn("cannot reject pod {}/{}: {}", ns, name, e.getMessage());
+      }
+      return e.getCode() == 404;
+    }
+  }
+
   /** Brings one pod toward its desired state. */
   void sync(Pod pod, PodState s) {
     if (pod.getMetadata().getDeletionTimestamp() != null) {

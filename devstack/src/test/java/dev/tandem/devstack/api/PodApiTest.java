@@ -92,6 +92,79 @@ class PodApiTest extends ApiTestBase {
         client.pods().inNamespace(NS).withName("bind-collection").get().getSpec().getNodeName());
   }
 
+  /**
+   * Every way fabric8 7.8 offers to bind (it has no {@code PodResource.bind}): the typed {@code
+   * bindings()} collection, the generic {@code resource(binding)} and a raw POST to {@code
+   * pods/{name}/binding}. Each is seen by watchers as exactly one MODIFIED event carrying the node,
+   * which is what informer-driven code (a scheduler's, the kubelet's) waits for.
+   */
+  @Test
+  void everyClientBindingPathIsOneModifiedWatchEvent() throws Exception {
+    for (String n : new String[] {"w-typed", "w-generic", "w-raw"}) {
+      createPod(NS, n, Map.of("watch", "binding"));
+    }
+    java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (io.fabric8.kubernetes.client.Watch w =
+        client
+            .pods()
+            .inNamespace(NS)
+            .withLabel("watch", "binding")
+            .watch(
+                new io.fabric8.kubernetes.client.Watcher<Pod>() {
+                  @Override
+                  public void eventReceived(Action action, Pod pod) {
+                    events.add(
+                        action
+                            + " "
+                            + pod.getMetadata().getName()
+                            + " "
+                            + pod.getSpec().getNodeName());
+                  }
+
+                  @Override
+                  public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                })) {
+      await(java.time.Duration.ofSeconds(5), () -> events.size() >= 3, "initial ADDED events");
+      events.clear();
+      client.bindings().inNamespace(NS).resource(binding("w-typed", "node-a")).create();
+      client.resource(binding("w-generic", "node-b")).inNamespace(NS).create();
+      client.raw(
+          "/api/v1/namespaces/default/pods/w-raw/binding",
+          "POST",
+          Map.of(
+              "apiVersion",
+              "v1",
+              "kind",
+              "Binding",
+              "metadata",
+              Map.of("name", "w-raw"),
+              "target",
+              Map.of("kind", "Node", "name", "node-c")));
+      await(java.time.Duration.ofSeconds(5), () -> events.size() >= 3, "three MODIFIED events");
+      Thread.sleep(200); // nothing else may follow
+      assertEquals(
+          java.util.List.of(
+              "MODIFIED w-typed node-a", "MODIFIED w-generic node-b", "MODIFIED w-raw node-c"),
+          events);
+    }
+    // Like a real API server, the binding does not check that the node exists (nothing runs the
+    // pod then; on a cluster the pod garbage collector removes it): callers must pick real nodes.
+    assertEquals(
+        "node-a", client.pods().inNamespace(NS).withName("w-typed").get().getSpec().getNodeName());
+  }
+
+  private static io.fabric8.kubernetes.api.model.Binding binding(String pod, String node) {
+    return new BindingBuilder()
+        .withNewMetadata()
+        .withName(pod)
+        .endMetadata()
+        .withNewTarget()
+        .withKind("Node")
+        .withName(node)
+        .endTarget()
+        .build();
+  }
+
   @Test
   void nodeNameCannotBePatchedLikeOnACluster() {
     createPod(NS, "immutable", Map.of());

@@ -136,7 +136,9 @@ class RealSlurmdIT {
   private static String scontrol(SlurmSetup.Snapshot slurm, String node) throws Exception {
     Map<String, String> env = SlurmSetup.parseEnv(Files.readAllLines(slurm.envFile()));
     ProcessBuilder pb =
-        new ProcessBuilder(env.getOrDefault("SCONTROL_BIN", "scontrol"), "show", "node", node);
+        // -F (--future): Slurm 22.05 hides FUTURE nodes from "show node" without it.
+        new ProcessBuilder(
+            env.getOrDefault("SCONTROL_BIN", "scontrol"), "-F", "show", "node", node);
     pb.environment().put("SLURM_CONF", slurm.slurmConf().toString());
     String tokenFile = env.get("SLURM_TOKEN_FILE");
     if (tokenFile != null && Files.isReadable(Path.of(tokenFile))) {
