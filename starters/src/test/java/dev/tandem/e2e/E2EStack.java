@@ -103,17 +103,25 @@ public final class E2EStack implements AutoCloseable {
    */
   static E2EStack startWithNodeSet(String name, int replicas) throws IOException {
     E2EStack e = start(Map.of());
+    e.ownNodeSet(name, replicas);
+    return e;
+  }
+
+  /**
+   * Applies NodeSet {@code name} of {@code replicas}, waits until every node is ready, and deletes
+   * it first in {@link #close()}; closes this stack if that fails.
+   */
+  void ownNodeSet(String name, int replicas) {
     try {
-      e.apply(Manifests.nodeSet(name, replicas, "slurmd:v1", ""));
+      apply(Manifests.nodeSet(name, replicas, "slurmd:v1", ""));
       for (int i = 0; i < replicas; i++) {
-        e.awaitPhase(name + "-" + i, NodePhase.READY);
+        awaitPhase(name + "-" + i, NodePhase.READY);
       }
     } catch (RuntimeException | Error x) {
-      e.close();
+      close();
       throw x;
     }
-    e.ownedNodeSet = name;
-    return e;
+    ownedNodeSet = name;
   }
 
   private String ownedNodeSet;

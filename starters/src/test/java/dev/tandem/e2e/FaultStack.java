@@ -50,6 +50,22 @@ final class FaultStack implements AutoCloseable {
   }
 
   /** The stack with {@code env} added to {@link E2EStack#FAST}; both proxies pass. */
+  /**
+   * {@link #start} with NodeSet {@code set} of {@code replicas} ready; {@link #close()} deletes it
+   * (after mending whatever fault a failed test left on).
+   */
+  static FaultStack withNodeSet(String set, int replicas, Map<String, String> env)
+      throws IOException {
+    FaultStack f = start(env);
+    try {
+      f.e2e.ownNodeSet(set, replicas);
+    } catch (RuntimeException | Error x) {
+      f.close();
+      throw x;
+    }
+    return f;
+  }
+
   static FaultStack start(Map<String, String> env) throws IOException {
     AtomicReference<TcpProxy> rest = new AtomicReference<>();
     AtomicReference<TcpProxy> temporal = new AtomicReference<>();

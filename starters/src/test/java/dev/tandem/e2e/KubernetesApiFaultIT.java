@@ -6,7 +6,6 @@ import static dev.tandem.e2e.FaultStack.msSince;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.dev.Manifests;
 import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.testing.Await;
@@ -49,22 +48,14 @@ class KubernetesApiFaultIT {
 
   @BeforeAll
   static void start() throws Exception {
-    f = FaultStack.start(Map.of("TANDEM_KUBERNETES_PROBE_INTERVAL", "1s"));
+    f = FaultStack.withNodeSet(SET, 3, Map.of("TANDEM_KUBERNETES_PROBE_INTERVAL", "1s"));
     e2e = f.e2e;
-    e2e.apply(Manifests.nodeSet(SET, 3, "slurmd:v1", ""));
-    for (int i = 0; i < 3; i++) {
-      e2e.awaitPhase(SET + "-" + i, NodePhase.READY);
-    }
   }
 
   @AfterAll
   static void stop() {
     if (f != null) {
-      try {
-        e2e.deleteNodeSet(SET, LIMIT);
-      } finally {
-        f.close();
-      }
+      f.close(); // deletes the NodeSet first
     }
   }
 

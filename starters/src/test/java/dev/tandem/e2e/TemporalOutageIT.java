@@ -6,7 +6,6 @@ import static dev.tandem.e2e.FaultStack.msSince;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.dev.Manifests;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.Names;
@@ -49,22 +48,14 @@ class TemporalOutageIT {
 
   @BeforeAll
   static void start() throws Exception {
-    f = FaultStack.start(Map.of("TANDEM_INFORMER_RESYNC", RESYNC.toSeconds() + "s"));
+    f = FaultStack.withNodeSet(SET, 3, Map.of("TANDEM_INFORMER_RESYNC", RESYNC.toSeconds() + "s"));
     e2e = f.e2e;
-    e2e.apply(Manifests.nodeSet(SET, 3, "slurmd:v1", ""));
-    for (int i = 0; i < 3; i++) {
-      e2e.awaitPhase(SET + "-" + i, NodePhase.READY);
-    }
   }
 
   @AfterAll
   static void stop() {
     if (f != null) {
-      try {
-        e2e.deleteNodeSet(SET, LIMIT);
-      } finally {
-        f.close();
-      }
+      f.close(); // deletes the NodeSet first
     }
   }
 
