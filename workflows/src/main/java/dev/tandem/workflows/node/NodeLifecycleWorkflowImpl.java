@@ -10,6 +10,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -239,10 +240,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
             Names.SIGNAL_SLURM_OBSERVED, "node", node.name(), input.ref().slurmName())) {
       return;
     }
-    if (s.slurm != null
-        && s.slurm.observedAt() != null
-        && node.observedAt() != null
-        && node.observedAt().isBefore(s.slurm.observedAt())) {
+    if (s.slurm != null && Observations.late(node.observedAt(), s.slurm.observedAt())) {
       return; // late: an activity read something newer
     }
     s.slurm = node;

@@ -3,6 +3,7 @@ package dev.tandem.workflows.schedule;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -109,10 +110,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     if (job == null || s.jobId == 0 || job.id() != s.jobId) {
       return; // not (yet) ours: the submit's own answer sets the first view
     }
-    if (s.job != null
-        && s.job.observedAt() != null
-        && job.observedAt() != null
-        && job.observedAt().isBefore(s.job.observedAt())) {
+    if (s.job != null && Observations.late(job.observedAt(), s.job.observedAt())) {
       return; // late: an activity read something newer
     }
     s.job = job;
