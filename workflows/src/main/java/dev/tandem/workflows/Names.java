@@ -36,6 +36,7 @@ public final class Names {
   public static final String SIGNAL_NODE_REPORTED = "nodeReported";
   public static final String SIGNAL_RESYNC = "resync";
   public static final String SIGNAL_CLUSTER_HEALTH = "clusterHealth";
+  public static final String SIGNAL_MEMBER_OBSERVED = "memberObserved";
 
   // Queries.
   public static final String QUERY_STATUS = "status";
@@ -53,6 +54,23 @@ public final class Names {
   /** {@code schedule/<ns>/<pod>/<uid>} */
   public static String scheduleWorkflowId(String namespace, String pod, String uid) {
     return "schedule/" + namespace + "/" + pod + "/" + uid;
+  }
+
+  /**
+   * {@code schedule-group/<ns>/<group>}: the one workflow of a gang (pods sharing annotation {@code
+   * tandem.dev/pod-group}); derivable from any member alone, so every member reaches it.
+   */
+  public static String podGroupWorkflowId(String namespace, String group) {
+    return "schedule-group/" + namespace + "/" + group;
+  }
+
+  /**
+   * {@code <ns>.<group>}: the tag of a gang's placeholder job (where a single pod's job carries the
+   * pod uid). A namespace and a group are DNS labels (no dots) and a uid has no dot, so a tag with
+   * a dot is always a gang's.
+   */
+  public static String podGroupTag(String namespace, String group) {
+    return namespace + "." + group;
   }
 
   /** {@code remediation/<k8s-node>} */
