@@ -41,7 +41,7 @@ node_line() { # name-expression port-range extra state
 }
 
 write_conf() {
-  local port=$NODE_PORT_BASE prefix count last gres gres_conf=$DIR/etc/gres.conf.tmp
+  local port=$NODE_PORT_BASE prefix count last gres gres_conf=$DIR/etc/gres.conf.tmp pool_nodes=""
   # Fake GPUs. 22.05's slurmd drops file-less GPUs ("Removing file-less GPU") and then slurmctld
   # marks the node INVAL (0 < 2), and a regular file is "not a valid character device"; symlinks to
   # /dev/null and /dev/zero register cleanly. With task/none nothing constrains devices, so jobs
@@ -114,9 +114,14 @@ EOF
       fi
       node_line "$prefix-[0-$last]" "[$port-$((port + last))]" "$gres" FUTURE
       port=$((port + count))
+      pool_nodes+="${pool_nodes:+,}$prefix-[0-$last]"
     done < <(pools)
     echo "PartitionName=low  Nodes=ALL Default=YES PriorityTier=1  PreemptMode=REQUEUE MaxTime=INFINITE State=UP"
     echo "PartitionName=high Nodes=ALL Default=NO  PriorityTier=10 PreemptMode=OFF     MaxTime=INFINITE State=UP"
+    # Pods scheduled through Slurm go here: only nodes a NodeSet can run (a placeholder on a static
+    # node would have no Kubernetes node to bind its pod to). docs/scheduling.md, "Partitions".
+    [[ -n $pool_nodes ]] &&
+      echo "PartitionName=tandem Nodes=$pool_nodes Default=NO PriorityTier=1 PreemptMode=REQUEUE MaxTime=INFINITE State=UP"
   } >"$CONF.tmp"
   mv "$gres_conf" "$DIR/etc/gres.conf"
   mv "$CONF.tmp" "$CONF"
