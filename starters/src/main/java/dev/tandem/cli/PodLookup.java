@@ -67,11 +67,11 @@ final class PodLookup {
 
   /** A client from {@code kubeconfig}, or fabric8's usual discovery when null. */
   static KubernetesClient kubernetes(String kubeconfig) {
-    if (kubeconfig == null) {
-      return new KubernetesClientBuilder().build();
-    }
     try {
-      Config c = Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig);
+      Config c =
+          kubeconfig == null
+              ? Config.autoConfigure(null)
+              : Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig);
       // One try: the command reports an unreachable API at once rather than retrying for long.
       c.setRequestRetryBackoffLimit(0);
       return new KubernetesClientBuilder().withConfig(c).build();
