@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       UndrainCommand.class,
       StatusCommand.class,
       HistoryCommand.class,
+      PodsCommand.class,
       WorkerCommand.class,
       DevCommand.class,
       BenchCommand.class,

@@ -11,7 +11,12 @@ import java.util.Set;
  * variable; nothing is guessed.
  */
 public record TandemConfig(
-    Temporal temporal, Http http, Watching watching, Tuning tuning, Worker worker) {
+    Temporal temporal,
+    Http http,
+    Watching watching,
+    Tuning tuning,
+    Worker worker,
+    SchedulingSettings scheduling) {
 
   /**
    * Where Temporal is, in the Temporal CLI's terms.
@@ -181,7 +186,7 @@ public record TandemConfig(
             env.duration("TANDEM_SHUTDOWN_GRACE", Duration.ofSeconds(30), Duration.ZERO),
             env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true),
             env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO));
-    return new TandemConfig(temporal, http, watching, tuning, worker);
+    return new TandemConfig(temporal, http, watching, tuning, worker, SchedulingSettings.from(env));
   }
 
   /** The lease timings must nest as fabric8 (and client-go) require. */

@@ -15,6 +15,7 @@ import dev.tandem.watchers.WorkflowSignals;
 import dev.tandem.workflows.activities.KubeActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.SchedulingConfig;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -128,6 +129,30 @@ public final class TandemModule extends AbstractModule {
     }
     return t.withSearchAttributes(
         SearchAttributeRegistrar.ensure(service, cfg.temporal().namespace()));
+  }
+
+  /**
+   * The scheduling configuration with Slurm's {@code KillWait}, read once at start (see {@link
+   * KillWaitLookup}; never blocks start on Slurm for long).
+   */
+  @Provides
+  @Singleton
+  SchedulingConfig schedulingConfig(SlurmClient slurm) {
+    SchedulingSettings s = cfg.scheduling();
+    KillWaitLookup.Result kw =
+        KillWaitLookup.resolve(
+            slurm::killWait, s.killWaitFallbackSeconds(), KillWaitLookup.TIMEOUT);
+    if (kw.seconds() <= s.graceMarginSeconds()) {
+      org.slf4j.LoggerFactory.getLogger(TandemModule.class)
+          .warn(
+              "Slurm KillWait {}s is not longer than {} ({}s): every pod scheduled through Slurm"
+                  + " will be refused as its grace period cannot fit; raise KillWait in"
+                  + " slurm.conf or lower the margin",
+              kw.seconds(),
+              "TANDEM_SCHED_GRACE_MARGIN",
+              s.graceMarginSeconds());
+    }
+    return s.toConfig(kw.seconds());
   }
 
   @Provides

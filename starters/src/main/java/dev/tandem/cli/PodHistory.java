@@ -1,0 +1,165 @@
+package dev.tandem.cli;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.schedule.PodScheduleStatus;
+import dev.tandem.workflows.schedule.ScheduleTimelineEntry;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * {@code tandem history} for a pod scheduled through Slurm: {@code pod/NAME} (namespace from {@code
+ * -k}), {@code pod/NS/NAME} (the uid is read from Kubernetes), or the workflow id {@code
+ * schedule/NS/NAME/UID} itself (for a pod that is gone).
+ */
+final class PodHistory {
+  private PodHistory() {}
+
+  /** A pod name: a DNS subdomain. */
+  static final Pattern POD_NAME =
+      Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
+
+  /** Which pod: by name (uid read from Kubernetes), or by its workflow id (uid given). */
+  record Target(String namespace, String name, String uid) {
+    String workflowId() {
+      return Names.scheduleWorkflowId(namespace, name, uid);
+    }
+
+    @Override
+    public String toString() {
+      return "pod " + namespace + "/" + name;
+    }
+  }
+
+  /** True when {@code arg} names a pod rather than a Tandem node. */
+  static boolean isPod(String arg) {
+    return arg != null && (arg.startsWith("pod/") || arg.startsWith("schedule/"));
+  }
+
+  /** The target, or a message (for exit 2) saying what a pod argument looks like. */
+  static Target parse(String arg, String defaultNamespace) {
+    String[] p = arg.split("/", -1);
+    Target t;
+    if (p[0].equals("pod") && p.length == 2) {
+      t = new Target(defaultNamespace, p[1], null);
+    } else if (p[0].equals("pod") && p.length == 3) {
+      t = new Target(p[1], p[2], null);
+    } else if (p[0].equals("schedule") && p.length == 4 && !p[3].isEmpty()) {
+      t = new Target(p[1], p[2], p[3]);
+    } else {
+      throw new IllegalArgumentException(
+          "'"
+              + arg
+              + "' is not a pod: use pod/NAME, pod/NAMESPACE/NAME or the workflow id"
+              + " schedule/NAMESPACE/NAME/UID");
+    }
+    if (!NodeTargetOptions.DNS_LABEL.matcher(t.namespace()).matches()) {
+      throw new IllegalArgumentException(
+          "'"
+              + t.namespace()
+              + "' is not a Kubernetes namespace (lower-case letters, digits, '-')");
+    }
+    if (!POD_NAME.matcher(t.name()).matches() || t.name().length() > 253) {
+      throw new IllegalArgumentException("'" + t.name() + "' is not a pod name");
+    }
+    return t;
+  }
+
+  /** The uid from Kubernetes when only the name was given; fails saying what to do instead. */
+  static Target resolve(Target t, String kubeconfig) {
+    if (t.uid() != null) {
+      return t;
+    }
+    Pod pod;
+    try (KubernetesClient k8s = PodLookup.kubernetes(kubeconfig)) {
+      pod = k8s.pods().inNamespace(t.namespace()).withName(t.name()).get();
+    } catch (CliException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new CliException(
+          "cannot read "
+              + t
+              + " from Kubernetes ("
+              + e.getMessage()
+              + "): check --kubeconfig/KUBECONFIG, or give the workflow id"
+              + " schedule/NAMESPACE/NAME/UID");
+    }
+    if (pod == null) {
+      throw new CliException(
+          "no "
+              + t
+              + " in Kubernetes: for a deleted pod give its workflow id,"
+              + " schedule/"
+              + t.namespace()
+              + "/"
+              + t.name()
+              + "/<uid>");
+    }
+    String scheduler = pod.getSpec() == null ? null : pod.getSpec().getSchedulerName();
+    if (!Names.SCHEDULER_NAME.equals(scheduler)) {
+      throw new CliException(
+          t
+              + " is not scheduled through Slurm (schedulerName "
+              + scheduler
+              + ", not "
+              + Names.SCHEDULER_NAME
+              + ")");
+    }
+    return new Target(t.namespace(), t.name(), pod.getMetadata().getUid());
+  }
+
+  static int print(TemporalSession session, Target t, PrintWriter out, Output.Format format) {
+    session.requireWorker();
+    PodScheduleStatus s =
+        PodLookup.status(session, t.workflowId())
+            .orElseThrow(
+                () ->
+                    new CliException(
+                        "no scheduling workflow "
+                            + t.workflowId()
+                            + " for "
+                            + t
+                            + " (not seen by the Tandem watcher yet, or a gang member: see"
+                            + " tandem pods)"));
+    if (format == Output.Format.json) {
+      out.println(Output.json(s.timeline()));
+      return 0;
+    }
+    out.println(header(t, s));
+    List<List<String>> rows = new ArrayList<>();
+    for (ScheduleTimelineEntry e : s.timeline()) {
+      rows.add(
+          List.of(
+              Output.time(e.at()),
+              e.phase() == null ? "" : e.phase().label(),
+              e.event(),
+              e.detail() == null ? "" : e.detail()));
+    }
+    out.print(Table.render(List.of("TIME", "PHASE", "EVENT", "DETAIL"), rows));
+    return 0;
+  }
+
+  static String header(Target t, PodScheduleStatus s) {
+    StringBuilder b = new StringBuilder();
+    b.append(t).append(" (uid ").append(t.uid()).append("): ").append(s.phase().label());
+    if (s.jobId() != 0) {
+      b.append(", job ").append(s.jobId());
+      if (s.jobState() != null) {
+        b.append(' ').append(s.jobState());
+      }
+    }
+    if (s.slurmNode() != null) {
+      b.append(", Slurm node ").append(s.slurmNode());
+    }
+    if (s.k8sNode() != null) {
+      b.append(", bound to ").append(s.k8sNode());
+    }
+    if (s.problem() != null) {
+      b.append("; problem: ").append(s.problem());
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,84 @@
+package dev.tandem.cli;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.schedule.PodScheduleStatus;
+import dev.tandem.workflows.schedule.PodScheduleWorkflow;
+import dev.tandem.workflows.schedule.ScheduleAnnotations;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.temporal.client.WorkflowException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A pod scheduled through Slurm as the CLI sees it: the pod from Kubernetes (its uid names its
+ * scheduling workflow, {@code schedule/<ns>/<pod>/<uid>}) and that workflow's {@code status}. There
+ * is no visibility listing (the local Temporal has none), so pods are found in Kubernetes.
+ */
+final class PodLookup {
+  private PodLookup() {}
+
+  /** What Kubernetes says about a pod, enough to find its workflow. */
+  record PodRef(String namespace, String name, String uid, String group, Instant created) {
+    String workflowId() {
+      return Names.scheduleWorkflowId(namespace, name, uid);
+    }
+
+    /** The gang's workflow, or null for a single pod. */
+    String groupWorkflowId() {
+      return group == null ? null : Names.podGroupWorkflowId(namespace, group);
+    }
+
+    static PodRef of(Pod p) {
+      Map<String, String> a = p.getMetadata().getAnnotations();
+      String ts = p.getMetadata().getCreationTimestamp();
+      return new PodRef(
+          p.getMetadata().getNamespace(),
+          p.getMetadata().getName(),
+          p.getMetadata().getUid(),
+          a == null ? null : a.get(ScheduleAnnotations.POD_GROUP),
+          ts == null ? null : Instant.parse(ts));
+    }
+  }
+
+  /** The pod's scheduling status, or empty when its workflow does not exist. */
+  static Optional<PodScheduleStatus> status(TemporalSession session, String workflowId) {
+    try {
+      return Optional.of(
+          session.query(
+              workflowId,
+              () ->
+                  session
+                      .client()
+                      .newWorkflowStub(PodScheduleWorkflow.class, workflowId)
+                      .status()));
+    } catch (WorkflowException e) {
+      if (NodeLookup.notFound(e)) {
+        return Optional.empty();
+      }
+      throw new CliException("cannot query " + workflowId + ": " + e.getMessage());
+    }
+  }
+
+  /** A client from {@code kubeconfig}, or fabric8's usual discovery when null. */
+  static KubernetesClient kubernetes(String kubeconfig) {
+    try {
+      Config c =
+          kubeconfig == null
+              ? Config.autoConfigure(null)
+              : Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig);
+      // One try: the command reports an unreachable API at once rather than retrying for long.
+      c.setRequestRetryBackoffLimit(0);
+      return new KubernetesClientBuilder().withConfig(c).build();
+    } catch (java.io.IOException e) {
+      throw new CliException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
+    } catch (RuntimeException e) {
+      throw new CliException("kubeconfig " + kubeconfig + " is not usable: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,294 @@
+package dev.tandem.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.temporal.LocalTemporal;
+import dev.tandem.slurm.testing.Await;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.FakeScheduling;
+import dev.tandem.workflows.schedule.PodRequest;
+import dev.tandem.workflows.schedule.PodScheduleInput;
+import dev.tandem.workflows.schedule.PodScheduleWorkflow;
+import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
+import dev.tandem.workflows.schedule.SchedulePhase;
+import dev.tandem.workflows.schedule.SchedulingConfig;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.worker.WorkerFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code tandem pods} and {@code tandem history pod/...} against the local Kubernetes API and a
+ * local Temporal, with the real {@link PodScheduleWorkflowImpl} on a worker ({@link FakeScheduling}
+ * behind its activities): a bound pod, an invalid one, one without a workflow, a gang member, and a
+ * pod of another scheduler that must not be listed.
+ */
+class PodsCommandTest {
+  private static final Duration LIMIT = Duration.ofSeconds(30);
+  private static LocalTemporal temporal;
+  private static LocalApiServer api;
+  private static WorkflowServiceStubs stubs;
+  private static WorkerFactory worker;
+  private static FakeScheduling world;
+  private static Path kubeconfig;
+  private static String webUid;
+
+  @BeforeAll
+  static void start() throws Exception {
+    temporal = LocalTemporal.start(0);
+    api = LocalApiServer.start(0);
+    kubeconfig = api.writeKubeconfig(Files.createTempDirectory("pods-cli").resolve("kubeconfig"));
+    stubs =
+        WorkflowServiceStubs.newServiceStubs(
+            WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
+    WorkflowClient client = WorkflowClient.newInstance(stubs);
+    world = new FakeScheduling();
+    world.slurmToK8s.put("n1", "k1");
+    worker = WorkerFactory.newInstance(client);
+    var w = worker.newWorker(Names.TASK_QUEUE);
+    w.registerWorkflowImplementationTypes(PodScheduleWorkflowImpl.class);
+    w.registerActivitiesImplementations(world);
+    worker.start();
+
+    api.client()
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("team-x").endMetadata().build())
+        .create();
+    webUid = pod("default", "web", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
+    String badUid =
+        pod("default", "bad", Names.SCHEDULER_NAME, Map.of("tandem.dev/exclusive", "all"))
+            .getMetadata()
+            .getUid();
+    pod("default", "fresh", Names.SCHEDULER_NAME, Map.of());
+    pod("default", "other", "default-scheduler", Map.of());
+    pod("team-x", "g-0", Names.SCHEDULER_NAME, Map.of("tandem.dev/pod-group", "g"));
+
+    PodScheduleWorkflow web = schedule(client, "web", webUid, Map.of());
+    PodScheduleWorkflow bad =
+        schedule(client, "bad", badUid, Map.of("tandem.dev/exclusive", "all"));
+    Await.until("web pending", LIMIT, () -> web.status().phase(), p -> p == SchedulePhase.PENDING);
+    long id = world.jobOf(webUid);
+    web.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
+    Await.until("web running", LIMIT, () -> web.status().phase(), p -> p == SchedulePhase.RUNNING);
+    Await.until("bad invalid", LIMIT, () -> bad.status().phase(), p -> p == SchedulePhase.INVALID);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (worker != null) {
+      worker.shutdownNow();
+    }
+    if (stubs != null) {
+      stubs.shutdownNow();
+    }
+    if (api != null) {
+      api.close();
+    }
+    if (temporal != null) {
+      temporal.close();
+    }
+  }
+
+  private static Pod pod(String ns, String name, String scheduler, Map<String, String> ann) {
+    return api.client()
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(ann)
+                .endMetadata()
+                .withNewSpec()
+                .withSchedulerName(scheduler)
+                .addNewContainer()
+                .withName("c")
+                .withImage("busybox")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static PodScheduleWorkflow schedule(
+      WorkflowClient client, String name, String uid, Map<String, String> annotations) {
+    PodRequest r =
+        new PodRequest(
+            "default",
+            name,
+            uid,
+            Map.of("cpu", "500m", "memory", "1Gi"),
+            annotations,
+            Map.of(),
+            null,
+            20L,
+            null);
+    world.addPod(name, uid);
+    PodScheduleWorkflow wf =
+        client.newWorkflowStub(
+            PodScheduleWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(Names.scheduleWorkflowId("default", name, uid))
+                .setTaskQueue(Names.TASK_QUEUE)
+                .build());
+    WorkflowClient.start(
+        wf::run,
+        new PodScheduleInput(
+            r, SchedulingConfig.defaults(), new Tuning(1, 10, 4000, 200, 120, false), null));
+    return wf;
+  }
+
+  private static CliRun tandem(String... args) {
+    return CliRun.fast(
+        CliRun.concat(
+            args, "--address", temporal.address(), "--kubeconfig", kubeconfig.toString()));
+  }
+
+  /** The table row of {@code pod}, split on runs of spaces. */
+  private static List<String> row(String out, String pod) {
+    return out.lines()
+        .map(l -> List.of(l.split(" {3,}")))
+        .filter(cells -> cells.contains(pod))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no row for " + pod + " in\n" + out));
+  }
+
+  @Test
+  void listsTheNamespacesSlurmScheduledPodsWithTheirWorkflowsStatus() {
+    CliRun r = tandem("pods");
+    assertEquals(0, r.code(), r.toString());
+    List<String> lines = r.out().lines().toList();
+    assertEquals(
+        List.of(
+            "POD", "GROUP", "PHASE", "JOB", "SLURM", "SLURM-NODE", "K8S-NODE", "AGE", "PROBLEM"),
+        List.of(lines.get(0).split(" +")));
+    assertEquals(4, lines.size(), r.out()); // header, bad, fresh, web; not "other", not team-x
+    long id = world.jobOf(webUid);
+    List<String> web = row(r.out(), "web");
+    assertEquals(
+        List.of("web", "-", "running", Long.toString(id), "RUNNING", "n1", "k1"),
+        web.subList(0, 7));
+    assertTrue(web.get(7).matches("\\d+s"), web.toString());
+    assertEquals("-", web.get(8));
+    List<String> bad = row(r.out(), "bad");
+    assertEquals(List.of("bad", "-", "invalid", "-", "-", "-", "-"), bad.subList(0, 7));
+    assertTrue(bad.get(8).startsWith("annotation tandem.dev/exclusive \"all\""), bad.toString());
+    List<String> fresh = row(r.out(), "fresh");
+    assertEquals("no workflow", fresh.get(2));
+    assertEquals("no workflow (not seen by the Tandem watcher yet?)", fresh.get(8));
+  }
+
+  @Test
+  void allNamespacesAddsTheNamespaceAndShowsGangGroups() {
+    CliRun r = tandem("pods", "-A");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().startsWith("NAMESPACE   POD"), r.out());
+    List<String> g = row(r.out(), "g-0");
+    assertEquals(List.of("team-x", "g-0", "g", "no workflow"), g.subList(0, 4));
+    assertEquals(5, r.out().lines().count(), r.out());
+  }
+
+  @Test
+  void jsonCarriesTheWholeStatus() throws Exception {
+    CliRun r = tandem("pods", "-o", "json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode doc = Output.JSON.readTree(r.out());
+    assertEquals(3, doc.size(), r.out());
+    JsonNode web = doc.get(2);
+    assertEquals("web", web.path("pod").asText());
+    assertEquals(
+        Names.scheduleWorkflowId("default", "web", webUid), web.path("workflowId").asText());
+    assertEquals("RUNNING", web.path("schedule").path("phase").asText());
+    assertEquals("k1", web.path("schedule").path("k8sNode").asText());
+    assertTrue(web.path("schedule").path("timeline").size() > 0, r.out());
+    assertTrue(doc.get(1).path("schedule").isNull(), r.out());
+    assertEquals("fresh", doc.get(1).path("pod").asText());
+  }
+
+  @Test
+  void historyOfAPodByNameOrWorkflowId() {
+    long id = world.jobOf(webUid);
+    String header =
+        "pod default/web (uid "
+            + webUid
+            + "): running, job "
+            + id
+            + " RUNNING, Slurm node n1, bound to k1";
+    for (String target : List.of("pod/web", "pod/default/web", "schedule/default/web/" + webUid)) {
+      CliRun r = tandem("history", target);
+      assertEquals(0, r.code(), target + ": " + r);
+      List<String> lines = r.out().lines().toList();
+      assertEquals(header, lines.get(0), target);
+      assertTrue(lines.get(1).startsWith("TIME "), r.out());
+      assertTrue(lines.stream().anyMatch(l -> l.contains(" bound ")), r.out());
+    }
+  }
+
+  @Test
+  void historyOfAPodSaysWhatIsWrong() {
+    CliRun gone = tandem("history", "pod/gone");
+    assertEquals(1, gone.code(), gone.toString());
+    assertEquals(
+        "tandem: no pod default/gone in Kubernetes: for a deleted pod give its workflow id,"
+            + " schedule/default/gone/<uid>\n",
+        gone.err());
+    CliRun other = tandem("history", "pod/other");
+    assertEquals(
+        "tandem: pod default/other is not scheduled through Slurm (schedulerName"
+            + " default-scheduler, not tandem-slurm)\n",
+        other.err());
+    CliRun fresh = tandem("history", "pod/fresh");
+    assertEquals(1, fresh.code(), fresh.toString());
+    assertTrue(fresh.err().startsWith("tandem: no scheduling workflow schedule/default/fresh/"));
+    CliRun wrong = tandem("history", "pod/a/b/c");
+    assertEquals(2, wrong.code(), wrong.toString());
+    assertEquals(
+        "'pod/a/b/c' is not a pod: use pod/NAME, pod/NAMESPACE/NAME or the workflow id"
+            + " schedule/NAMESPACE/NAME/UID",
+        wrong.firstErrorLine());
+  }
+
+  @Test
+  void unreachableTemporalIsACliError() {
+    CliRun r =
+        CliRun.fast(
+            "pods",
+            "--address",
+            "127.0.0.1:1",
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--query-timeout",
+            "2s");
+    assertEquals(1, r.code(), r.toString());
+    assertTrue(r.err().startsWith("tandem: cannot reach Temporal at 127.0.0.1:1"), r.err());
+  }
+
+  @Test
+  void unreachableKubernetesIsACliError() throws Exception {
+    Path dead = Files.createTempDirectory("pods-cli-dead").resolve("kubeconfig");
+    try (LocalApiServer gone = LocalApiServer.start(0)) {
+      gone.writeKubeconfig(dead);
+    }
+    CliRun r =
+        CliRun.fast("pods", "--address", temporal.address(), "--kubeconfig", dead.toString());
+    assertEquals(1, r.code(), r.toString());
+    assertTrue(r.err().startsWith("tandem: cannot list pods from Kubernetes ("), r.err());
+    assertTrue(r.err().endsWith("): check --kubeconfig/KUBECONFIG\n"), r.err());
+  }
+}
