@@ -221,6 +221,10 @@ public final class DevStack implements AutoCloseable {
     env.put("TANDEM_HTTP_PORT", Integer.toString(httpPort));
     env.put("TANDEM_LEADER_ELECTION", "false");
     env.put("TANDEM_IDENTITY", "tandem-dev");
+    // Pods through Slurm on the local Slurm: its partition of NodeSet (pool) nodes, and a margin
+    // that fits its KillWait of 5 s (pods may take up to 3 s to stop). docs/scheduling.md.
+    env.putIfAbsent("TANDEM_SCHED_DEFAULT_PARTITION", "tandem");
+    env.putIfAbsent("TANDEM_SCHED_GRACE_MARGIN", "2s");
     env.putAll(options.workerEnv());
     return env;
   }
