@@ -133,6 +133,17 @@ class SlurmJobTrackerTest extends WatcherTestBase {
   }
 
   @Test
+  void twoPollsAreNeededEvenWithoutAMinimumAge() throws Exception {
+    SlurmJobTracker eager = new SlurmJobTracker(slurm, coalescer, signals, metrics, Duration.ZERO);
+    eager.routes(routes);
+    slurm.putPlaceholder(7, UID, "RUNNING", List.of("n1"));
+    eager.poll(false, T0);
+    assertEquals(List.of(), slurm.cancels, "one poll is never enough");
+    eager.poll(false, T0);
+    assertEquals(List.of(7L), slurm.cancels);
+  }
+
+  @Test
   void nothingIsAnOrphanWhileThePodCacheIsNotKnown() throws Exception {
     slurm.putPlaceholder(7, UID, "RUNNING", List.of("n1"));
     routes.known = false;
