@@ -76,19 +76,22 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
   /**
    * Where a pod's events go. Gang members (annotations {@code pod-group} and {@code group-size}
    * above 1) take the per-pod path for now: the per-pod workflow refuses them as invalid.
+   *
+   * @param deleted the pod is gone from the API server (its last state)
    */
-  static Route route(Pod pod) {
+  static Route route(Pod pod, boolean deleted) {
     var meta = pod.getMetadata();
     String id = Names.scheduleWorkflowId(meta.getNamespace(), meta.getName(), meta.getUid());
     boolean waiting =
-        (pod.getSpec() == null || isBlank(pod.getSpec().getNodeName()))
+        !deleted
+            && (pod.getSpec() == null || isBlank(pod.getSpec().getNodeName()))
             && meta.getDeletionTimestamp() == null;
     return new Route(id, waiting);
   }
 
   @Override
   protected void onAdd(Pod pod) {
-    send(pod, route(pod), PodViews.of(pod));
+    send(pod, route(pod, false), PodViews.of(pod));
   }
 
   @Override
@@ -97,14 +100,13 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
     if (resyncPass
         || !PodWatcher.meaningfullySame(PodViews.of(old), after)
         || !SchedulingPods.request(old).equals(SchedulingPods.request(pod))) {
-      send(pod, route(pod), after);
+      send(pod, route(pod, false), after);
     }
   }
 
   @Override
   protected void onDelete(Pod pod, boolean unknownFinalState) {
-    Route r = route(pod);
-    send(pod, new Route(r.workflowId(), false), PodView.absent(pod.getMetadata().getName()));
+    send(pod, route(pod, true), PodView.absent(pod.getMetadata().getName()));
   }
 
   private void send(Pod pod, Route route, PodView view) {
