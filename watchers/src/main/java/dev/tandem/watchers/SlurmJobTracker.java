@@ -1,87 +1,139 @@
 package dev.tandem.watchers;
 
+import dev.tandem.slurm.PlaceholderJob;
+import dev.tandem.slurm.PlaceholderTag;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.SlurmJobView;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The job half of the {@link SlurmPoller}: Tandem's placeholder jobs (their comment is the owning
- * workflow's id) and {@code jobObserved} signals to that workflow when one changes or is purged.
- * Same memory rules as the nodes: a view is remembered when read, a signal given up is marked
- * undelivered and sent again on the next changed listing, and a purged job whose end was not heard
- * keeps a tombstone until it is. Used from the poller thread only (the undelivered marks also from
- * the coalescer's threads).
+ * The job half of the {@link SlurmPoller}: Tandem's placeholder jobs (tagged as {@link
+ * PlaceholderTag} says) and {@code jobObserved} signals to the workflow that owns each one ({@link
+ * JobRoutes}) when it changes or is purged. Same memory rules as the nodes: a view is remembered
+ * when read, a signal given up (or one with no owner known yet) is marked undelivered and sent
+ * again on the next changed listing, and a purged job whose end was not heard keeps a tombstone
+ * until it is. Jobs no workflow will ever own are cancelled by {@link OrphanJobs}. Used from the
+ * poller thread only (the undelivered and not-running marks also from the coalescer's threads).
  */
 final class SlurmJobTracker {
+  /** A placeholder job as last listed. */
+  record Tracked(SlurmJobView view, String tag, boolean over) {}
+
+  /** A view whose signal has not been accepted, with the tag that routes it. */
+  private record Unsent(String tag, SlurmJobView view) {}
+
   private final SlurmClient slurm;
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
-  private final Map<Long, SlurmJobView> jobs = new HashMap<>();
-  private final Map<Long, SlurmJobView> undelivered = new ConcurrentHashMap<>();
+  private final OrphanJobs orphans;
+  private final Map<Long, Tracked> jobs = new HashMap<>();
+  private final Map<Long, Unsent> undelivered = new ConcurrentHashMap<>();
+
+  /** Jobs whose owner answered its last signal with "no such workflow runs". */
+  private final Set<Long> ownerNotRunning = ConcurrentHashMap.newKeySet();
+
+  private volatile JobRoutes routes = JobRoutes.NONE;
   private Instant since;
 
   SlurmJobTracker(
-      SlurmClient slurm, Coalescer coalescer, WorkflowSignals signals, WatcherMetrics metrics) {
+      SlurmClient slurm,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      WatcherMetrics metrics,
+      Duration orphanMinAge) {
     this.slurm = slurm;
     this.coalescer = coalescer;
     this.signals = signals;
     this.metrics = metrics;
+    this.orphans = new OrphanJobs(slurm, metrics, orphanMinAge);
   }
 
-  /** Lists jobs (all of them when {@code full}) and signals what changed. */
+  /** Where jobs are signalled; until set, nowhere (and no job is ever taken for an orphan). */
+  void routes(JobRoutes r) {
+    this.routes = r;
+  }
+
+  /** Lists jobs (all of them when {@code full}), signals what changed, then sweeps orphans. */
   void poll(boolean full, Instant now) {
     Listing<SlurmJob> lj = slurm.listJobs(full ? null : since);
-    if (!lj.changed()) {
-      return;
+    if (lj.changed()) {
+      update(lj.items(), full, now);
+      since = lj.updateTime();
     }
-    Map<Long, SlurmJobView> seen = new HashMap<>();
-    for (SlurmJob j : lj.items()) {
-      if (!ownedByWorkflow(j.comment())) {
+    orphans.sweep(List.copyOf(jobs.values()), routes, ownerNotRunning, now);
+  }
+
+  private void update(List<SlurmJob> listed, boolean full, Instant now) {
+    Map<Long, Tracked> seen = new HashMap<>();
+    for (SlurmJob j : listed) {
+      Optional<PlaceholderJob> p = PlaceholderJob.of(j);
+      if (p.isEmpty()) {
         continue;
       }
-      SlurmJobView v = SlurmViews.job(j, now);
-      seen.put(j.id(), v);
-      SlurmJobView before = jobs.put(j.id(), v);
+      Tracked t = new Tracked(SlurmViews.job(j, now), p.get().podUid(), p.get().over());
+      seen.put(j.id(), t);
+      Tracked before = jobs.put(j.id(), t);
       boolean lost = undelivered.remove(j.id()) != null;
-      if (full || lost || before == null || !sameJob(before, v)) {
+      if (full || lost || before == null || !sameJob(before.view(), t.view())) {
         metrics.event("slurm", "job");
-        send(v);
+        send(t.tag(), t.view());
       }
     }
     for (Long gone : List.copyOf(jobs.keySet())) {
       if (!seen.containsKey(gone)) {
         undelivered.remove(gone);
-        send(purged(jobs.remove(gone), now));
+        ownerNotRunning.remove(gone);
+        Tracked last = jobs.remove(gone);
+        send(last.tag(), purged(last.view(), now));
       }
     }
     for (Long lost : List.copyOf(undelivered.keySet())) {
-      SlurmJobView last = seen.containsKey(lost) ? null : undelivered.remove(lost);
-      if (last != null) {
-        send(SlurmJobView.GONE.equals(last.state()) ? last : purged(last, now)); // end not heard
+      Unsent last = seen.containsKey(lost) ? null : undelivered.remove(lost);
+      if (last != null) { // its end was not heard
+        SlurmJobView v = last.view();
+        send(last.tag(), SlurmJobView.GONE.equals(v.state()) ? v : purged(v, now));
       }
     }
-    since = lj.updateTime();
   }
 
-  private void send(SlurmJobView v) {
+  private void send(String tag, SlurmJobView v) {
+    Optional<String> owner = routes.workflowIdForTag(tag);
+    if (owner.isEmpty()) {
+      // No owner known: try again with the next changed listing; a purged job nobody owns is
+      // forgotten (there is no one left to tell).
+      if (!SlurmJobView.GONE.equals(v.state())) {
+        undelivered.put(v.id(), new Unsent(tag, v));
+      }
+      return;
+    }
+    String id = owner.get();
+    Unsent unsent = new Unsent(tag, v);
     coalescer.submit(
         "job:" + v.id(),
         () -> {
-          boolean ok = signals.workflow(v.comment(), Names.SIGNAL_JOB_OBSERVED, v);
-          undelivered.remove(v.id(), v);
+          boolean ok = signals.workflow(id, Names.SIGNAL_JOB_OBSERVED, v);
+          undelivered.remove(v.id(), unsent);
+          if (ok) {
+            ownerNotRunning.remove(v.id());
+          } else if (!SlurmJobView.GONE.equals(v.state())) {
+            ownerNotRunning.add(v.id());
+          }
           metrics.signal(Names.SIGNAL_JOB_OBSERVED, ok ? "sent" : "not-running");
         },
-        () -> undelivered.put(v.id(), v));
+        () -> undelivered.put(v.id(), unsent));
   }
 
   private static SlurmJobView purged(SlurmJobView last, Instant now) {
@@ -94,11 +146,6 @@ final class SlurmJobTracker {
         last.nodes(),
         last.restartCount(),
         now);
-  }
-
-  /** Tandem's placeholder jobs carry their owner's workflow id as the comment. */
-  static boolean ownedByWorkflow(String comment) {
-    return comment != null && comment.startsWith("schedule/");
   }
 
   static boolean sameJob(SlurmJobView a, SlurmJobView b) {

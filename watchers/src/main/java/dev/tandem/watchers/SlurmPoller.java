@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Polls slurmrestd and turns what changed into signals: {@code slurmObserved} to the node workflow
  * of each Tandem-managed Slurm node, {@code jobObserved} to the workflow that owns a placeholder
- * job (its id is the job's comment), and the mirror of administrators' drains onto pods.
+ * job (found from the job's tag by {@link JobRoutes}), the cancelling of placeholder jobs no
+ * workflow owns ({@link OrphanJobs}), and the mirror of administrators' drains onto pods.
  *
  * <ol>
  *   <li>Every interval (default 2 s) list nodes and jobs incrementally: an unchanged cluster costs
@@ -78,6 +79,34 @@ public final class SlurmPoller implements AutoCloseable {
       Duration interval,
       Duration fullResync,
       Clock clock) {
+    this(
+        slurm,
+        pods,
+        coalescer,
+        signals,
+        mirror,
+        metrics,
+        interval,
+        fullResync,
+        clock,
+        OrphanJobs.DEFAULT_MIN_AGE);
+  }
+
+  /**
+   * @param orphanMinAge how long a placeholder job must be without owner (over at least two polls)
+   *     before it is cancelled
+   */
+  public SlurmPoller(
+      SlurmClient slurm,
+      PodWatcher pods,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      SlurmMirror mirror,
+      WatcherMetrics metrics,
+      Duration interval,
+      Duration fullResync,
+      Clock clock,
+      Duration orphanMinAge) {
     this.slurm = slurm;
     this.pods = pods;
     this.coalescer = coalescer;
@@ -88,7 +117,15 @@ public final class SlurmPoller implements AutoCloseable {
     this.fullResync = fullResync;
     this.clock = clock;
     this.delay = interval;
-    this.jobs = new SlurmJobTracker(slurm, coalescer, signals, metrics);
+    this.jobs = new SlurmJobTracker(slurm, coalescer, signals, metrics, orphanMinAge);
+  }
+
+  /**
+   * Where placeholder jobs are signalled (the scheduling pod watcher). Until set, job changes go
+   * nowhere and no job is taken for an orphan.
+   */
+  public void routeJobs(JobRoutes routes) {
+    jobs.routes(routes);
   }
 
   /** Told the outcome of every poll (the cluster health reporter). */

@@ -5,8 +5,12 @@ import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.schedule.PodRequest;
+import dev.tandem.workflows.schedule.PodScheduleInput;
+import dev.tandem.workflows.schedule.SchedulingConfig;
 import dev.tandem.workflows.support.SearchAttributes;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
@@ -17,10 +21,21 @@ import io.temporal.client.WorkflowStub;
 public final class TemporalWorkflowSignals implements WorkflowSignals {
   private final WorkflowClient client;
   private final Tuning tuning;
+  private final SchedulingConfig scheduling;
 
+  /** With the default scheduling configuration ({@link SchedulingConfig#defaults()}). */
   public TemporalWorkflowSignals(WorkflowClient client, Tuning tuning) {
+    this(client, tuning, SchedulingConfig.defaults());
+  }
+
+  /**
+   * @param scheduling how pods map to Slurm jobs; passed to every scheduling workflow it starts
+   */
+  public TemporalWorkflowSignals(
+      WorkflowClient client, Tuning tuning, SchedulingConfig scheduling) {
     this.client = client;
     this.tuning = tuning;
+    this.scheduling = scheduling;
   }
 
   @Override
@@ -54,6 +69,27 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
   @Override
   public boolean node(String namespace, String pod, String signal, Object payload) {
     return workflow(Names.nodeWorkflowId(namespace, pod), signal, payload);
+  }
+
+  @Override
+  public void podSchedule(PodRequest request, PodView view) {
+    String ref = request.namespace() + "/" + request.name();
+    WorkflowOptions.Builder o =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(
+                Names.scheduleWorkflowId(request.namespace(), request.name(), request.uid()))
+            .setTaskQueue(Names.TASK_QUEUE)
+            .setStaticSummary("Pod " + ref);
+    if (tuning.searchAttributes()) {
+      o.setTypedSearchAttributes(
+          io.temporal.common.SearchAttributes.newBuilder().set(SearchAttributes.POD, ref).build());
+    }
+    client
+        .newUntypedWorkflowStub("PodSchedule", o.build())
+        .signalWithStart(
+            Names.SIGNAL_POD_OBSERVED,
+            new Object[] {view},
+            new Object[] {new PodScheduleInput(request, scheduling, tuning, null)});
   }
 
   @Override

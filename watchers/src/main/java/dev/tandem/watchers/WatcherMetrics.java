@@ -36,6 +36,9 @@ public final class WatcherMetrics implements Coalescer.Listener {
     for (String outcome : List.of("error", "stalled")) {
       restartCounter(outcome);
     }
+    for (String reason : ORPHAN_REASONS) {
+      orphanCounter(reason);
+    }
   }
 
   /** Why a leader stopped leading ({@link #leadershipLost}). */
@@ -43,7 +46,10 @@ public final class WatcherMetrics implements Coalescer.Listener {
 
   /** Every {@code source} of {@link #error}. */
   static final List<String> ERROR_SOURCES =
-      List.of("slurm-poll", "informer-restart", "signal-retry", "signal-dropped");
+      List.of("slurm-poll", "informer-restart", "signal-retry", "signal-dropped", "orphan-cancel");
+
+  /** Why an orphaned placeholder job was cancelled ({@link #orphanJobCancelled}). */
+  static final List<String> ORPHAN_REASONS = List.of("no-owner", "owner-not-running");
 
   public MeterRegistry registry() {
     return registry;
@@ -134,6 +140,18 @@ public final class WatcherMetrics implements Coalescer.Listener {
     return Counter.builder("tandem.watchers.election.restarts")
         .description("Leader election rounds restarted without having led, by outcome")
         .tag("outcome", outcome)
+        .register(registry);
+  }
+
+  /** A placeholder job no workflow owns was cancelled; {@code reason} one of ORPHAN_REASONS. */
+  public void orphanJobCancelled(String reason) {
+    orphanCounter(reason).increment();
+  }
+
+  private Counter orphanCounter(String reason) {
+    return Counter.builder("tandem.orphan.jobs.cancelled")
+        .description("Placeholder jobs cancelled because no workflow will ever own them")
+        .tag("reason", reason)
         .register(registry);
   }
 

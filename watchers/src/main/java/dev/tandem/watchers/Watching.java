@@ -25,6 +25,7 @@ final class Watching implements AutoCloseable {
 
   final Coalescer coalescer;
   final PodWatcher pods;
+  final SchedulingPodWatcher scheduling;
   final K8sNodeWatcher nodes;
   final NodeSetWatcher nodeSets;
   final SlurmPoller poller;
@@ -43,6 +44,7 @@ final class Watching implements AutoCloseable {
     this.metrics = metrics;
     coalescer = new Coalescer(cfg.signalThreads(), Duration.ofMillis(500), metrics);
     pods = new PodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
+    scheduling = new SchedulingPodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     nodes =
         new K8sNodeWatcher(
             k8s,
@@ -80,6 +82,7 @@ final class Watching implements AutoCloseable {
           nodes.podChanged(p);
           poller.podChanged(p);
         });
+    poller.routeJobs(scheduling);
     poller.onReachability(health);
     nodeSets.onSpecSent(health::nodeSetRunning);
   }
@@ -97,6 +100,10 @@ final class Watching implements AutoCloseable {
     if (abandoned()) {
       return;
     }
+    scheduling.start(); // before the poller: its cache routes placeholder jobs
+    if (abandoned()) {
+      return;
+    }
     poller.start();
     health.start(); // after the NodeSet cache is filled: the first reports reach every NodeSet
   }
@@ -106,7 +113,7 @@ final class Watching implements AutoCloseable {
   }
 
   private List<InformerWatcher<?>> informers() {
-    return List.of(pods, nodes, nodeSets);
+    return List.of(pods, nodes, nodeSets, scheduling);
   }
 
   /** Restarts any informer that stopped for good; remembers since when each is down. */
@@ -172,6 +179,7 @@ final class Watching implements AutoCloseable {
     poller.close();
     health.close();
     nodeSets.close();
+    scheduling.close();
     nodes.close();
     pods.close();
     coalescer.close();

@@ -4,6 +4,8 @@ import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.PodRequest;
 
 /**
  * What watchers send to workflows. One implementation talks to Temporal; tests record calls.
@@ -35,6 +37,14 @@ public interface WorkflowSignals {
    * workflow); false if it does not run.
    */
   boolean clusterHealth(NodeSetRef ref, ClusterHealth health);
+
+  /**
+   * {@code podObserved} to the pod's scheduling workflow ({@code schedule/<ns>/<pod>/<uid>}),
+   * starting it with {@code request} if it does not run (signal-with-start: a watcher that restarts
+   * and sends again never starts a second one). Only for a pod that waits to be scheduled; a bound,
+   * terminating or deleted pod gets a plain signal ({@link #workflow}).
+   */
+  void podSchedule(PodRequest request, PodView view);
 
   /** A signal to any workflow by id (e.g. a placeholder job's owner); false if it does not run. */
   boolean workflow(String workflowId, String signal, Object payload);

@@ -11,12 +11,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A SlurmClient over an in-memory node table, with incremental listings like slurmrestd's. */
+/**
+ * A SlurmClient over in-memory node and job tables, with incremental listings like slurmrestd's.
+ */
 class FakeSlurmClient implements SlurmClient {
   private final Map<String, SlurmNode> nodes = new TreeMap<>();
+  private final Map<Long, SlurmJob> jobs = new TreeMap<>();
   private long version = 1;
+  private long jobsVersion = 1;
+  final List<Long> cancels = new CopyOnWriteArrayList<>();
+  volatile boolean cancelFails;
   volatile boolean down;
   final AtomicInteger nodeCalls = new AtomicInteger();
   final AtomicInteger unchangedAnswers = new AtomicInteger();
@@ -44,6 +51,47 @@ class FakeSlurmClient implements SlurmClient {
             null,
             "22.05.8"));
     version++;
+  }
+
+  /** A job named {@code name} with comment {@code comment} in {@code state} on {@code nodes}. */
+  synchronized void putJob(long id, String name, String comment, String state, List<String> on) {
+    jobs.put(
+        id,
+        new SlurmJob(
+            id,
+            name,
+            comment,
+            state,
+            Set.of(),
+            "None",
+            String.join(",", on),
+            on,
+            "gpu",
+            null,
+            null,
+            "tandem",
+            0,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null));
+    jobsVersion++;
+  }
+
+  /** A placeholder job tagged {@code tag}, as {@code PlaceholderTag} writes it. */
+  void putPlaceholder(long id, String tag, String state, List<String> on) {
+    putJob(id, "tandem-pod-" + tag, "tandem.dev/pod-uid=" + tag, state, on);
+  }
+
+  synchronized void removeJob(long id) {
+    jobs.remove(id);
+    jobsVersion++;
+  }
+
+  synchronized SlurmJob job(long id) {
+    return jobs.get(id);
   }
 
   synchronized void remove(String name) {
@@ -85,7 +133,11 @@ class FakeSlurmClient implements SlurmClient {
     if (down) {
       throw new SlurmUnavailableException("connection refused (fake)");
     }
-    return Listing.unchanged(Instant.ofEpochSecond(1));
+    Instant now = Instant.ofEpochSecond(jobsVersion);
+    if (since != null && since.equals(now)) {
+      return Listing.unchanged(now);
+    }
+    return new Listing<>(true, new ArrayList<>(jobs.values()), now);
   }
 
   @Override
@@ -114,7 +166,19 @@ class FakeSlurmClient implements SlurmClient {
   }
 
   @Override
-  public void cancel(long id, String signal) {}
+  public void cancel(long id, String signal) {
+    if (cancelFails) {
+      throw new SlurmUnavailableException("connection refused (fake)");
+    }
+    cancels.add(id);
+    SlurmJob j;
+    synchronized (this) {
+      j = jobs.get(id);
+    }
+    if (j != null) {
+      putJob(id, j.name(), j.comment(), "CANCELLED", j.nodeList());
+    }
+  }
 
   @Override
   public void close() {}

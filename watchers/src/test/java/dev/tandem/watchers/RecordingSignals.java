@@ -1,9 +1,12 @@
 package dev.tandem.watchers;
 
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.PodRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -14,9 +17,15 @@ import java.util.function.Predicate;
 final class RecordingSignals implements WorkflowSignals {
   record Sent(String target, String signal, Object payload) {}
 
+  /** The payload of a {@code podSchedule} (signal-with-start) record. */
+  record ScheduleStart(PodRequest request, PodView view) {}
+
   private final List<Sent> sent = new ArrayList<>();
   final Set<String> running = ConcurrentHashMap.newKeySet();
   volatile boolean fail;
+
+  /** Workflow ids {@link #workflow} answers false for (no such workflow runs). */
+  final Set<String> notRunning = ConcurrentHashMap.newKeySet();
 
   @Override
   public synchronized void nodeSetSpec(NodeSetRef ref, NodeSetSpecView spec) {
@@ -51,10 +60,20 @@ final class RecordingSignals implements WorkflowSignals {
   }
 
   @Override
+  public synchronized void podSchedule(PodRequest r, PodView view) {
+    check();
+    sent.add(
+        new Sent(
+            Names.scheduleWorkflowId(r.namespace(), r.name(), r.uid()),
+            "podSchedule",
+            new ScheduleStart(r, view)));
+  }
+
+  @Override
   public synchronized boolean workflow(String id, String signal, Object payload) {
     check();
     sent.add(new Sent(id, signal, payload));
-    return true;
+    return !notRunning.contains(id);
   }
 
   private void check() {

@@ -60,7 +60,9 @@ class WatchersHealthTest {
         "the dead pod informer reported",
         () -> {
           String p = replica.watchers.problem();
-          return p != null && p.contains("the pod informer stopped");
+          return p != null
+              && p.contains("the pod informer stopped")
+              && p.contains("the scheduling-pod informer stopped");
         });
     assertTrue(replica.counter("tandem.watcher.errors", "source", "informer-restart") >= 2);
     api.faults().clear();

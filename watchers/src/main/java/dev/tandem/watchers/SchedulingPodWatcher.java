@@ -1,0 +1,173 @@
+package dev.tandem.watchers;
+
+import dev.tandem.k8s.PodViews;
+import dev.tandem.k8s.SchedulingPods;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.PodRequest;
+import dev.tandem.workflows.schedule.ScheduleAnnotations;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Watches the pods Slurm schedules ({@code spec.schedulerName: tandem-slurm}) and tells each pod's
+ * scheduling workflow about it. The API server filters by that field, so only these pods are
+ * cached, never all of the cluster's.
+ *
+ * <p>A pod that waits (no node, not terminating) gets signal-with-start: its workflow starts on the
+ * first event, and a restarted watcher sending again reaches the same one. A bound or terminating
+ * pod and a deleted one only get a plain {@code podObserved} (a workflow is never started for a pod
+ * that is already placed or going away). Events are coalesced per pod uid and sent only when
+ * something the workflow acts on changed, or on a resync pass.
+ *
+ * <p>Also the router of the Slurm job tracker: {@link #workflowIdForTag} maps a placeholder job's
+ * tag to the workflow that owns it.
+ */
+public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements JobRoutes {
+  static final String BY_UID = "byUid";
+  static final String BY_GROUP = "byGroup";
+
+  /** What to send for a pod: signal-with-start or a plain signal to {@code workflowId}. */
+  record Route(String workflowId, boolean start) {}
+
+  private final KubernetesClient client;
+  private final Coalescer coalescer;
+  private final WorkflowSignals signals;
+  private final WatcherMetrics metrics;
+  private final Duration resync;
+
+  public SchedulingPodWatcher(
+      KubernetesClient client,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      WatcherMetrics metrics,
+      Duration resync) {
+    super("scheduling-pod", metrics);
+    this.client = client;
+    this.coalescer = coalescer;
+    this.signals = signals;
+    this.metrics = metrics;
+    this.resync = resync;
+  }
+
+  @Override
+  protected SharedIndexInformer<Pod> newInformer() {
+    SharedIndexInformer<Pod> informer =
+        client
+            .pods()
+            .inAnyNamespace()
+            .withField("spec.schedulerName", Names.SCHEDULER_NAME)
+            .runnableInformer(resync.toMillis());
+    informer.addIndexers(
+        Map.of(
+            BY_UID,
+            p -> List.of(String.valueOf(p.getMetadata().getUid())),
+            BY_GROUP,
+            p -> groupTag(p).map(List::of).orElse(List.of())));
+    return informer;
+  }
+
+  /**
+   * Where a pod's events go. Gang members (annotations {@code pod-group} and {@code group-size}
+   * above 1) take the per-pod path for now: the per-pod workflow refuses them as invalid.
+   *
+   * @param deleted the pod is gone from the API server (its last state)
+   */
+  static Route route(Pod pod, boolean deleted) {
+    var meta = pod.getMetadata();
+    String id = Names.scheduleWorkflowId(meta.getNamespace(), meta.getName(), meta.getUid());
+    boolean waiting =
+        !deleted
+            && (pod.getSpec() == null || isBlank(pod.getSpec().getNodeName()))
+            && meta.getDeletionTimestamp() == null;
+    return new Route(id, waiting);
+  }
+
+  @Override
+  protected void onAdd(Pod pod) {
+    send(pod, route(pod, false), PodViews.of(pod));
+  }
+
+  @Override
+  protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
+    PodView after = PodViews.of(pod);
+    if (resyncPass
+        || !PodWatcher.meaningfullySame(PodViews.of(old), after)
+        || !SchedulingPods.request(old).equals(SchedulingPods.request(pod))) {
+      send(pod, route(pod, false), after);
+    }
+  }
+
+  @Override
+  protected void onDelete(Pod pod, boolean unknownFinalState) {
+    send(pod, route(pod, true), PodView.absent(pod.getMetadata().getName()));
+  }
+
+  private void send(Pod pod, Route route, PodView view) {
+    PodRequest request = route.start() ? SchedulingPods.request(pod) : null;
+    Instant seen = Instant.now();
+    coalescer.submit(
+        "sched:" + pod.getMetadata().getUid(),
+        () -> {
+          if (request != null) {
+            signals.podSchedule(request, view);
+            metrics.signal(Names.SIGNAL_POD_OBSERVED, "sent");
+          } else {
+            boolean ok = signals.workflow(route.workflowId(), Names.SIGNAL_POD_OBSERVED, view);
+            metrics.signal(Names.SIGNAL_POD_OBSERVED, ok ? "sent" : "not-running");
+          }
+          metrics.lag("scheduling-pod", Duration.between(seen, Instant.now()));
+        });
+  }
+
+  /**
+   * The workflow that owns placeholder jobs tagged {@code tag}: a tag with a dot is a gang's
+   * ({@code <ns>.<group>}), owned while any member pod exists; any other tag is a pod uid, owned by
+   * that pod's workflow while the pod exists. Empty when no cached pod claims the tag.
+   */
+  @Override
+  public Optional<String> workflowIdForTag(String tag) {
+    SharedIndexInformer<Pod> informer = informer();
+    if (informer == null || tag == null) {
+      return Optional.empty();
+    }
+    int dot = tag.indexOf('.');
+    if (dot > 0) {
+      if (informer.getIndexer().byIndex(BY_GROUP, tag).isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(Names.podGroupWorkflowId(tag.substring(0, dot), tag.substring(dot + 1)));
+    }
+    return informer.getIndexer().byIndex(BY_UID, tag).stream()
+        .findFirst()
+        .map(
+            p ->
+                Names.scheduleWorkflowId(
+                    p.getMetadata().getNamespace(), p.getMetadata().getName(), tag));
+  }
+
+  @Override
+  public boolean routesKnown() {
+    return synced() && running();
+  }
+
+  /** {@code <ns>.<group>} for a pod with annotation {@code tandem.dev/pod-group}. */
+  static Optional<String> groupTag(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    String group = a == null ? null : a.get(ScheduleAnnotations.POD_GROUP);
+    if (isBlank(group)) {
+      return Optional.empty();
+    }
+    return Optional.of(Names.podGroupTag(pod.getMetadata().getNamespace(), group));
+  }
+
+  private static boolean isBlank(String s) {
+    return s == null || s.isBlank();
+  }
+}

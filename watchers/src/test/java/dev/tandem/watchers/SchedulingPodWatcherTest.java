@@ -1,0 +1,235 @@
+package dev.tandem.watchers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.watchers.RecordingSignals.ScheduleStart;
+import dev.tandem.watchers.RecordingSignals.Sent;
+import dev.tandem.workflows.model.PodView;
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The scheduling pod watcher against the local Kubernetes API (which, like a real API server,
+ * filters pods by {@code spec.schedulerName} and binds through {@code pods/binding}).
+ */
+@ExtendWith(LocalKubernetes.class)
+class SchedulingPodWatcherTest extends WatcherTestBase {
+  static KubernetesClient client;
+
+  private SchedulingPodWatcher watcher;
+
+  @BeforeEach
+  void start() {
+    watcher = watcher(RESYNC);
+  }
+
+  private SchedulingPodWatcher watcher(Duration resync) {
+    SchedulingPodWatcher w = new SchedulingPodWatcher(client, coalescer, signals, metrics, resync);
+    w.start();
+    Wait.until("synced", w::synced);
+    return w;
+  }
+
+  @AfterEach
+  void stop() {
+    watcher.close();
+    client.pods().inAnyNamespace().withGracePeriod(0).delete();
+  }
+
+  private static Pod pod(String name, String scheduler) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(scheduler)
+        .withTerminationGracePeriodSeconds(10L)
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .withNewResources()
+        .withRequests(Map.of("cpu", new Quantity("500m"), "memory", new Quantity("1Gi")))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private Pod create(String name) {
+    return client.pods().resource(pod(name, "tandem-slurm")).create();
+  }
+
+  private List<Sent> starts() {
+    return signals.named("podSchedule");
+  }
+
+  private List<PodView> observed(String workflowId) {
+    return signals
+        .matching(s -> s.target().equals(workflowId) && s.signal().equals("podObserved"))
+        .stream()
+        .map(s -> (PodView) s.payload())
+        .toList();
+  }
+
+  private static String workflowId(Pod p) {
+    return "schedule/default/" + p.getMetadata().getName() + "/" + p.getMetadata().getUid();
+  }
+
+  @Test
+  void aWaitingPodStartsItsWorkflowOnceThenBindAndDeleteArePlainSignals() throws Exception {
+    Pod p = create("train-0");
+    Wait.until("signal-with-start", () -> !starts().isEmpty());
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertEquals(1, starts().size(), signals.all().toString());
+    Sent s = starts().get(0);
+    assertEquals(workflowId(p), s.target());
+    ScheduleStart start = (ScheduleStart) s.payload();
+    assertEquals(p.getMetadata().getUid(), start.request().uid());
+    assertEquals("500m", start.request().requests().get("cpu"));
+    assertEquals("1Gi", start.request().requests().get("memory"));
+    assertEquals(10L, start.request().terminationGracePeriodSeconds());
+    assertTrue(start.view().exists());
+    assertNull(start.view().k8sNode());
+
+    Binding b =
+        new BindingBuilder()
+            .withNewMetadata()
+            .withName("train-0")
+            .withNamespace("default")
+            .endMetadata()
+            .withNewTarget()
+            .withKind("Node")
+            .withName("k1")
+            .endTarget()
+            .build();
+    client.bindings().inNamespace("default").resource(b).create();
+    Wait.until(
+        "bound pod: plain podObserved",
+        () -> observed(workflowId(p)).stream().anyMatch(v -> "k1".equals(v.k8sNode())));
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertEquals(1, starts().size(), "a bound pod never starts a workflow");
+
+    client.pods().inNamespace("default").withName("train-0").withGracePeriod(0).delete();
+    Wait.until(
+        "deleted: absent", () -> observed(workflowId(p)).stream().anyMatch(v -> !v.exists()));
+    assertEquals(1, starts().size());
+  }
+
+  @Test
+  void podsOfOtherSchedulersAreNotWatched() throws Exception {
+    client.pods().resource(pod("web-0", "default-scheduler")).create();
+    client.pods().resource(pod("web-1", null)).create();
+    create("train-1");
+    Wait.until("train-1 seen", () -> !starts().isEmpty());
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertTrue(
+        signals.all().stream().noneMatch(x -> x.target().contains("/web-")),
+        signals.all().toString());
+    assertEquals(1, watcher.informer().getIndexer().list().size(), "only tandem-slurm pods cached");
+  }
+
+  @Test
+  void onlyChangesTheWorkflowActsOnAreSent() throws Exception {
+    create("train-0");
+    Wait.until("start", () -> starts().size() == 1);
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("train-0")
+        .edit(
+            x -> new PodBuilder(x).editMetadata().addToLabels("team", "ml").endMetadata().build());
+    Wait.until(
+        "label cached",
+        () ->
+            watcher.informer().getIndexer().list().stream()
+                .anyMatch(x -> x.getMetadata().getLabels().containsKey("team")));
+    Thread.sleep(300); // the handler runs after the cache is updated
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertEquals(1, starts().size(), "a label the workflow does not read sends nothing");
+
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("train-0")
+        .edit(
+            x ->
+                new PodBuilder(x)
+                    .editMetadata()
+                    .addToAnnotations("tandem.dev/partition", "gpu")
+                    .endMetadata()
+                    .build());
+    Wait.until("annotation sent", () -> starts().size() == 2);
+    ScheduleStart st = (ScheduleStart) starts().get(1).payload();
+    assertEquals("gpu", st.request().annotation("tandem.dev/partition"));
+  }
+
+  @Test
+  void aResyncPassSendsAgain() {
+    watcher.close();
+    watcher = watcher(Duration.ofSeconds(1));
+    create("train-0");
+    Wait.until("sent again on resync", Duration.ofSeconds(20), () -> starts().size() >= 3);
+    assertEquals(1, starts().stream().map(Sent::target).distinct().count());
+  }
+
+  @Test
+  void aRestartedWatcherSendsSignalWithStartAgainToTheSameWorkflow() throws Exception {
+    Pod p = create("train-0");
+    Wait.until("start", () -> starts().size() == 1);
+    watcher.close();
+    watcher = watcher(RESYNC);
+    Wait.until("start again", () -> starts().size() == 2);
+    assertEquals(workflowId(p), starts().get(1).target(), "the same id: Temporal keeps one");
+  }
+
+  @Test
+  void tagsRouteToThePodsWorkflowOrTheGangsWhileAPodClaimsThem() throws Exception {
+    Pod p = create("train-0");
+    Pod member =
+        client
+            .pods()
+            .resource(
+                new PodBuilder(pod("gang-0", "tandem-slurm"))
+                    .editMetadata()
+                    .addToAnnotations("tandem.dev/pod-group", "llm")
+                    .addToAnnotations("tandem.dev/group-size", "2")
+                    .endMetadata()
+                    .build())
+            .create();
+    String uid = p.getMetadata().getUid();
+    Wait.until("cached", () -> watcher.workflowIdForTag(uid).isPresent());
+    assertTrue(watcher.routesKnown());
+    assertEquals(Optional.of(workflowId(p)), watcher.workflowIdForTag(uid));
+    Wait.until("member cached", () -> watcher.workflowIdForTag("default.llm").isPresent());
+    assertEquals(
+        Optional.of("schedule-group/default/llm"), watcher.workflowIdForTag("default.llm"));
+    assertEquals(Optional.empty(), watcher.workflowIdForTag("default.other"));
+    assertEquals(Optional.empty(), watcher.workflowIdForTag("no-such-uid"));
+    // For now a gang member takes the per-pod path (the workflow refuses it as invalid).
+    Wait.until(
+        "member start",
+        () -> starts().stream().anyMatch(s -> s.target().equals(workflowId(member))));
+
+    client.pods().inNamespace("default").withName("gang-0").withGracePeriod(0).delete();
+    Wait.until("gang gone", () -> watcher.workflowIdForTag("default.llm").isEmpty());
+    watcher.close();
+    assertFalse(watcher.routesKnown());
+    assertEquals(Optional.empty(), watcher.workflowIdForTag(uid));
+  }
+}
