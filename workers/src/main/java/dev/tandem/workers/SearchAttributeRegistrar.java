@@ -29,7 +29,13 @@ public final class SearchAttributeRegistrar {
   private static final Logger log = LoggerFactory.getLogger(SearchAttributeRegistrar.class);
 
   static final List<String> NAMES =
-      List.of(Names.SA_NODESET, Names.SA_NODE, Names.SA_K8S_NODE, Names.SA_PHASE);
+      List.of(
+          Names.SA_NODESET,
+          Names.SA_NODE,
+          Names.SA_K8S_NODE,
+          Names.SA_PHASE,
+          Names.SA_POD,
+          Names.SA_JOB_ID);
 
   private SearchAttributeRegistrar() {}
 
@@ -69,7 +75,8 @@ public final class SearchAttributeRegistrar {
           "search attributes {} are not registered in namespace {} and could not be added ({}); "
               + "running without them. Add them with: temporal operator search-attribute create "
               + "--namespace {} --name TandemNodeSet --type Keyword --name TandemNode --type Keyword "
-              + "--name TandemK8sNode --type Keyword --name TandemPhase --type Keyword",
+              + "--name TandemK8sNode --type Keyword --name TandemPhase --type Keyword --name TandemPod "
+              + "--type Keyword --name TandemJobId --type Keyword",
           NAMES,
           namespace,
           e.getStatus(),

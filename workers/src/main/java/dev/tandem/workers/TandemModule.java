@@ -175,8 +175,8 @@ public final class TandemModule extends AbstractModule {
 
   @Provides
   @Singleton
-  WorkflowSignals signals(WorkflowClient client, Tuning tuning) {
-    return new TemporalWorkflowSignals(client, tuning);
+  WorkflowSignals signals(WorkflowClient client, Tuning tuning, SchedulingConfig scheduling) {
+    return new TemporalWorkflowSignals(client, tuning, scheduling);
   }
 
   @Provides
