@@ -9,6 +9,7 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.workflows.model.PodView;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +124,27 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     assertFalse(v.terminating());
     assertNull(get(NS, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
     assertEquals(0, timer().count());
+  }
+
+  @Test
+  void aRefusedEvictionIsAskedOnceNotRetriedInsideTheActivity() {
+    Pod p = runningPlacedPod(Map.of("app", "free"), 47L);
+    // fabric8 on its own retries a 429 ten times with backoff (about 25 s): the activity must
+    // return the refusal at once and let the workflow try again later.
+    ApiFaults.Fault f =
+        server
+            .faults()
+            .failMatching(
+                r -> "POST".equals(r.method()) && "eviction".equals(r.subresource()),
+                429,
+                Duration.ofMinutes(1));
+    try {
+      PodView v = activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "x");
+      assertTrue(v.exists() && !v.terminating(), v.toString());
+      assertEquals(1, f.hits());
+    } finally {
+      f.cancel();
+    }
   }
 
   @Test
