@@ -133,6 +133,40 @@ class SchedulingActivitiesV0038IT {
   }
 
   @Test
+  void aGangTagWithADotGivesOneTwoNodeJob() {
+    // Names.podGroupTag(ns, group) = <ns>.<group>: the dot tells it from a pod uid.
+    String tag = "it-" + UUID.randomUUID().toString().substring(0, 8) + ".trainers";
+    PlaceholderJob one = small(tag, "low");
+    PlaceholderJob gang =
+        new PlaceholderJob(
+            one.name(),
+            one.comment(),
+            tag,
+            2,
+            1,
+            100,
+            null,
+            "low",
+            null,
+            null,
+            30L,
+            null,
+            Exclusivity.NONE,
+            null,
+            false);
+    SlurmJobView first = submit(gang);
+    assertEquals(first.id(), submit(gang).id());
+    SlurmJobView running =
+        Await.until(
+                "gang placeholder running",
+                WAIT,
+                () -> activities.findJobs(tag),
+                l -> l.size() == 1 && "RUNNING".equals(l.get(0).state()))
+            .get(0);
+    assertEquals(2, running.nodes().size(), running.toString());
+  }
+
+  @Test
   void unknownJobCancelsAsGone() {
     assertEquals(SlurmJobView.GONE, activities.cancelJob(987_654_321L, "nothing").state());
   }
