@@ -1,0 +1,248 @@
+package dev.tandem.activities;
+
+import dev.tandem.slurm.JobSubmission;
+import dev.tandem.slurm.PlaceholderJob;
+import dev.tandem.slurm.PlaceholderTag;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmException;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmViews;
+import dev.tandem.workflows.model.SlurmJobView;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Slurm side of the pod scheduling activities: placeholder jobs found by their tag, submitted,
+ * cancelled (docs/slurm-client.md, "Placeholder jobs").
+ *
+ * <p>Submitting is find-then-submit, so that a retried activity (its first answer lost) never makes
+ * a second job:
+ *
+ * <ol>
+ *   <li>List the jobs tagged with the placeholder's tag (one full listing).
+ *   <li>If any of them is not over (waiting, running, requeued, suspended, ending, or in a state
+ *       this client does not know: fail closed), return it; with several, the lowest job id (the
+ *       first submitted, the one the workflow most likely already knows).
+ *   <li>Else, if only ended jobs carry the tag, return the newest of them (highest id) and submit
+ *       nothing: for a tag that already had a job, "ended" is the truth the workflow must act on
+ *       (evict, report), not a reason to hold Slurm resources again. A new pod has a new uid and so
+ *       a new tag; a gang's tag names the group, whose workflow ends with its job.
+ *   <li>Else submit, and return the new job as Slurm shows it. If that read fails the activity
+ *       fails retryably, and the retry finds the job in step 2.
+ * </ol>
+ */
+final class PlaceholderSubmitter {
+  private static final Logger log = LoggerFactory.getLogger(PlaceholderSubmitter.class);
+
+  /** Base states after which a job holds nothing and never runs again. */
+  private static final Set<String> FINAL_STATES =
+      Set.of(
+          "COMPLETED",
+          "CANCELLED",
+          "FAILED",
+          "TIMEOUT",
+          "NODE_FAIL",
+          "BOOT_FAIL",
+          "DEADLINE",
+          "OUT_OF_MEMORY",
+          "PREEMPTED",
+          "REVOKED",
+          "SPECIAL_EXIT");
+
+  private final SlurmClient slurm;
+  private final Clock clock;
+
+  PlaceholderSubmitter(SlurmClient slurm, Clock clock) {
+    this.slurm = slurm;
+    this.clock = clock;
+  }
+
+  SlurmJobView submit(dev.tandem.workflows.schedule.PlaceholderJob job) {
+    String tag = checkedTag(job);
+    String what = "submit placeholder " + job.name();
+    try {
+      List<PlaceholderJob> tagged = slurm.findJobsByTag(tag);
+      Optional<PlaceholderJob> live =
+          tagged.stream()
+              .filter(p -> !p.over())
+              .min(Comparator.comparingLong(PlaceholderJob::jobId));
+      if (live.isPresent()) {
+        log.info("{}: already job {} ({})", what, live.get().jobId(), live.get().state());
+        return view(live.get());
+      }
+      Optional<PlaceholderJob> ended =
+          tagged.stream().max(Comparator.comparingLong(PlaceholderJob::jobId));
+      if (ended.isPresent()) {
+        log.info(
+            "{}: job {} with this tag already ended ({}); not submitting another",
+            what,
+            ended.get().jobId(),
+            ended.get().state());
+        return view(ended.get());
+      }
+      long id = slurm.submit(submission(tag, job));
+      log.info("{}: submitted job {}", what, id);
+      return SlurmViews.job(slurm.getJob(id), clock.instant());
+    } catch (SlurmNotFoundException e) {
+      // Only getJob right after the submit can say "not found": a lagging read, not a refusal.
+      throw ApplicationFailure.newFailureWithCause(
+          what + ": submitted job not readable yet: " + e.getMessage(),
+          SlurmFailures.UNAVAILABLE,
+          e);
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  List<SlurmJobView> find(String tag) {
+    String what = "find placeholder jobs tagged " + tag;
+    checkTag(what, tag);
+    try {
+      return slurm.findJobsByTag(tag).stream()
+          .sorted(Comparator.comparingLong(PlaceholderJob::jobId))
+          .map(this::view)
+          .toList();
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  /**
+   * Cancels unless Slurm shows the job in a final state; a job Slurm no longer lists is GONE.
+   * Slurm's cancel carries no reason, so the reason goes to the log.
+   */
+  SlurmJobView cancel(long id, String reason) {
+    String what = "cancel job " + id;
+    try {
+      SlurmJob j = slurm.getJob(id);
+      if (!isFinal(j)) {
+        slurm.cancel(id, null);
+        log.info("{} ({}; was {}): {}", what, j.name(), j.state(), reason);
+        j = slurm.getJob(id);
+      }
+      return SlurmViews.job(j, clock.instant());
+    } catch (SlurmNotFoundException e) {
+      return gone(id);
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  /** A final base state and nothing still being released (COMPLETING). */
+  private static boolean isFinal(SlurmJob j) {
+    return FINAL_STATES.contains(j.state()) && !j.stateFlags().contains("COMPLETING");
+  }
+
+  private SlurmJobView gone(long id) {
+    return new SlurmJobView(id, null, null, SlurmJobView.GONE, null, List.of(), 0, clock.instant());
+  }
+
+  /** The view of a tagged job: name and comment are the tag's (both agree, or it is not tagged). */
+  private SlurmJobView view(PlaceholderJob p) {
+    return new SlurmJobView(
+        p.jobId(),
+        PlaceholderTag.jobName(p.podUid()),
+        PlaceholderTag.comment(p.podUid()),
+        p.state(),
+        p.stateReason(),
+        p.nodes(),
+        p.restartCount(),
+        clock.instant());
+  }
+
+  /**
+   * Every field of the workflow's placeholder, on a tagged no-requeue submission. No node list:
+   * Slurm chooses the nodes. {@code requeue} is ignored: a placeholder is never requeued (see
+   * {@link PlaceholderTag#submission}).
+   */
+  static JobSubmission submission(String tag, dev.tandem.workflows.schedule.PlaceholderJob job) {
+    if (job.nodes() < 1 || job.cpusPerNode() < 1 || job.cpusPerNode() > Integer.MAX_VALUE) {
+      throw SlurmFailures.rejected(
+          "placeholder "
+              + job.name()
+              + " needs at least one node and 1.."
+              + Integer.MAX_VALUE
+              + " CPUs per node, got "
+              + job.nodes()
+              + " nodes, "
+              + job.cpusPerNode()
+              + " CPUs");
+    }
+    try {
+      return PlaceholderTag.submission(tag)
+          .nodeCount(job.nodes())
+          .cpusPerNode((int) job.cpusPerNode())
+          .memoryMbPerNode(job.memoryMbPerNode() > 0 ? job.memoryMbPerNode() : null)
+          .gresPerNode(blankToNull(job.gresPerNode()))
+          .partition(blankToNull(job.partition()))
+          .qos(blankToNull(job.qos()))
+          .account(blankToNull(job.account()))
+          .timeLimitMinutes(job.timeLimitMinutes())
+          .reservation(blankToNull(job.reservation()))
+          .exclusivity(exclusivity(job.exclusivity()))
+          .nice(job.nice())
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw SlurmFailures.rejected("placeholder " + job.name() + ": " + e.getMessage());
+    }
+  }
+
+  private static JobSubmission.Exclusivity exclusivity(
+      dev.tandem.workflows.schedule.Exclusivity e) {
+    if (e == null) {
+      return JobSubmission.Exclusivity.NONE;
+    }
+    return switch (e) {
+      case NONE -> JobSubmission.Exclusivity.NONE;
+      case USER -> JobSubmission.Exclusivity.USER;
+      case EXCLUSIVE -> JobSubmission.Exclusivity.EXCLUSIVE;
+    };
+  }
+
+  /**
+   * The tag, checked: a usable uid, and the name and comment the workflow built from it (a job
+   * submitted under another name would never be found again by the tag).
+   */
+  private static String checkedTag(dev.tandem.workflows.schedule.PlaceholderJob job) {
+    if (job == null) {
+      throw SlurmFailures.rejected("submit placeholder: no job given");
+    }
+    String tag = job.podUid();
+    checkTag("submit placeholder " + job.name(), tag);
+    if (!PlaceholderTag.jobName(tag).equals(job.name())
+        || !PlaceholderTag.comment(tag).equals(job.comment())) {
+      throw SlurmFailures.rejected(
+          "placeholder name "
+              + job.name()
+              + " / comment "
+              + job.comment()
+              + " do not carry the tag "
+              + tag
+              + " (want "
+              + PlaceholderTag.jobName(tag)
+              + " / "
+              + PlaceholderTag.comment(tag)
+              + ")");
+    }
+    return tag;
+  }
+
+  private static void checkTag(String what, String tag) {
+    try {
+      PlaceholderTag.checkUid(tag);
+    } catch (IllegalArgumentException e) {
+      throw SlurmFailures.rejected(what + ": " + e.getMessage());
+    }
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+}

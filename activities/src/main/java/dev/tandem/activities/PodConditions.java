@@ -1,0 +1,123 @@
+package dev.tandem.activities;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.tandem.k8s.Json;
+import dev.tandem.workflows.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Sets one condition in a pod's status, as the kubelet and kube-scheduler do: the condition of the
+ * same type is replaced, all others are kept; {@code lastTransitionTime} moves only when the status
+ * changes (the caller's time, else now); an identical condition is not written again. Only the pod
+ * with the given uid is touched, and the write is a JSON patch of {@code /status} that also sets
+ * the read resourceVersion, so a concurrent status change (the kubelet's) gives 409 and a re-read
+ * instead of being overwritten.
+ */
+final class PodConditions {
+  private final KubernetesClient client;
+  private final Clock clock;
+
+  PodConditions(KubernetesClient client, Clock clock) {
+    this.client = client;
+    this.clock = clock;
+  }
+
+  void set(String namespace, String name, String uid, Condition c) {
+    if (c == null || c.type() == null || c.status() == null) {
+      throw KubeCalls.rejected("setPodCondition needs a condition type and status, got " + c);
+    }
+    String what = "set condition " + c.type() + " of pod " + namespace + "/" + name;
+    KubeCalls.withConflictRetry(
+        what,
+        () -> {
+          Pod p = client.pods().inNamespace(namespace).withName(name).get();
+          if (p == null || (uid != null && !uid.equals(p.getMetadata().getUid()))) {
+            return null;
+          }
+          List<PodCondition> have =
+              p.getStatus() == null || p.getStatus().getConditions() == null
+                  ? List.of()
+                  : p.getStatus().getConditions();
+          PodCondition old =
+              have.stream().filter(x -> c.type().equals(x.getType())).findFirst().orElse(null);
+          if (old != null
+              && c.status().equals(old.getStatus())
+              && Objects.equals(c.reason(), old.getReason())
+              && Objects.equals(c.message(), old.getMessage())) {
+            return null;
+          }
+          String transition =
+              old != null && c.status().equals(old.getStatus())
+                  ? old.getLastTransitionTime()
+                  : time(c.lastTransitionTime());
+          PodCondition next =
+              new PodConditionBuilder()
+                  .withType(c.type())
+                  .withStatus(c.status())
+                  .withReason(c.reason())
+                  .withMessage(c.message())
+                  .withLastTransitionTime(transition)
+                  .build();
+          List<PodCondition> all = new ArrayList<>(have);
+          if (old == null) {
+            all.add(next);
+          } else {
+            all.set(all.indexOf(old), next);
+          }
+          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
+          patch
+              .addObject()
+              .put("op", "replace")
+              .put("path", "/metadata/resourceVersion")
+              .put("value", p.getMetadata().getResourceVersion());
+          if (p.getStatus() == null) {
+            patch
+                .addObject()
+                .put("op", "add")
+                .put("path", "/status")
+                .set("value", Json.MAPPER.createObjectNode().set("conditions", tree(all)));
+          } else {
+            patch
+                .addObject()
+                .put("op", "add") // replaces an existing member, creates a missing one
+                .put("path", "/status/conditions")
+                .set("value", tree(all));
+          }
+          try {
+            client
+                .pods()
+                .inNamespace(namespace)
+                .withName(name)
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+          } catch (KubernetesClientException e) {
+            if (!KubeCalls.is(e, 404)) {
+              throw e;
+            }
+          }
+          return null;
+        });
+  }
+
+  private static ArrayNode tree(List<PodCondition> conditions) {
+    return Json.MAPPER.valueToTree(conditions);
+  }
+
+  /** RFC 3339 in whole seconds, as Kubernetes stores condition times. */
+  private String time(Instant t) {
+    return (t == null ? clock.instant() : t).truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

@@ -1,0 +1,104 @@
+package dev.tandem.activities;
+
+import dev.tandem.k8s.PodViews;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.workflows.activities.SchedulingActivities;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.schedule.BindRequest;
+import dev.tandem.workflows.schedule.PlaceholderJob;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * {@link SchedulingActivities} over slurmrestd ({@link PlaceholderSubmitter}) and fabric8 ({@link
+ * PodBinder}, {@link PodEvictor}, {@link PodConditions}, {@link SlurmdPods}, {@link
+ * EventRecorder}). Errors become activity failures as everywhere in this package: Slurm's through
+ * {@link SlurmFailures}, Kubernetes' through {@link KubeCalls}.
+ *
+ * <p>One instance per worker (it holds a second, non-retrying Kubernetes client for evictions, see
+ * {@link PodEvictor}); {@link #close} releases that client, not the ones passed in.
+ */
+public class SchedulingActivitiesImpl implements SchedulingActivities, AutoCloseable {
+  private final KubernetesClient client;
+  private final PlaceholderSubmitter placeholders;
+  private final PodBinder binder;
+  private final PodEvictor evictor;
+  private final PodConditions conditions;
+  private final SlurmdPods slurmdPods;
+  private final EventRecorder events;
+
+  public SchedulingActivitiesImpl(
+      KubernetesClient client, SlurmClient slurm, MeterRegistry registry, Clock clock) {
+    this.client = Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(slurm, "slurm");
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(clock, "clock");
+    this.placeholders = new PlaceholderSubmitter(slurm, clock);
+    this.binder = new PodBinder(client);
+    this.evictor = new PodEvictor(client, slurm, registry, clock);
+    this.conditions = new PodConditions(client, clock);
+    this.slurmdPods = new SlurmdPods(client);
+    this.events = new EventRecorder(client, clock);
+  }
+
+  @Override
+  public SlurmJobView submitPlaceholder(PlaceholderJob job) {
+    return placeholders.submit(job);
+  }
+
+  @Override
+  public List<SlurmJobView> findJobs(String podUid) {
+    return placeholders.find(podUid);
+  }
+
+  @Override
+  public SlurmJobView cancelJob(long jobId, String reason) {
+    return placeholders.cancel(jobId, reason);
+  }
+
+  @Override
+  public PodView bindPod(BindRequest request) {
+    return binder.bind(request);
+  }
+
+  @Override
+  public PodView evictPod(String namespace, String name, String uid, String reason) {
+    return evictor.evict(namespace, name, uid, reason);
+  }
+
+  @Override
+  public void setPodCondition(String namespace, String name, String uid, Condition condition) {
+    conditions.set(namespace, name, uid, condition);
+  }
+
+  @Override
+  public void recordEvent(EventRequest event) {
+    events.record(event);
+  }
+
+  @Override
+  public String slurmNodeToK8sNode(String slurmNode) {
+    return slurmdPods.k8sNodeOf(slurmNode);
+  }
+
+  @Override
+  public void close() {
+    evictor.close();
+  }
+
+  @Override
+  public PodView getPod(String namespace, String name) {
+    Pod p =
+        KubeCalls.call(
+            "get pod " + namespace + "/" + name,
+            () -> client.pods().inNamespace(namespace).withName(name).get());
+    return p == null ? PodView.absent(name) : PodViews.of(p);
+  }
+}

@@ -1,0 +1,228 @@
+package dev.tandem.activities;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import dev.tandem.slurm.JobSubmission;
+import dev.tandem.slurm.PlaceholderJob.Phase;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmRejectedException;
+import dev.tandem.slurm.SlurmUnavailableException;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.schedule.Exclusivity;
+import dev.tandem.workflows.schedule.PlaceholderJob;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+/** The Slurm side of SchedulingActivitiesImpl with a mocked client: decisions and mapping. */
+class PlaceholderSubmitterTest {
+  private static final String UID = "0b6c5a1e-1111-4a2b-9c3d-2e4f5a6b7c8d";
+  private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
+
+  private final SlurmClient slurm = mock(SlurmClient.class);
+  private final PlaceholderSubmitter submitter =
+      new PlaceholderSubmitter(slurm, Clock.fixed(NOW, ZoneOffset.UTC));
+
+  static PlaceholderJob placeholder(String uid, String partition) {
+    return new PlaceholderJob(
+        PlaceholderJob.nameFor(uid),
+        PlaceholderJob.commentFor(uid),
+        uid,
+        2,
+        3,
+        1536,
+        "gpu:a100:2",
+        partition,
+        "normal",
+        "research",
+        90L,
+        "maint",
+        Exclusivity.USER,
+        10,
+        false);
+  }
+
+  static SlurmJob tagged(long id, String uid, String state, int restarts) {
+    return new SlurmJob(
+        id,
+        "tandem-pod-" + uid,
+        "tandem.dev/pod-uid=" + uid,
+        state,
+        Set.of(),
+        "None",
+        "RUNNING".equals(state) ? "c1" : "",
+        "RUNNING".equals(state) ? List.of("c1") : List.of(),
+        "low",
+        null,
+        null,
+        null,
+        restarts,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
+  }
+
+  private void listing(SlurmJob... jobs) {
+    when(slurm.findJobsByTag(UID))
+        .thenReturn(
+            java.util.Arrays.stream(jobs)
+                .map(dev.tandem.slurm.PlaceholderJob::of)
+                .map(java.util.Optional::orElseThrow)
+                .toList());
+  }
+
+  @Test
+  void submitsEveryFieldTaggedWithoutNodeListOrRequeue() {
+    listing();
+    when(slurm.submit(any())).thenReturn(77L);
+    when(slurm.getJob(77L)).thenReturn(tagged(77L, UID, "PENDING", 0));
+    SlurmJobView v = submitter.submit(placeholder(UID, "low"));
+    assertEquals(77L, v.id());
+    assertEquals("PENDING", v.state());
+    assertEquals(NOW, v.observedAt());
+    ArgumentCaptor<JobSubmission> s = ArgumentCaptor.forClass(JobSubmission.class);
+    verify(slurm).submit(s.capture());
+    JobSubmission j = s.getValue();
+    assertEquals("tandem-pod-" + UID, j.name());
+    assertEquals("tandem.dev/pod-uid=" + UID, j.comment());
+    assertEquals(2, j.nodeCount());
+    assertEquals(3, j.cpusPerNode());
+    assertEquals(1536L, j.memoryMbPerNode());
+    assertEquals("gpu:a100:2", j.gresPerNode());
+    assertEquals("low", j.partition());
+    assertEquals("normal", j.qos());
+    assertEquals("research", j.account());
+    assertEquals(90L, j.timeLimitMinutes());
+    assertEquals("maint", j.reservation());
+    assertEquals(JobSubmission.Exclusivity.USER, j.exclusivity());
+    assertEquals(10, j.nice());
+    assertTrue(j.noRequeue());
+    assertTrue(j.nodeList().isEmpty());
+    assertEquals(JobSubmission.PLACEHOLDER_SCRIPT, j.script());
+  }
+
+  @Test
+  void aLiveTaggedJobIsReturnedInsteadOfASecondOne() {
+    listing(tagged(9L, UID, "CANCELLED", 0), tagged(12L, UID, "RUNNING", 0));
+    SlurmJobView v = submitter.submit(placeholder(UID, "low"));
+    assertEquals(12L, v.id());
+    assertEquals(List.of("c1"), v.nodes());
+    assertEquals("tandem-pod-" + UID, v.name());
+    verify(slurm, never()).submit(any());
+  }
+
+  @Test
+  void onlyEndedTaggedJobsGiveTheNewestEndedOneAndNoSubmit() {
+    listing(tagged(9L, UID, "CANCELLED", 0), tagged(11L, UID, "PREEMPTED", 0));
+    SlurmJobView v = submitter.submit(placeholder(UID, "low"));
+    assertEquals(11L, v.id());
+    assertEquals("PREEMPTED", v.state());
+    verify(slurm, never()).submit(any());
+  }
+
+  @Test
+  void anUnknownStateCountsAsLive() {
+    listing(tagged(13L, UID, "SOME_NEW_STATE", 0));
+    assertEquals(
+        Phase.UNKNOWN,
+        dev.tandem.slurm.PlaceholderJob.of(tagged(13L, UID, "SOME_NEW_STATE", 0))
+            .orElseThrow()
+            .phase());
+    assertEquals(13L, submitter.submit(placeholder(UID, "low")).id());
+    verify(slurm, never()).submit(any());
+  }
+
+  @Test
+  void slurmRefusalIsRejectedForGoodAndAnOutageIsRetryable() {
+    listing();
+    when(slurm.submit(any()))
+        .thenThrow(new SlurmRejectedException(2, "Invalid partition name specified", "submit"));
+    ApplicationFailure refused =
+        assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "nope")));
+    assertEquals(SlurmActivities.REJECTED, refused.getType());
+    assertTrue(refused.isNonRetryable());
+    assertTrue(
+        refused.getOriginalMessage().contains("Invalid partition name"), refused.getMessage());
+
+    when(slurm.findJobsByTag(UID)).thenThrow(new SlurmUnavailableException("connection refused"));
+    ApplicationFailure outage =
+        assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "low")));
+    assertFalse(outage.isNonRetryable());
+    assertEquals(SlurmFailures.UNAVAILABLE, outage.getType());
+  }
+
+  @Test
+  void aSubmittedJobNotReadableYetIsRetryableNotRejected() {
+    listing();
+    when(slurm.submit(any())).thenReturn(78L);
+    when(slurm.getJob(78L)).thenThrow(new SlurmNotFoundException("job 78"));
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "low")));
+    assertFalse(f.isNonRetryable());
+  }
+
+  @Test
+  void aNameOrCommentWithoutTheTagIsRejectedBeforeAskingSlurm() {
+    PlaceholderJob p = placeholder(UID, "low");
+    PlaceholderJob renamed =
+        new PlaceholderJob(
+            "my-job",
+            p.comment(),
+            p.podUid(),
+            1,
+            1,
+            100,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            false);
+    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> submitter.submit(renamed));
+    assertTrue(f.isNonRetryable());
+    assertThrows(ApplicationFailure.class, () -> submitter.find("has space"));
+    verify(slurm, never()).findJobsByTag(any());
+  }
+
+  @Test
+  void cancelSkipsFinalJobsCancelsOthersAndGoneIsGone() {
+    when(slurm.getJob(5L))
+        .thenReturn(tagged(5L, UID, "RUNNING", 0), tagged(5L, UID, "CANCELLED", 0));
+    assertEquals("CANCELLED", submitter.cancel(5L, "pod deleted").state());
+    verify(slurm).cancel(5L, null);
+
+    when(slurm.getJob(6L)).thenReturn(tagged(6L, UID, "PREEMPTED", 0));
+    assertEquals("PREEMPTED", submitter.cancel(6L, "again").state());
+    verify(slurm, never()).cancel(6L, null);
+
+    when(slurm.getJob(7L)).thenThrow(new SlurmNotFoundException("job 7"));
+    SlurmJobView gone = submitter.cancel(7L, "x");
+    assertEquals(SlurmJobView.GONE, gone.state());
+    assertEquals(7L, gone.id());
+    verify(slurm, never()).cancel(7L, null);
+    assertNull(gone.name());
+  }
+}

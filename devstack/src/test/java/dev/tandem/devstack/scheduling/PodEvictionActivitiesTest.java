@@ -1,0 +1,177 @@
+package dev.tandem.devstack.scheduling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmUnavailableException;
+import dev.tandem.workflows.model.PodView;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** evictPod through the Eviction API, and the preemption-to-eviction histogram. */
+class PodEvictionActivitiesTest extends SchedulingApiBase {
+  private static final String METRIC = "tandem.preemption.to.eviction";
+
+  /** A bound, Running, Ready pod carrying the placeholder job annotation. */
+  private static Pod runningPlacedPod(Map<String, String> labels, long jobId) {
+    Pod p = createPod(NS, uniqueName("evict"), labels);
+    String name = p.getMetadata().getName();
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            x -> {
+              x.getMetadata().setAnnotations(Map.of("tandem.dev/job-id", Long.toString(jobId)));
+              return x;
+            });
+    bindRaw(NS, name, "n1");
+    markRunning(NS, name, true);
+    return get(NS, name);
+  }
+
+  private static SlurmJob job(long id, String state, Instant preemptTime) {
+    return new SlurmJob(
+        id,
+        "tandem-pod-x",
+        "tandem.dev/pod-uid=x",
+        state,
+        Set.of(),
+        "None",
+        "slurm-1",
+        List.of("slurm-1"),
+        "low",
+        null,
+        null,
+        null,
+        0,
+        null,
+        null,
+        null,
+        preemptTime,
+        null,
+        null);
+  }
+
+  private Timer timer() {
+    return registry.find(METRIC).timer();
+  }
+
+  @Test
+  void acceptedEvictionHonoursTheGracePeriodAndRecordsPreemptionDelay() {
+    Pod p = runningPlacedPod(Map.of("app", "free"), 42L);
+    when(slurm.getJob(42L)).thenReturn(job(42L, "PREEMPTED", NOW.minusSeconds(5)));
+    PodView v =
+        activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
+    // Bound pods stay until their kubelet stops them (none here): terminating, with the pod's
+    // own 20 s grace period.
+    assertTrue(v.exists() && v.terminating(), v.toString());
+    Pod after = get(NS, p.getMetadata().getName());
+    assertEquals(20L, after.getMetadata().getDeletionGracePeriodSeconds());
+    assertTrue(
+        after.getStatus().getConditions().stream()
+            .anyMatch(c -> "DisruptionTarget".equals(c.getType())));
+    assertEquals(1, timer().count());
+    assertEquals(5.0, timer().totalTime(TimeUnit.SECONDS), 0.001);
+
+    // Again: already terminating, not evicted or measured twice.
+    activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
+    assertEquals(1, timer().count());
+  }
+
+  @Test
+  void budgetRefusalReturnsThePodAsItIsAndRecordsNothing() {
+    Pod p = runningPlacedPod(Map.of("app", "guarded"), 43L);
+    client
+        .policy()
+        .v1()
+        .podDisruptionBudget()
+        .inNamespace(NS)
+        .resource(
+            new PodDisruptionBudgetBuilder()
+                .withNewMetadata()
+                .withName("guarded")
+                .endMetadata()
+                .withNewSpec()
+                .withMinAvailable(new IntOrString(1))
+                .withNewSelector()
+                .addToMatchLabels("app", "guarded")
+                .endSelector()
+                .endSpec()
+                .build())
+        .create();
+    when(slurm.getJob(43L)).thenReturn(job(43L, "PREEMPTED", NOW.minusSeconds(5)));
+    PodView v =
+        activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
+    assertTrue(v.exists());
+    assertFalse(v.terminating());
+    assertNull(get(NS, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
+    assertEquals(0, timer().count());
+  }
+
+  @Test
+  void aRefusedEvictionIsAskedOnceNotRetriedInsideTheActivity() {
+    Pod p = runningPlacedPod(Map.of("app", "free"), 47L);
+    // fabric8 on its own retries a 429 ten times with backoff (about 25 s): the activity must
+    // return the refusal at once and let the workflow try again later.
+    ApiFaults.Fault f =
+        server
+            .faults()
+            .failMatching(
+                r -> "POST".equals(r.method()) && "eviction".equals(r.subresource()),
+                429,
+                Duration.ofMinutes(1));
+    try {
+      PodView v = activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "x");
+      assertTrue(v.exists() && !v.terminating(), v.toString());
+      assertEquals(1, f.hits());
+    } finally {
+      f.cancel();
+    }
+  }
+
+  @Test
+  void goneOrAnotherUidIsAbsentAndLeftAlone() {
+    assertFalse(activities.evictPod(NS, "no-such-pod", "u", "preempted").exists());
+    Pod p = runningPlacedPod(Map.of("app", "free"), 44L);
+    PodView v = activities.evictPod(NS, p.getMetadata().getName(), "other-uid", "preempted");
+    assertFalse(v.exists());
+    assertNull(get(NS, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
+    verify(slurm, never()).getJob(anyLong());
+  }
+
+  @Test
+  void noPreemptTimeOrUnreadableSlurmRecordsNothingButStillEvicts() {
+    Pod ended = runningPlacedPod(Map.of("app", "free"), 45L);
+    when(slurm.getJob(45L)).thenReturn(job(45L, "TIMEOUT", null));
+    assertTrue(
+        activities
+            .evictPod(NS, ended.getMetadata().getName(), ended.getMetadata().getUid(), "ended")
+            .terminating());
+
+    Pod unread = runningPlacedPod(Map.of("app", "free"), 46L);
+    when(slurm.getJob(46L)).thenThrow(new SlurmUnavailableException("slurmrestd down"));
+    assertTrue(
+        activities
+            .evictPod(NS, unread.getMetadata().getName(), unread.getMetadata().getUid(), "x")
+            .terminating());
+    assertEquals(0, timer().count());
+  }
+}

@@ -1,0 +1,54 @@
+package dev.tandem.devstack.scheduling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** slurmNodeToK8sNode: the Running, not terminating slurmd pod named after the Slurm node. */
+class SlurmNodeMappingTest extends SchedulingApiBase {
+  private static final Map<String, String> SLURMD = Map.of("tandem.dev/nodeset", "gpu-a");
+
+  @Test
+  void runningSlurmdPodInAnyNamespaceGivesItsNode() {
+    String name = uniqueName("slurm");
+    createPod("other", name, SLURMD);
+    bindRaw("other", name, "n7");
+    markRunning("other", name, true);
+    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+  }
+
+  @Test
+  void pendingUnboundOrUnlabelledPodsGiveNothing() {
+    String bound = uniqueName("slurm");
+    createPod("other", bound, SLURMD);
+    bindRaw("other", bound, "n7");
+    assertNull(activities.slurmNodeToK8sNode(bound), "bound but not Running yet");
+
+    String unbound = uniqueName("slurm");
+    createPod(NS, unbound, SLURMD);
+    markRunning(NS, unbound, true);
+    assertNull(activities.slurmNodeToK8sNode(unbound), "Running status but no node");
+
+    String plain = uniqueName("slurm");
+    createPod(NS, plain, Map.of("app", "x"));
+    bindRaw(NS, plain, "n7");
+    markRunning(NS, plain, true);
+    assertNull(activities.slurmNodeToK8sNode(plain), "not a slurmd pod");
+
+    assertNull(activities.slurmNodeToK8sNode("no-such-node"));
+  }
+
+  @Test
+  void terminatingSlurmdPodGivesNothing() {
+    String name = uniqueName("slurm");
+    createPod(NS, name, SLURMD);
+    bindRaw(NS, name, "n7");
+    markRunning(NS, name, true);
+    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+    // Bound pods stay (terminating) until their kubelet stops them; there is no kubelet here.
+    client.pods().inNamespace(NS).withName(name).delete();
+    assertNull(activities.slurmNodeToK8sNode(name));
+  }
+}
