@@ -58,6 +58,17 @@ public record JobSubmission(
    */
   public static final String PLACEHOLDER_SCRIPT = "#!/bin/sh\nexec sleep infinity\n";
 
+  /**
+   * The placeholder of a pod scheduled through Slurm ignores SIGTERM: when Slurm preempts or
+   * cancels it, Slurm signals it and kills it {@code KillWait} seconds later, and only then gives
+   * its resources away. Tandem evicts the pod in that window (a pod's grace period is at most
+   * {@code KillWait} minus a margin), so the pod has stopped before another job starts on its
+   * resources (docs/scheduling.md, "Preemption and the grace period").
+   */
+  public static final String POD_PLACEHOLDER_SCRIPT =
+      "#!/bin/sh\n# tandem: holds the pod's resources until Slurm kills it\ntrap '' TERM\n"
+          + "exec sleep infinity\n";
+
   /** The largest nice value Slurm accepts (either sign). */
   public static final int MAX_NICE = 2147483645;
 

@@ -60,13 +60,16 @@ public final class PlaceholderTag {
   }
 
   /**
-   * A placeholder submission for {@code uid}: tagged, sleeping until cancelled ({@link
-   * JobSubmission#PLACEHOLDER_SCRIPT}), output to /dev/null, and never requeued by Slurm: a
-   * preempted or failed placeholder ends (PREEMPTED, NODE_FAIL, ...) and the pod is evicted, rather
-   * than the job coming back RUNNING on another node under a pod that is still bound to the old
-   * one. Callers add the sizing, partition and the rest.
+   * A placeholder submission for {@code uid}: tagged, sleeping until killed ({@link
+   * JobSubmission#POD_PLACEHOLDER_SCRIPT}: it outlives SIGTERM by {@code KillWait}), output to
+   * /dev/null, and never requeued by Slurm: a preempted or failed placeholder ends (PREEMPTED,
+   * NODE_FAIL, ...) and the pod is evicted, rather than the job coming back RUNNING on another node
+   * under a pod that is still bound to the old one. Callers add the sizing, partition and the rest.
    */
   public static JobSubmission.Builder submission(String uid) {
-    return JobSubmission.builder(jobName(uid)).comment(comment(uid)).noRequeue(true);
+    return JobSubmission.builder(jobName(uid))
+        .comment(comment(uid))
+        .noRequeue(true)
+        .script(JobSubmission.POD_PLACEHOLDER_SCRIPT);
   }
 }

@@ -25,10 +25,22 @@ public final class SlurmViews {
         j.id(),
         j.name(),
         j.comment(),
-        j.state(),
+        viewState(j),
         j.stateReason(),
         j.nodeList(),
         j.restartCount(),
         observedAt);
+  }
+
+  /**
+   * The state a workflow acts on. Slurm 22.05 reports a preempted job that is still being stopped
+   * as {@code COMPLETING} (with its {@code preempt_time} set) until {@code KillWait} has passed,
+   * and only then as {@code PREEMPTED}; a pod placeholder ignores SIGTERM, so that window is the
+   * whole of {@code KillWait}. The pod must be evicted at its start, and as preempted, not as a job
+   * that merely completed: such a job is shown as {@code PREEMPTED} already.
+   */
+  static String viewState(SlurmJob j) {
+    boolean completing = "COMPLETING".equals(j.state()) || j.stateFlags().contains("COMPLETING");
+    return completing && j.preemptTime() != null ? "PREEMPTED" : j.state();
   }
 }

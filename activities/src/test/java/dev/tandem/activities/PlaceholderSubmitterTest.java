@@ -118,7 +118,7 @@ class PlaceholderSubmitterTest {
     assertEquals(10, j.nice());
     assertTrue(j.noRequeue());
     assertTrue(j.nodeList().isEmpty());
-    assertEquals(JobSubmission.PLACEHOLDER_SCRIPT, j.script());
+    assertEquals(JobSubmission.POD_PLACEHOLDER_SCRIPT, j.script());
   }
 
   @Test

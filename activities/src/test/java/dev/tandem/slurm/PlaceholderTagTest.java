@@ -47,7 +47,7 @@ class PlaceholderTagTest {
     assertEquals("tandem-pod-" + UID, s.name());
     assertEquals("tandem.dev/pod-uid=" + UID, s.comment());
     assertTrue(s.noRequeue());
-    assertEquals(JobSubmission.PLACEHOLDER_SCRIPT, s.script());
+    assertEquals(JobSubmission.POD_PLACEHOLDER_SCRIPT, s.script());
     assertTrue(s.nodeList().isEmpty(), "a placeholder is never pinned to nodes");
   }
 
