@@ -30,6 +30,10 @@ public class FakeScheduling implements SchedulingActivities {
   public final List<BindRequest> binds = new ArrayList<>();
   public final List<String> evictions = new ArrayList<>();
   public final List<Condition> conditions = new ArrayList<>();
+
+  /** The conditions set on each pod, by pod name, oldest first. */
+  public final Map<String, List<Condition>> podConditions = new HashMap<>();
+
   public final List<EventRequest> events = new ArrayList<>();
 
   /** Non-null: submit refuses for good with this message. */
@@ -158,6 +162,19 @@ public class FakeScheduling implements SchedulingActivities {
   public synchronized void setPodCondition(
       String namespace, String name, String uid, Condition condition) {
     conditions.add(condition);
+    podConditions.computeIfAbsent(name, k -> new ArrayList<>()).add(condition);
+  }
+
+  /** The last condition of {@code type} set on pod {@code name}, or null. */
+  public synchronized Condition lastCondition(String name, String type) {
+    List<Condition> all = podConditions.getOrDefault(name, List.of());
+    Condition last = null;
+    for (Condition c : all) {
+      if (c.type().equals(type)) {
+        last = c;
+      }
+    }
+    return last;
   }
 
   @Override
