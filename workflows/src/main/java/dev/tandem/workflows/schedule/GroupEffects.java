@@ -169,6 +169,20 @@ final class GroupEffects {
     return Instant.ofEpochMilli(Workflow.currentTimeMillis());
   }
 
+  /** Re-reads the chosen members on a timer; the first of them that ended, or null. */
+  Member endedMember(boolean refresh) {
+    Member ended = null;
+    for (Member m : s.chosenMembers()) {
+      if (refresh && m.live()) {
+        refresh(m);
+      }
+      if (ended == null && !m.live()) {
+        ended = m;
+      }
+    }
+    return ended;
+  }
+
   private static PodView own(Member m, PodView p) {
     boolean same = !p.exists() || p.uid() == null || p.uid().equals(m.request.uid());
     return same ? p : PodView.absent(m.request.name());

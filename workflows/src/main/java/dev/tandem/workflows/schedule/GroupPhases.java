@@ -6,10 +6,8 @@ import static dev.tandem.workflows.schedule.GroupPhase.ENDING;
 import static dev.tandem.workflows.schedule.GroupPhase.INVALID;
 import static dev.tandem.workflows.schedule.GroupPhase.PENDING;
 import static dev.tandem.workflows.schedule.GroupPhase.RUNNING;
-import static dev.tandem.workflows.schedule.ScheduleConditions.GROUP_MEMBER_ENDED;
 import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_PENDING;
 import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_RUNNING;
-import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_JOB_ENDED;
 import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_SCHEDULED;
 
 import dev.tandem.workflows.model.Condition;
@@ -24,14 +22,15 @@ import java.util.HashSet;
 import java.util.List;
 
 /**
- * One handler per {@link GroupPhase} (steps 3 to 6 of {@link PodGroupWorkflowImpl}'s algorithm;
- * gathering is {@link GroupGathering}).
+ * One handler per {@link GroupPhase} (steps 3 and 4 of {@link PodGroupWorkflowImpl}'s algorithm;
+ * gathering is {@link GroupGathering}, ending {@link GroupEnding}).
  */
 final class GroupPhases {
   private final PodGroupInput in;
   private final PodGroupState s;
   private final GroupEffects fx;
   private final GroupGathering gathering;
+  private final GroupEnding ending;
   private final Tuning t;
 
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
@@ -42,6 +41,7 @@ final class GroupPhases {
     this.s = s;
     this.fx = fx;
     this.gathering = new GroupGathering(in, s, fx);
+    this.ending = new GroupEnding(in, s, fx);
     this.t = in.tuning();
   }
 
@@ -50,15 +50,15 @@ final class GroupPhases {
       case GATHERING, INVALID -> gathering.gather(refresh);
       case SUBMITTING -> submitting();
       case PENDING, BINDING, RUNNING -> scheduled();
-      case ENDING -> ending();
+      case ENDING -> ending.ending(refresh);
       case DONE -> GroupStep.stay(s.phase, 0);
     };
   }
 
   private GroupStep submitting() {
-    Member gone = refreshMembers();
+    Member gone = fx.endedMember(refresh);
     if (gone != null) {
-      return memberEnded(gone);
+      return ending.memberEnded(gone);
     }
     Member first = s.members.get(s.chosen.get(0));
     SlurmJobView job =
@@ -86,13 +86,13 @@ final class GroupPhases {
 
   /** PENDING, BINDING and RUNNING: a member's end or the job's state decides. */
   private GroupStep scheduled() {
-    Member gone = refreshMembers();
+    Member gone = fx.endedMember(refresh);
     if (refresh) {
       fx.refreshJob();
     }
     gathering.flagExtras();
     if (gone != null) {
-      return memberEnded(gone);
+      return ending.memberEnded(gone);
     }
     JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
     switch (o) {
@@ -170,7 +170,7 @@ final class GroupPhases {
         return GroupStep.stay(s.phase, t.pollSeconds());
       }
       if (ScheduleEffects.podDone(p)) {
-        return memberEnded(m);
+        return ending.memberEnded(m);
       }
       if (!k8s.get(i).equals(p.k8sNode())) {
         s.problem = m.ref() + " is on " + p.k8sNode() + ", not on " + k8s.get(i);
@@ -192,95 +192,5 @@ final class GroupPhases {
       }
     }
     return GroupStep.to(RUNNING, "bound", String.join(", ", placed));
-  }
-
-  private GroupStep memberEnded(Member m) {
-    String what = describe(m.view);
-    String message =
-        "member "
-            + m.ref()
-            + " of group "
-            + in.group()
-            + " "
-            + what
-            + ": the group ends"
-            + (s.jobId == 0 ? "" : ", Slurm job " + s.jobId + " is cancelled,")
-            + " and its other members are evicted";
-    s.ending = new Ending(SLURM_JOB_ENDED, GROUP_MEMBER_ENDED, message);
-    return GroupStep.to(ENDING, "member-ended", message);
-  }
-
-  /**
-   * Announces the ending on every member still here (condition, event), evicts them, then cancels
-   * every job with the group tag that Slurm still holds (also one whose submit answer was lost).
-   * Evicting first keeps Slurm from giving the nodes away while the pods still run on them.
-   */
-  private GroupStep ending() {
-    refreshMembers();
-    Ending e = s.ending;
-    for (Member m : s.chosenMembers()) {
-      if (m.live() && !m.announced) {
-        if (!fx.say(m, e.conditionType(), Condition.TRUE, e.reason(), e.message(), Kind.NONE)) {
-          return GroupStep.stay(s.phase, t.pollSeconds());
-        }
-        // The event is named after the condition, as for a single pod.
-        fx.event(m, true, e.conditionType(), e.message());
-        m.announced = true;
-      }
-    }
-    for (Member m : s.chosenMembers()) {
-      if (m.live()) {
-        PodView p = fx.evict(m, e.message());
-        if (p == null) {
-          return GroupStep.stay(s.phase, t.pollSeconds());
-        }
-        if (!ScheduleEffects.podDone(p)) {
-          s.problem =
-              "the eviction of "
-                  + m.ref()
-                  + " was refused for now (e.g. a PodDisruptionBudget);"
-                  + " retrying";
-          return GroupStep.stay(s.phase, t.pollSeconds());
-        }
-      }
-    }
-    List<SlurmJobView> jobs = fx.tagged();
-    if (jobs == null) {
-      return GroupStep.stay(s.phase, t.pollSeconds());
-    }
-    List<Long> cancelled = new ArrayList<>();
-    for (SlurmJobView j : jobs) {
-      if (!JobOutlook.finished(j)) {
-        if (!fx.cancelJob(j.id(), e.message())) {
-          return GroupStep.stay(s.phase, t.pollSeconds());
-        }
-        cancelled.add(j.id());
-      }
-    }
-    return GroupStep.to(
-        DONE,
-        "ended",
-        cancelled.isEmpty() ? "no Slurm job left" : "cancelled Slurm job(s) " + cancelled);
-  }
-
-  /** Re-reads the chosen members on a timer; the first of them that ended, or null. */
-  private Member refreshMembers() {
-    Member ended = null;
-    for (Member m : s.chosenMembers()) {
-      if (refresh && m.live()) {
-        fx.refresh(m);
-      }
-      if (ended == null && !m.live()) {
-        ended = m;
-      }
-    }
-    return ended;
-  }
-
-  private static String describe(PodView p) {
-    if (p == null || !p.exists()) {
-      return "was deleted";
-    }
-    return p.terminating() ? "is being deleted" : "ended (" + p.phase() + ")";
   }
 }
