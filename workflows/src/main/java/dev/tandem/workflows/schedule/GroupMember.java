@@ -31,6 +31,10 @@ public record GroupMember(
         && (m.request() == null || m.request().name() == null || m.request().uid() == null)) {
       return new GroupMember(null, null, "\"request\" with the pod's name and uid is required");
     }
+    if (m.rejected() == null && m.view() != null && m.view().rejected() != null) {
+      // PodView reads itself leniently: its own rejection makes the whole member unusable.
+      return new GroupMember(null, null, "\"view\": " + m.view().rejected());
+    }
     return m;
   }
 }

@@ -198,4 +198,33 @@ class PodGroupWorkflowTest extends GroupTestBase {
     assertEquals(List.of(world.onlyJobId()), world.cancelled);
     assertEquals(1, world.evictions.size());
   }
+
+  @Test
+  void slurmRefusingTheJobMakesTheGroupInvalidUntilItsMembersChange() {
+    world.refuseSubmit = "Invalid partition name specified";
+    join(member("a", 2));
+    PodGroupWorkflow wf = join(member("b", 2));
+    await("invalid", 10, () -> in(wf, GroupPhase.INVALID));
+    assertEquals(
+        "group g cannot run: Slurm refused the group's placeholder job: Invalid partition name"
+            + " specified",
+        last("a", SCHED).message());
+    assertEquals("GroupInvalid", last("b", SCHED).reason());
+    world.refuseSubmit = null;
+    delete(wf, member("b", 2));
+    join(member("c", 2));
+    await("pending", 10, () -> in(wf, GroupPhase.PENDING));
+  }
+
+  @Test
+  void aGarbageSignalIsRecordedAndChangesNothing() {
+    PodGroupWorkflow wf = join(member("a", 2));
+    client.newUntypedWorkflowStub(groupId()).signal("memberObserved", "garbage");
+    await(
+        "recorded",
+        10,
+        () -> wf.status().timeline().stream().anyMatch(e -> e.event().equals("signal-rejected")));
+    assertEquals(1, wf.status().members().size());
+    assertEquals(GroupPhase.GATHERING, wf.status().phase());
+  }
 }
