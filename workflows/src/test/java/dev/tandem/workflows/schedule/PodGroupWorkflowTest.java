@@ -32,6 +32,37 @@ class PodGroupWorkflowTest extends GroupTestBase {
     assertTrue(in(wf, GroupPhase.GATHERING), "no timeout: " + wf.status().phase());
     assertTrue(world.jobs.isEmpty(), "no job before the group is whole");
     assertEquals(3, wf.status().size());
+    // A member leaves before the job exists: the others wait on, fewer; the last one ends it.
+    delete(wf, member("a", 3));
+    await("1 of 3", 10, () -> last("b", SCHED).message().startsWith("1 of 3 members"));
+    assertEquals(GroupPhase.GATHERING, wf.status().phase());
+    delete(wf, member("b", 3));
+    assertEquals(GroupPhase.DONE, result(wf));
+    assertTrue(world.jobs.isEmpty() && world.evictions.isEmpty());
+  }
+
+  @Test
+  void aMemberReplacedByANewPodOfTheSameNameEndsTheRunningGroup() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    PodRequest old = member("b", 3);
+    PodRequest b2 =
+        new PodRequest(
+            old.namespace(),
+            "b",
+            "uid-b2",
+            old.requests(),
+            old.annotations(),
+            old.nodeSelector(),
+            old.priorityClassName(),
+            old.terminationGracePeriodSeconds(),
+            null);
+    world.addPod("b", "uid-b2");
+    wf.memberObserved(new GroupMember(b2, world.getPod("default", "b")));
+    assertEquals(GroupPhase.DONE, result(wf));
+    assertEquals(2, world.evictions.size());
+    assertTrue(world.evictions.get(0).startsWith("a: member default/b of group g was deleted"));
+    assertEquals(List.of(world.onlyJobId()), world.cancelled);
+    assertEquals(3, world.binds.size(), "the new b is not bound by this run");
   }
 
   @Test
