@@ -29,6 +29,12 @@ public class FakeScheduling implements SchedulingActivities {
   public final List<Long> cancelled = new ArrayList<>();
   public final List<BindRequest> binds = new ArrayList<>();
   public final List<String> evictions = new ArrayList<>();
+
+  /**
+   * Evictions ({@code evict <pod>}) and cancels ({@code cancel <id>}) in the order they happened.
+   */
+  public final List<String> actions = new ArrayList<>();
+
   public final List<Condition> conditions = new ArrayList<>();
 
   /** The conditions set on each pod, by pod name, oldest first. */
@@ -123,6 +129,7 @@ public class FakeScheduling implements SchedulingActivities {
     }
     if (!JobOutlook.finished(j)) {
       cancelled.add(jobId);
+      actions.add("cancel " + jobId);
       return setJob(jobId, "CANCELLED", reason, j.nodes());
     }
     return j;
@@ -153,6 +160,7 @@ public class FakeScheduling implements SchedulingActivities {
       return p; // refused for now: the pod stays as it is
     }
     evictions.add(name + ": " + reason);
+    actions.add("evict " + name);
     p = pod(name, uid, p.phase(), p.k8sNode(), true);
     pods.put(name, p);
     return p;

@@ -126,6 +126,27 @@ class PodGroupWorkflowTest extends GroupTestBase {
       assertEquals(msg, c.message());
     }
     assertNull(last("b", ScheduleConditions.SLURM_JOB_ENDED));
+    // Evict first: the job holds the nodes until the pods on them are gone.
+    assertEquals(List.of("evict a", "evict c", "cancel " + id), world.actions);
+  }
+
+  @Test
+  void anEvictionRefusedByABudgetIsRetriedAndShown() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    long id = world.onlyJobId();
+    world.refuseEvictions = 3;
+    wf.jobObserved(world.setJob(id, "TIMEOUT", "TimeLimit", List.of("n1", "n2", "n3")));
+    await(
+        "refusal shown",
+        10,
+        () -> {
+          String p = wf.status().problem();
+          return p != null && p.startsWith("the eviction of default/a was refused for now");
+        });
+    assertEquals(GroupPhase.DONE, result(wf));
+    assertEquals(3, world.evictions.size());
+    assertEquals("Timeout", last("c", ScheduleConditions.SLURM_JOB_ENDED).reason());
+    assertTrue(world.cancelled.isEmpty(), "a TIMEOUT job has ended: nothing to cancel");
   }
 
   @Test
@@ -257,5 +278,15 @@ class PodGroupWorkflowTest extends GroupTestBase {
         () -> wf.status().timeline().stream().anyMatch(e -> e.event().equals("signal-rejected")));
     assertEquals(1, wf.status().members().size());
     assertEquals(GroupPhase.GATHERING, wf.status().phase());
+  }
+
+  @Test
+  void aLostSubmitAnswerMakesNoSecondJob() {
+    world.loseSubmitAnswers = 2;
+    join(member("a", 2));
+    PodGroupWorkflow wf = join(member("b", 2));
+    await("pending", 20, () -> in(wf, GroupPhase.PENDING));
+    assertEquals(1, world.submitted.size());
+    assertEquals(world.onlyJobId(), wf.status().jobId());
   }
 }
