@@ -16,7 +16,13 @@ import dev.tandem.workflows.nodeset.NodeSetInput;
 import dev.tandem.workflows.nodeset.NodeSetState;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
 import dev.tandem.workflows.schedule.BindRequest;
+import dev.tandem.workflows.schedule.GroupMember;
+import dev.tandem.workflows.schedule.GroupTimelineEntry;
 import dev.tandem.workflows.schedule.PlaceholderJob;
+import dev.tandem.workflows.schedule.PodGroupInput;
+import dev.tandem.workflows.schedule.PodGroupState;
+import dev.tandem.workflows.schedule.PodGroupStatus;
+import dev.tandem.workflows.schedule.PodGroupWorkflow;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleInput;
 import dev.tandem.workflows.schedule.PodScheduleState;
@@ -61,6 +67,7 @@ class SerializationContractTest {
           KubeActivities.class,
           SlurmActivities.class,
           PodScheduleWorkflow.class,
+          PodGroupWorkflow.class,
           SchedulingActivities.class);
 
   /** Classes of ours reachable from the workflow and activity interfaces, through their fields. */
@@ -144,7 +151,14 @@ class SerializationContractTest {
             PlaceholderJob.class,
             BindRequest.class,
             PodScheduleStatus.class,
-            ScheduleTimelineEntry.class)) {
+            ScheduleTimelineEntry.class,
+            PodGroupInput.class,
+            PodGroupState.class,
+            PodGroupState.Member.class,
+            GroupMember.class,
+            PodGroupStatus.class,
+            PodGroupStatus.MemberStatus.class,
+            GroupTimelineEntry.class)) {
       assertTrue(found.contains(c), c + " not found by the scan: " + found);
     }
     assertTrue(modelRecords().size() >= 20, "model records: " + modelRecords());

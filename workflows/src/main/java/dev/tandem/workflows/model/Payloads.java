@@ -54,7 +54,7 @@ public final class Payloads {
    *
    * @param rejected builds the record that stands for a rejected payload
    */
-  static <R extends Record> R read(JsonNode n, Class<R> type, Function<String, R> rejected) {
+  public static <R extends Record> R read(JsonNode n, Class<R> type, Function<String, R> rejected) {
     if (n == null || !n.isObject()) {
       return rejected.apply(
           "payload must be a JSON object with the fields of "

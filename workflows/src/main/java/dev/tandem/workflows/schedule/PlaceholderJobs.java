@@ -8,6 +8,7 @@ import static dev.tandem.workflows.schedule.ScheduleAnnotations.QOS;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.RESERVATION;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.TIME_LIMIT;
 
+import dev.tandem.workflows.Names;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,34 @@ public final class PlaceholderJobs {
         a.get(RESERVATION),
         ex,
         prio == null ? null : prio.nice(),
+        false);
+  }
+
+  /**
+   * The one placeholder job of a gang of {@code size} pods in {@code namespace}, sized like {@code
+   * member} on each of its {@code size} nodes (the caller checked that every member asks for the
+   * same job, see {@link GroupValidator}). Tagged with {@link Names#podGroupTag} instead of a pod
+   * uid, so the tag stays the same whichever member is replaced.
+   */
+  public static PlaceholderJob forGroup(
+      String namespace, String group, PodRequest member, SchedulingConfig c, int size) {
+    PlaceholderJob one = from(member, c);
+    String tag = Names.podGroupTag(namespace, group);
+    return new PlaceholderJob(
+        PlaceholderJob.nameFor(tag),
+        PlaceholderJob.commentFor(tag),
+        tag,
+        size,
+        one.cpusPerNode(),
+        one.memoryMbPerNode(),
+        one.gresPerNode(),
+        one.partition(),
+        one.qos(),
+        one.account(),
+        one.timeLimitMinutes(),
+        one.reservation(),
+        one.exclusivity(),
+        one.nice(),
         false);
   }
 

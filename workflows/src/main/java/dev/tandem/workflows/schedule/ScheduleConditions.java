@@ -21,4 +21,13 @@ public final class ScheduleConditions {
 
   /** Reason of {@code SlurmScheduled=True}. */
   public static final String JOB_RUNNING = "JobRunning";
+
+  /** Reason of {@code SlurmScheduled=False} while a gang waits for its other members. */
+  public static final String WAITING_FOR_GROUP = "WaitingForGroup";
+
+  /** Reason of {@code SlurmScheduled=False} on the valid members of a gang that cannot run. */
+  public static final String GROUP_INVALID = "GroupInvalid";
+
+  /** Reason of {@code SlurmJobEnded} on the members evicted because another member ended. */
+  public static final String GROUP_MEMBER_ENDED = "GroupMemberEnded";
 }

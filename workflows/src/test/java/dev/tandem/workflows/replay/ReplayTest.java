@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
 import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import dev.tandem.workflows.schedule.PodGroupWorkflowImpl;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;
@@ -52,6 +53,7 @@ class ReplayTest {
         json,
         NodeLifecycleWorkflowImpl.class,
         NodeSetWorkflowImpl.class,
-        PodScheduleWorkflowImpl.class);
+        PodScheduleWorkflowImpl.class,
+        PodGroupWorkflowImpl.class);
   }
 }

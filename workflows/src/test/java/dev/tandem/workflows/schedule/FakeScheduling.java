@@ -29,7 +29,17 @@ public class FakeScheduling implements SchedulingActivities {
   public final List<Long> cancelled = new ArrayList<>();
   public final List<BindRequest> binds = new ArrayList<>();
   public final List<String> evictions = new ArrayList<>();
+
+  /**
+   * Evictions ({@code evict <pod>}) and cancels ({@code cancel <id>}) in the order they happened.
+   */
+  public final List<String> actions = new ArrayList<>();
+
   public final List<Condition> conditions = new ArrayList<>();
+
+  /** The conditions set on each pod, by pod name, oldest first. */
+  public final Map<String, List<Condition>> podConditions = new HashMap<>();
+
   public final List<EventRequest> events = new ArrayList<>();
 
   /** Non-null: submit refuses for good with this message. */
@@ -119,6 +129,7 @@ public class FakeScheduling implements SchedulingActivities {
     }
     if (!JobOutlook.finished(j)) {
       cancelled.add(jobId);
+      actions.add("cancel " + jobId);
       return setJob(jobId, "CANCELLED", reason, j.nodes());
     }
     return j;
@@ -149,6 +160,7 @@ public class FakeScheduling implements SchedulingActivities {
       return p; // refused for now: the pod stays as it is
     }
     evictions.add(name + ": " + reason);
+    actions.add("evict " + name);
     p = pod(name, uid, p.phase(), p.k8sNode(), true);
     pods.put(name, p);
     return p;
@@ -158,6 +170,19 @@ public class FakeScheduling implements SchedulingActivities {
   public synchronized void setPodCondition(
       String namespace, String name, String uid, Condition condition) {
     conditions.add(condition);
+    podConditions.computeIfAbsent(name, k -> new ArrayList<>()).add(condition);
+  }
+
+  /** The last condition of {@code type} set on pod {@code name}, or null. */
+  public synchronized Condition lastCondition(String name, String type) {
+    List<Condition> all = podConditions.getOrDefault(name, List.of());
+    Condition last = null;
+    for (Condition c : all) {
+      if (c.type().equals(type)) {
+        last = c;
+      }
+    }
+    return last;
   }
 
   @Override

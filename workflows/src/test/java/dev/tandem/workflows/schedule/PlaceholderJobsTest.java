@@ -206,6 +206,31 @@ class PlaceholderJobsTest {
   }
 
   @Test
+  void aGangJobIsTaggedWithTheGroupNotAPodUid() {
+    PlaceholderJob j =
+        PlaceholderJobs.forGroup(
+            "team",
+            "g",
+            pod(
+                Map.of("cpu", "4", "memory", "8Gi", "nvidia.com/gpu", "2"),
+                Map.of("tandem.dev/pod-group", "g", "tandem.dev/group-size", "3"),
+                Map.of("nvidia.com/gpu.product", "A100"),
+                "high"),
+            CONFIG,
+            3);
+    assertEquals("tandem-pod-team.g", j.name());
+    assertEquals("tandem.dev/pod-uid=team.g", j.comment());
+    assertEquals("team.g", j.podUid());
+    assertEquals(3, j.nodes());
+    assertEquals(4, j.cpusPerNode());
+    assertEquals(8192, j.memoryMbPerNode());
+    assertEquals("gpu:a100:2", j.gresPerNode());
+    assertEquals("high", j.qos());
+    assertEquals(-100, j.nice());
+    assertFalse(j.requeue());
+  }
+
+  @Test
   void anInvalidPodHasNoJob() {
     IllegalArgumentException e =
         assertThrows(

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * A Temporal test environment (in-process, time skipping) with {@link PodScheduleWorkflowImpl} on
- * Tandem's queue and a {@link FakeScheduling} world behind its activities.
+ * A Temporal test environment (in-process, time skipping) with {@link PodScheduleWorkflowImpl} and
+ * {@link PodGroupWorkflowImpl} on Tandem's queue and a {@link FakeScheduling} world behind its
+ * activities.
  */
 public abstract class ScheduleTestBase {
   protected static final Tuning TUNING = new Tuning(1, 10, 4000, 200, 120, true);
@@ -43,7 +44,8 @@ public abstract class ScheduleTestBase {
     }
     world = new FakeScheduling();
     var w = env.newWorker(Names.TASK_QUEUE);
-    w.registerWorkflowImplementationTypes(PodScheduleWorkflowImpl.class);
+    w.registerWorkflowImplementationTypes(
+        PodScheduleWorkflowImpl.class, PodGroupWorkflowImpl.class);
     w.registerActivitiesImplementations(world);
     env.start();
     client = env.getWorkflowClient();

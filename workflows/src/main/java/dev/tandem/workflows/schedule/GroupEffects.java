@@ -1,0 +1,217 @@
+package dev.tandem.workflows.schedule;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.activities.SchedulingActivities;
+import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.schedule.PodGroupState.Member;
+import dev.tandem.workflows.support.ActivityStubs;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+
+/**
+ * The gang workflow's hands, like {@link ScheduleEffects} for one pod: activity calls that keep
+ * {@link PodGroupState} up to date. An activity that fails after its retries becomes the state's
+ * problem and the caller gets null (or false): unknown, so the handler waits for the next poll.
+ */
+final class GroupEffects {
+  private static final Logger log = Workflow.getLogger(GroupEffects.class);
+
+  private final PodGroupInput in;
+  private final PodGroupState s;
+
+  /** Slurm's message when it refused the last call for good, else null. */
+  String slurmRefused;
+
+  GroupEffects(PodGroupInput in, PodGroupState s) {
+    this.in = in;
+    this.s = s;
+  }
+
+  /** The job tag: {@code <ns>.<group>}. */
+  String tag() {
+    return Names.podGroupTag(in.namespace(), in.group());
+  }
+
+  /** Re-reads a member; a pod of the same name with another uid means the member is gone. */
+  void refresh(Member m) {
+    PodView p = call("read pod", () -> api("read pod").getPod(in.namespace(), m.request.name()));
+    if (p != null) {
+      m.view = own(m, p);
+    }
+  }
+
+  /** Re-reads the job by the group tag; GONE if Slurm no longer lists it. */
+  void refreshJob() {
+    if (s.jobId == 0) {
+      return;
+    }
+    List<SlurmJobView> jobs = tagged();
+    if (jobs != null) {
+      s.job =
+          jobs.stream()
+              .filter(x -> x.id() == s.jobId)
+              .findFirst()
+              .orElse(ScheduleEffects.gone(s.jobId));
+    }
+  }
+
+  SlurmJobView submit(PlaceholderJob job) {
+    return call("submit job", () -> api("submit group job").submitPlaceholder(job));
+  }
+
+  /** Every job Slurm lists with the group tag; null if Slurm could not be read. */
+  List<SlurmJobView> tagged() {
+    return call("list jobs", () -> api("find jobs").findJobs(tag()));
+  }
+
+  boolean cancelJob(long id, String reason) {
+    SlurmJobView j = call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
+    if (j != null && id == s.jobId) {
+      s.job = j;
+    }
+    return j != null;
+  }
+
+  String k8sNodeOf(String slurmNode) {
+    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
+  }
+
+  /** Binds member {@code m} to its node; the pod afterwards, or null if unknown. */
+  PodView bind(Member m, String k8sNode, String slurmNode) {
+    PodRequest r = m.request;
+    BindRequest b = new BindRequest(r.namespace(), r.name(), r.uid(), k8sNode, s.jobId, slurmNode);
+    PodView p = call("bind pod", () -> api("bind " + r.name()).bindPod(b));
+    if (p != null) {
+      m.view = own(m, p);
+    }
+    return p == null ? null : m.view;
+  }
+
+  PodView evict(Member m, String reason) {
+    PodRequest r = m.request;
+    PodView p =
+        call(
+            "evict pod",
+            () -> api("evict " + r.name()).evictPod(r.namespace(), r.name(), r.uid(), reason));
+    if (p != null) {
+      m.view = own(m, p);
+    }
+    return p == null ? null : m.view;
+  }
+
+  /**
+   * Sets a condition on member {@code m} unless it is what was last written there, with an event
+   * when it is new; false if Kubernetes could not be written (retry later).
+   */
+  boolean say(Member m, String type, String status, String reason, String message, Kind kind) {
+    String key = type + "|" + status + "|" + reason + "|" + message;
+    if (key.equals(m.said)) {
+      return true;
+    }
+    PodRequest r = m.request;
+    Condition c = new Condition(type, status, reason, message, now());
+    Boolean ok =
+        call(
+            "set condition",
+            () -> {
+              api(r.name() + " " + type + "=" + status)
+                  .setPodCondition(r.namespace(), r.name(), r.uid(), c);
+              return Boolean.TRUE;
+            });
+    if (ok == null) {
+      return false;
+    }
+    m.said = key;
+    if (kind != Kind.NONE) {
+      event(m, kind == Kind.WARNING, reason, message);
+    }
+    return true;
+  }
+
+  /** Records an event on member {@code m} (best effort). */
+  void event(Member m, boolean warning, String reason, String message) {
+    PodRequest r = m.request;
+    EventRequest e =
+        new EventRequest(
+            r.namespace(), "Pod", r.name(), warning ? "Warning" : "Normal", reason, message);
+    call(
+        "record event",
+        () -> {
+          api("event " + reason).recordEvent(e);
+          return Boolean.TRUE;
+        });
+  }
+
+  /** Which event goes with a condition. */
+  enum Kind {
+    NONE,
+    NORMAL,
+    WARNING
+  }
+
+  void timeline(String event, String detail) {
+    s.timeline.add(new GroupTimelineEntry(now(), s.phase, event, detail));
+    while (s.timeline.size() > in.tuning().timelineLimit()) {
+      s.timeline.remove(0);
+    }
+  }
+
+  Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+  }
+
+  /** Re-reads the chosen members on a timer; the first of them that ended, or null. */
+  Member endedMember(boolean refresh) {
+    Member ended = null;
+    for (Member m : s.chosenMembers()) {
+      if (refresh && m.live()) {
+        refresh(m);
+      }
+      if (ended == null && !m.live()) {
+        ended = m;
+      }
+    }
+    return ended;
+  }
+
+  private static PodView own(Member m, PodView p) {
+    boolean same = !p.exists() || p.uid() == null || p.uid().equals(m.request.uid());
+    return same ? p : PodView.absent(m.request.name());
+  }
+
+  private SchedulingActivities api(String summary) {
+    return ActivityStubs.scheduling(summary);
+  }
+
+  private <T> T call(String what, Supplier<T> f) {
+    slurmRefused = null;
+    try {
+      T v = f.get();
+      if (s.problem != null && s.problem.startsWith("cannot " + what)) {
+        s.problem = null;
+      }
+      return v;
+    } catch (ActivityFailure e) {
+      Throwable t = e;
+      while (t.getCause() != null) {
+        t = t.getCause();
+      }
+      String msg = t instanceof ApplicationFailure af ? af.getOriginalMessage() : t.getMessage();
+      if (t instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
+        slurmRefused = msg;
+      }
+      log.warn("{}: cannot {}: {}", in.ref(), what, msg);
+      s.problem = "cannot " + what + ": " + msg;
+      return null;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package dev.tandem.workflows.schedule;
+
+import static dev.tandem.workflows.schedule.GroupPhase.DONE;
+import static dev.tandem.workflows.schedule.GroupPhase.ENDING;
+import static dev.tandem.workflows.schedule.ScheduleConditions.GROUP_MEMBER_ENDED;
+import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_JOB_ENDED;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.GroupEffects.Kind;
+import dev.tandem.workflows.schedule.PodGroupState.Member;
+import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The ENDING phase of {@link PodGroupWorkflowImpl} (step 5 of its algorithm). */
+final class GroupEnding {
+  private final PodGroupInput in;
+  private final PodGroupState s;
+  private final GroupEffects fx;
+  private final Tuning t;
+
+  GroupEnding(PodGroupInput in, PodGroupState s, GroupEffects fx) {
+    this.in = in;
+    this.s = s;
+    this.fx = fx;
+    this.t = in.tuning();
+  }
+
+  GroupStep memberEnded(Member m) {
+    String what = describe(m.view);
+    String message =
+        "member "
+            + m.ref()
+            + " of group "
+            + in.group()
+            + " "
+            + what
+            + ": the group ends"
+            + (s.jobId == 0 ? "" : ", Slurm job " + s.jobId + " is cancelled,")
+            + " and its other members are evicted";
+    s.ending = new Ending(SLURM_JOB_ENDED, GROUP_MEMBER_ENDED, message);
+    return GroupStep.to(ENDING, "member-ended", message);
+  }
+
+  /**
+   * Announces the ending on every member still here (condition, event), evicts them, then cancels
+   * every job with the group tag that Slurm still holds (also one whose submit answer was lost).
+   * Evicting first keeps Slurm from giving the nodes away while the pods still run on them.
+   */
+  GroupStep ending(boolean refresh) {
+    fx.endedMember(refresh);
+    Ending e = s.ending;
+    for (Member m : s.chosenMembers()) {
+      if (m.live() && !m.announced) {
+        if (!fx.say(m, e.conditionType(), Condition.TRUE, e.reason(), e.message(), Kind.NONE)) {
+          return GroupStep.stay(s.phase, t.pollSeconds());
+        }
+        // The event is named after the condition, as for a single pod.
+        fx.event(m, true, e.conditionType(), e.message());
+        m.announced = true;
+      }
+    }
+    for (Member m : s.chosenMembers()) {
+      if (m.live()) {
+        PodView p = fx.evict(m, e.message());
+        if (p == null) {
+          return GroupStep.stay(s.phase, t.pollSeconds());
+        }
+        if (!ScheduleEffects.podDone(p)) {
+          s.problem =
+              "the eviction of "
+                  + m.ref()
+                  + " was refused for now (e.g. a PodDisruptionBudget);"
+                  + " retrying";
+          return GroupStep.stay(s.phase, t.pollSeconds());
+        }
+      }
+    }
+    List<SlurmJobView> jobs = fx.tagged();
+    if (jobs == null) {
+      return GroupStep.stay(s.phase, t.pollSeconds());
+    }
+    List<Long> cancelled = new ArrayList<>();
+    for (SlurmJobView j : jobs) {
+      if (!JobOutlook.finished(j)) {
+        if (!fx.cancelJob(j.id(), e.message())) {
+          return GroupStep.stay(s.phase, t.pollSeconds());
+        }
+        cancelled.add(j.id());
+      }
+    }
+    return GroupStep.to(
+        DONE,
+        "ended",
+        cancelled.isEmpty() ? "no Slurm job left" : "cancelled Slurm job(s) " + cancelled);
+  }
+
+  private static String describe(PodView p) {
+    if (p == null || !p.exists()) {
+      return "was deleted";
+    }
+    return p.terminating() ? "is being deleted" : "ended (" + p.phase() + ")";
+  }
+}

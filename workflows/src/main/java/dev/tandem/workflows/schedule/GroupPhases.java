@@ -1,0 +1,196 @@
+package dev.tandem.workflows.schedule;
+
+import static dev.tandem.workflows.schedule.GroupPhase.BINDING;
+import static dev.tandem.workflows.schedule.GroupPhase.DONE;
+import static dev.tandem.workflows.schedule.GroupPhase.ENDING;
+import static dev.tandem.workflows.schedule.GroupPhase.INVALID;
+import static dev.tandem.workflows.schedule.GroupPhase.PENDING;
+import static dev.tandem.workflows.schedule.GroupPhase.RUNNING;
+import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_PENDING;
+import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_RUNNING;
+import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_SCHEDULED;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.GroupEffects.Kind;
+import dev.tandem.workflows.schedule.PodGroupState.Member;
+import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+
+/**
+ * One handler per {@link GroupPhase} (steps 3 and 4 of {@link PodGroupWorkflowImpl}'s algorithm;
+ * gathering is {@link GroupGathering}, ending {@link GroupEnding}).
+ */
+final class GroupPhases {
+  private final PodGroupInput in;
+  private final PodGroupState s;
+  private final GroupEffects fx;
+  private final GroupGathering gathering;
+  private final GroupEnding ending;
+  private final Tuning t;
+
+  /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
+  boolean refresh;
+
+  GroupPhases(PodGroupInput in, PodGroupState s, GroupEffects fx) {
+    this.in = in;
+    this.s = s;
+    this.fx = fx;
+    this.gathering = new GroupGathering(in, s, fx);
+    this.ending = new GroupEnding(in, s, fx);
+    this.t = in.tuning();
+  }
+
+  GroupStep handle() {
+    return switch (s.phase) {
+      case GATHERING, INVALID -> gathering.gather(refresh);
+      case SUBMITTING -> submitting();
+      case PENDING, BINDING, RUNNING -> scheduled();
+      case ENDING -> ending.ending(refresh);
+      case DONE -> GroupStep.stay(s.phase, 0);
+    };
+  }
+
+  private GroupStep submitting() {
+    Member gone = fx.endedMember(refresh);
+    if (gone != null) {
+      return ending.memberEnded(gone);
+    }
+    Member first = s.members.get(s.chosen.get(0));
+    SlurmJobView job =
+        fx.submit(
+            PlaceholderJobs.forGroup(
+                in.namespace(), in.group(), first.request, in.config(), s.size));
+    if (job == null) {
+      if (fx.slurmRefused != null) {
+        // No job exists: the group is invalid until its members change.
+        s.refused = fx.slurmRefused;
+        s.chosen = new ArrayList<>();
+        return GroupStep.to(INVALID, "refused", "Slurm refused the job: " + s.refused);
+      }
+      return GroupStep.stay(s.phase, t.pollSeconds());
+    }
+    s.jobId = job.id();
+    s.job = job;
+    String msg =
+        "Slurm job " + job.id() + " queued for group " + in.group() + " (" + s.size + " nodes)";
+    for (Member m : s.chosenMembers()) {
+      fx.say(m, SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, msg, Kind.NONE);
+    }
+    return GroupStep.to(PENDING, "submitted", msg);
+  }
+
+  /** PENDING, BINDING and RUNNING: a member's end or the job's state decides. */
+  private GroupStep scheduled() {
+    Member gone = fx.endedMember(refresh);
+    if (refresh) {
+      fx.refreshJob();
+    }
+    gathering.flagExtras();
+    if (gone != null) {
+      return ending.memberEnded(gone);
+    }
+    JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
+    switch (o) {
+      case PREEMPTED, ENDED -> {
+        boolean preempted = o == JobOutlook.PREEMPTED;
+        s.ending = Ending.of(s.job, preempted);
+        return GroupStep.to(ENDING, preempted ? "preempted" : "job-ended", s.ending.message());
+      }
+      case UNKNOWN -> {
+        if (s.job != null) {
+          s.problem =
+              "Slurm job " + s.jobId + " is in state " + s.job.state() + ", unknown to Tandem";
+        }
+        return GroupStep.stay(s.phase, t.pollSeconds());
+      }
+      case WAITING -> {
+        return GroupStep.stay(s.phase, t.resyncSeconds());
+      }
+      case RUNNING -> {
+        // handled below
+      }
+    }
+    if (s.phase == PENDING) {
+      return GroupStep.to(BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
+    }
+    return s.phase == BINDING ? bind() : GroupStep.stay(s.phase, t.resyncSeconds());
+  }
+
+  /**
+   * Maps every node of the job before binding any member, so that a member is never bound while
+   * another has nowhere to go; then binds member i (name order) to node i (sorted).
+   */
+  private GroupStep bind() {
+    List<String> nodes = s.job.nodes().stream().sorted().toList();
+    List<Member> members = s.chosenMembers();
+    if (nodes.size() != members.size()) {
+      s.problem =
+          "Slurm job "
+              + s.jobId
+              + " runs on "
+              + nodes
+              + ", but the group has "
+              + members.size()
+              + " members";
+      return GroupStep.stay(s.phase, t.pollSeconds());
+    }
+    List<String> k8s = new ArrayList<>();
+    for (String node : nodes) {
+      String k = fx.k8sNodeOf(node);
+      if (k == null) {
+        if (s.problem == null || !s.problem.startsWith("cannot ")) {
+          s.problem =
+              "Slurm node "
+                  + node
+                  + " has no running slurmd pod on a Kubernetes node;"
+                  + " no member is bound until every node of the job has one";
+        }
+        return GroupStep.stay(s.phase, t.pollSeconds());
+      }
+      k8s.add(k);
+    }
+    if (new HashSet<>(k8s).size() != k8s.size()) {
+      s.problem = "Slurm nodes " + nodes + " map to Kubernetes nodes " + k8s + " (not distinct)";
+      return GroupStep.stay(s.phase, t.pollSeconds());
+    }
+    List<String> placed = new ArrayList<>();
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      placed.add(m.request.name() + "->" + k8s.get(i));
+      if (k8s.get(i).equals(m.k8sNode)) {
+        continue; // bound by an earlier try
+      }
+      PodView p = fx.bind(m, k8s.get(i), nodes.get(i));
+      if (p == null) {
+        return GroupStep.stay(s.phase, t.pollSeconds());
+      }
+      if (ScheduleEffects.podDone(p)) {
+        return ending.memberEnded(m);
+      }
+      if (!k8s.get(i).equals(p.k8sNode())) {
+        s.problem = m.ref() + " is on " + p.k8sNode() + ", not on " + k8s.get(i);
+        return GroupStep.stay(s.phase, t.pollSeconds());
+      }
+      m.k8sNode = k8s.get(i);
+      m.slurmNode = nodes.get(i);
+    }
+    for (Member m : members) {
+      String what =
+          "Slurm job " + s.jobId + " of group " + in.group() + " on Slurm node " + m.slurmNode;
+      String msg = what + " (Kubernetes node " + m.k8sNode + ")";
+      boolean news = !("SlurmScheduled|True|" + JOB_RUNNING + "|" + msg).equals(m.said);
+      if (!fx.say(m, SLURM_SCHEDULED, Condition.TRUE, JOB_RUNNING, msg, Kind.NONE)) {
+        return GroupStep.stay(s.phase, t.pollSeconds());
+      }
+      if (news) {
+        fx.event(m, false, "Scheduled", "Bound to " + m.k8sNode + ": " + what);
+      }
+    }
+    return GroupStep.to(RUNNING, "bound", String.join(", ", placed));
+  }
+}

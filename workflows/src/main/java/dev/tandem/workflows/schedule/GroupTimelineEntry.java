@@ -1,0 +1,15 @@
+package dev.tandem.workflows.schedule;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.time.Instant;
+
+/**
+ * One line of a gang's scheduling history.
+ *
+ * @param at workflow time of the event
+ * @param phase the phase after the event
+ * @param event what happened, one word ({@code member}, {@code submitted}, {@code bound}, ...)
+ * @param detail why, in words
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record GroupTimelineEntry(Instant at, GroupPhase phase, String event, String detail) {}

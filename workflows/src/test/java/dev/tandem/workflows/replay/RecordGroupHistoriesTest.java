@@ -1,0 +1,82 @@
+package dev.tandem.workflows.replay;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.GroupPhase;
+import dev.tandem.workflows.schedule.GroupTestBase;
+import dev.tandem.workflows.schedule.PodGroupWorkflow;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Records the gang workflow's histories that {@link ReplayTest} replays; runs only on request, like
+ * {@link RecordScheduleHistoriesTest}:
+ *
+ * <pre>./mvnw -pl workflows test -Dtest=RecordGroupHistoriesTest -Dtandem.recordHistories=v1
+ * </pre>
+ */
+class RecordGroupHistoriesTest extends GroupTestBase {
+  private static final String TAG = System.getProperty("tandem.recordHistories", "");
+  private static final Path DIR = Path.of("src/test/resources/histories");
+
+  @Test
+  void recordBound() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    delete(wf, member("b", 3));
+    result(wf);
+    write("group-bound");
+  }
+
+  @Test
+  void recordPreempted() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    client.newUntypedWorkflowStub(groupId()).signal("memberObserved", "garbage");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "Preempted", List.of("n1", "n2", "n3")));
+    result(wf);
+    write("group-preempted");
+  }
+
+  @Test
+  void recordInvalid() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    join(member("a", 3));
+    join(member("b", 3));
+    PodGroupWorkflow wf = join(member("c", 4));
+    await("invalid", 10, () -> in(wf, GroupPhase.INVALID));
+    env.sleep(Duration.ofSeconds(30));
+    for (String n : List.of("a", "b", "c")) {
+      delete(wf, member(n, 3));
+    }
+    result(wf);
+    write("group-invalid");
+  }
+
+  @Test
+  void recordWait() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    Tuning small = new Tuning(1, 2, 200, 200, 120, true);
+    join(member("a", 3), small);
+    PodGroupWorkflow wf = join(member("b", 3), small);
+    env.sleep(Duration.ofSeconds(60)); // gathering with re-reads, continuing as new
+    join(member("c", 3), small);
+    await("pending", 10, () -> in(wf, GroupPhase.PENDING));
+    env.sleep(Duration.ofSeconds(20));
+    world.pods.remove("a"); // lost signal: the timer re-read ends the group
+    result(wf);
+    write("group-wait");
+  }
+
+  private void write(String name) throws IOException {
+    String json = client.fetchHistory(groupId()).toJson(false);
+    Files.createDirectories(DIR);
+    Files.writeString(DIR.resolve(name + "-" + TAG + ".json"), json);
+  }
+}
