@@ -4,6 +4,7 @@ import dev.tandem.k8s.PodViews;
 import dev.tandem.k8s.SchedulingPods;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.ScheduleAnnotations;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,11 +21,12 @@ import java.util.Optional;
  * scheduling workflow about it. The API server filters by that field, so only these pods are
  * cached, never all of the cluster's.
  *
- * <p>A pod that waits (no node, not terminating) gets signal-with-start: its workflow starts on the
- * first event, and a restarted watcher sending again reaches the same one. A bound or terminating
- * pod and a deleted one only get a plain {@code podObserved} (a workflow is never started for a pod
- * that is already placed or going away). Events are coalesced per pod uid and sent only when
- * something the workflow acts on changed, or on a resync pass.
+ * <p>Gang members (annotation {@code tandem.dev/pod-group}) go to their group's one workflow
+ * instead (see {@link #route}). A pod that waits (no node, not terminating) gets signal-with-start:
+ * its workflow starts on the first event, and a restarted watcher sending again reaches the same
+ * one. A bound or terminating pod and a deleted one only get a plain {@code podObserved} (a
+ * workflow is never started for a pod that is already placed or going away). Events are coalesced
+ * per pod uid and sent only when something the workflow acts on changed, or on a resync pass.
  *
  * <p>Also the router of the Slurm job tracker: {@link #workflowIdForTag} maps a placeholder job's
  * tag to the workflow that owns it.
@@ -33,8 +35,11 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
   static final String BY_UID = "byUid";
   static final String BY_GROUP = "byGroup";
 
-  /** What to send for a pod: signal-with-start or a plain signal to {@code workflowId}. */
-  record Route(String workflowId, boolean start) {}
+  /**
+   * What to send for a pod: signal-with-start ({@code start}) or a plain signal to {@code
+   * workflowId}; {@code group} is the gang's name for a gang member, else null.
+   */
+  record Route(String workflowId, boolean start, String group) {}
 
   private final KubernetesClient client;
   private final Coalescer coalescer;
@@ -74,19 +79,26 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
   }
 
   /**
-   * Where a pod's events go. Gang members (annotations {@code pod-group} and {@code group-size}
-   * above 1) take the per-pod path for now: the per-pod workflow refuses them as invalid.
+   * Where a pod's events go. A gang member (annotation {@code tandem.dev/pod-group}) goes to its
+   * group's workflow {@code schedule-group/<ns>/<group>} (signal {@code memberObserved}), any other
+   * pod to its own {@code schedule/<ns>/<pod>/<uid>} (signal {@code podObserved}). Either is
+   * started only for a pod that waits (no node, not terminating, not deleted).
    *
    * @param deleted the pod is gone from the API server (its last state)
    */
   static Route route(Pod pod, boolean deleted) {
     var meta = pod.getMetadata();
-    String id = Names.scheduleWorkflowId(meta.getNamespace(), meta.getName(), meta.getUid());
     boolean waiting =
         !deleted
             && (pod.getSpec() == null || isBlank(pod.getSpec().getNodeName()))
             && meta.getDeletionTimestamp() == null;
-    return new Route(id, waiting);
+    Map<String, String> a = meta.getAnnotations();
+    String group = a == null ? null : a.get(ScheduleAnnotations.POD_GROUP);
+    if (!isBlank(group)) {
+      return new Route(Names.podGroupWorkflowId(meta.getNamespace(), group), waiting, group);
+    }
+    String id = Names.scheduleWorkflowId(meta.getNamespace(), meta.getName(), meta.getUid());
+    return new Route(id, waiting, null);
   }
 
   @Override
@@ -110,12 +122,26 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
   }
 
   private void send(Pod pod, Route route, PodView view) {
-    PodRequest request = route.start() ? SchedulingPods.request(pod) : null;
+    // A gang's workflow needs the member's request with every signal (also its last one, when it
+    // is gone: which member left, and what it asked for); a single pod's only to start.
+    PodRequest request =
+        route.start() || route.group() != null ? SchedulingPods.request(pod) : null;
+    String ns = pod.getMetadata().getNamespace();
     Instant seen = Instant.now();
     coalescer.submit(
         "sched:" + pod.getMetadata().getUid(),
         () -> {
-          if (request != null) {
+          if (route.group() != null && route.start()) {
+            signals.podGroupMember(ns, route.group(), new GroupMember(request, view));
+            metrics.signal(Names.SIGNAL_MEMBER_OBSERVED, "sent");
+          } else if (route.group() != null) {
+            boolean ok =
+                signals.workflow(
+                    route.workflowId(),
+                    Names.SIGNAL_MEMBER_OBSERVED,
+                    new GroupMember(request, view));
+            metrics.signal(Names.SIGNAL_MEMBER_OBSERVED, ok ? "sent" : "not-running");
+          } else if (route.start()) {
             signals.podSchedule(request, view);
             metrics.signal(Names.SIGNAL_POD_OBSERVED, "sent");
           } else {

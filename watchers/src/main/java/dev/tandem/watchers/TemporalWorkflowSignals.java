@@ -8,6 +8,8 @@ import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.schedule.GroupMember;
+import dev.tandem.workflows.schedule.PodGroupInput;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleInput;
 import dev.tandem.workflows.schedule.SchedulingConfig;
@@ -69,6 +71,29 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
   @Override
   public boolean node(String namespace, String pod, String signal, Object payload) {
     return workflow(Names.nodeWorkflowId(namespace, pod), signal, payload);
+  }
+
+  @Override
+  public void podGroupMember(String namespace, String group, GroupMember member) {
+    String ref = namespace + "/" + group;
+    WorkflowOptions.Builder o =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(Names.podGroupWorkflowId(namespace, group))
+            .setTaskQueue(Names.TASK_QUEUE)
+            .setStaticSummary("Pod group " + ref);
+    if (tuning.searchAttributes()) {
+      // One Keyword that never clashes with a single pod's <ns>/<pod>.
+      o.setTypedSearchAttributes(
+          io.temporal.common.SearchAttributes.newBuilder()
+              .set(SearchAttributes.POD, namespace + "/group/" + group)
+              .build());
+    }
+    client
+        .newUntypedWorkflowStub("PodGroup", o.build())
+        .signalWithStart(
+            Names.SIGNAL_MEMBER_OBSERVED,
+            new Object[] {member},
+            new Object[] {new PodGroupInput(namespace, group, scheduling, tuning, null)});
   }
 
   @Override

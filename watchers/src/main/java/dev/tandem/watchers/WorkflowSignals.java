@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodRequest;
 
 /**
@@ -45,6 +46,12 @@ public interface WorkflowSignals {
    * terminating or deleted pod gets a plain signal ({@link #workflow}).
    */
   void podSchedule(PodRequest request, PodView view);
+
+  /**
+   * {@code memberObserved} to the gang's workflow {@code schedule-group/<ns>/<group>}, starting it
+   * if it does not run (signal-with-start, so every member reaches the same one).
+   */
+  void podGroupMember(String namespace, String group, GroupMember member);
 
   /** A signal to any workflow by id (e.g. a placeholder job's owner); false if it does not run. */
   boolean workflow(String workflowId, String signal, Object payload);

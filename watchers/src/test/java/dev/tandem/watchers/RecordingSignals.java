@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodRequest;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +68,12 @@ final class RecordingSignals implements WorkflowSignals {
             Names.scheduleWorkflowId(r.namespace(), r.name(), r.uid()),
             "podSchedule",
             new ScheduleStart(r, view)));
+  }
+
+  @Override
+  public synchronized void podGroupMember(String ns, String group, GroupMember member) {
+    check();
+    sent.add(new Sent(Names.podGroupWorkflowId(ns, group), "podGroupMember", member));
   }
 
   @Override

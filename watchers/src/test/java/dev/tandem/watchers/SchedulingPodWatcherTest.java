@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.watchers.RecordingSignals.ScheduleStart;
 import dev.tandem.watchers.RecordingSignals.Sent;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.GroupMember;
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -132,6 +133,44 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
   }
 
   @Test
+  void gangMembersReachTheirGroupsOneWorkflowWithTheirRequest() throws Exception {
+    Map<String, String> gang = Map.of("tandem.dev/pod-group", "g1", "tandem.dev/group-size", "2");
+    Pod a = pod("g1-a", "tandem-slurm");
+    a.getMetadata().setAnnotations(gang);
+    Pod b = pod("g1-b", "tandem-slurm");
+    b.getMetadata().setAnnotations(gang);
+    Pod createdA = client.pods().resource(a).create();
+    client.pods().resource(b).create();
+    Wait.until("both members sent", () -> signals.named("podGroupMember").size() >= 2);
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    List<Sent> members = signals.named("podGroupMember");
+    assertTrue(
+        members.stream().allMatch(s -> s.target().equals("schedule-group/default/g1")),
+        members.toString());
+    assertTrue(starts().isEmpty(), "no per-pod workflow for a gang member");
+    GroupMember first = (GroupMember) members.get(0).payload();
+    assertEquals("1Gi", first.request().requests().get("memory"));
+    assertEquals("g1", first.request().annotation("tandem.dev/pod-group"));
+
+    // Deleted: a plain memberObserved with the member's request and an absent view.
+    client.pods().inNamespace("default").withName("g1-a").withGracePeriod(0).delete();
+    Wait.until(
+        "g1-a gone",
+        () ->
+            signals
+                .matching(
+                    s ->
+                        s.signal().equals("memberObserved")
+                            && s.target().equals("schedule-group/default/g1"))
+                .stream()
+                .map(s -> (GroupMember) s.payload())
+                .anyMatch(
+                    m ->
+                        !m.view().exists()
+                            && createdA.getMetadata().getUid().equals(m.request().uid())));
+  }
+
+  @Test
   void podsOfOtherSchedulersAreNotWatched() throws Exception {
     client.pods().resource(pod("web-0", "default-scheduler")).create();
     client.pods().resource(pod("web-1", null)).create();
@@ -221,10 +260,13 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
         Optional.of("schedule-group/default/llm"), watcher.workflowIdForTag("default.llm"));
     assertEquals(Optional.empty(), watcher.workflowIdForTag("default.other"));
     assertEquals(Optional.empty(), watcher.workflowIdForTag("no-such-uid"));
-    // For now a gang member takes the per-pod path (the workflow refuses it as invalid).
+    // A gang member goes to its group's workflow, never to a per-pod one.
     Wait.until(
         "member start",
-        () -> starts().stream().anyMatch(s -> s.target().equals(workflowId(member))));
+        () ->
+            signals.named("podGroupMember").stream()
+                .anyMatch(s -> s.target().equals("schedule-group/default/llm")));
+    assertTrue(starts().stream().noneMatch(s -> s.target().equals(workflowId(member))));
 
     client.pods().inNamespace("default").withName("gang-0").withGracePeriod(0).delete();
     Wait.until("gang gone", () -> watcher.workflowIdForTag("default.llm").isEmpty());

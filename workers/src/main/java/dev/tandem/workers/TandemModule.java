@@ -4,6 +4,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.tandem.activities.KubeActivitiesImpl;
+import dev.tandem.activities.SchedulingActivitiesImpl;
 import dev.tandem.activities.SlurmActivitiesImpl;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -13,6 +14,7 @@ import dev.tandem.watchers.WatcherMetrics;
 import dev.tandem.watchers.Watchers;
 import dev.tandem.watchers.WorkflowSignals;
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.SchedulingConfig;
@@ -165,6 +167,14 @@ public final class TandemModule extends AbstractModule {
   @Singleton
   SlurmActivities slurmActivities(SlurmClient slurm, Clock clock) {
     return new SlurmActivitiesImpl(slurm, clock);
+  }
+
+  /** Pods through Slurm (docs/scheduling.md); closed by {@link TandemWorker#close()}. */
+  @Provides
+  @Singleton
+  SchedulingActivities schedulingActivities(
+      KubernetesClient k8s, SlurmClient slurm, PrometheusMeterRegistry registry, Clock clock) {
+    return new SchedulingActivitiesImpl(k8s, slurm, registry, clock);
   }
 
   @Provides

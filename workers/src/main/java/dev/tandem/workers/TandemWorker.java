@@ -2,14 +2,18 @@ package dev.tandem.workers;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import dev.tandem.activities.SchedulingActivitiesImpl;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.watchers.PodWatcher;
 import dev.tandem.watchers.Watchers;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
 import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import dev.tandem.workflows.schedule.PodGroupWorkflowImpl;
+import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.temporal.client.WorkflowClient;
@@ -72,8 +76,12 @@ public final class TandemWorker implements AutoCloseable {
                 .build());
     Worker worker = factory.newWorker(Names.TASK_QUEUE, workerOptions(cfg.worker()));
     worker.registerWorkflowImplementationTypes(
-        NodeSetWorkflowImpl.class, NodeLifecycleWorkflowImpl.class);
-    worker.registerActivitiesImplementations(get(KubeActivities.class), get(SlurmActivities.class));
+        NodeSetWorkflowImpl.class,
+        NodeLifecycleWorkflowImpl.class,
+        PodScheduleWorkflowImpl.class,
+        PodGroupWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        get(KubeActivities.class), get(SlurmActivities.class), get(SchedulingActivities.class));
     get(dev.tandem.workflows.model.Tuning.class); // registers search attributes
     factory.start();
     http =
@@ -173,6 +181,13 @@ public final class TandemWorker implements AutoCloseable {
     if (http != null) {
       http.close();
     }
+    quietly(
+        () -> {
+          if (injector.getInstance(SchedulingActivities.class)
+              instanceof SchedulingActivitiesImpl impl) {
+            impl.close(); // its own eviction client
+          }
+        });
     quietly(() -> injector.getInstance(KubernetesClient.class).close());
     quietly(() -> injector.getInstance(SlurmClient.class).close());
     quietly(() -> injector.getInstance(WorkflowServiceStubs.class).shutdown());
