@@ -22,9 +22,10 @@ public final class PlaceholderTag {
 
   /**
    * A Kubernetes uid (RFC 4122 text) or any similar key: no spaces, no characters that Slurm's name
-   * or comment handling could alter; at most 128 characters.
+   * or comment handling could alter; at most 160 characters (a gang tag of a 63-character namespace
+   * and group fits).
    */
-  private static final Pattern UID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  private static final Pattern UID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,159}");
 
   private PlaceholderTag() {}
 
@@ -32,7 +33,7 @@ public final class PlaceholderTag {
   public static String checkUid(String uid) {
     if (uid == null || !UID.matcher(uid).matches()) {
       throw new IllegalArgumentException(
-          "not a pod uid usable as a Slurm job tag (letters, digits, '.', '_', '-'; at most 128): "
+          "not a pod uid usable as a Slurm job tag (letters, digits, '.', '_', '-'; at most 160): "
               + uid);
     }
     return uid;

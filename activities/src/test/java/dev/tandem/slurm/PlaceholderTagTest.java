@@ -74,7 +74,10 @@ class PlaceholderTagTest {
     assertThrows(IllegalArgumentException.class, () -> PlaceholderTag.jobName("a,b"));
     assertThrows(IllegalArgumentException.class, () -> PlaceholderTag.comment(""));
     assertThrows(IllegalArgumentException.class, () -> PlaceholderTag.checkUid(null));
-    assertThrows(IllegalArgumentException.class, () -> PlaceholderTag.checkUid("x".repeat(129)));
+    assertThrows(IllegalArgumentException.class, () -> PlaceholderTag.checkUid("x".repeat(161)));
+    // The longest gang tag: <63-character namespace>.<63-character group>.<8>.
+    String longest = "n".repeat(63) + "." + "g".repeat(63) + ".1a2b3c4d";
+    assertEquals(longest, PlaceholderTag.checkUid(longest));
   }
 
   private static Phase phase(String state, Set<String> flags, int restarts, List<String> nodes) {

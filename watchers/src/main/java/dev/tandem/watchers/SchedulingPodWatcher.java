@@ -154,8 +154,9 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
 
   /**
    * The workflow that owns placeholder jobs tagged {@code tag}: a tag with a dot is a gang's
-   * ({@code <ns>.<group>}), owned while any member pod exists; any other tag is a pod uid, owned by
-   * that pod's workflow while the pod exists. Empty when no cached pod claims the tag.
+   * ({@code <ns>.<group>.<incarnation>}), owned while any member pod exists; any other tag is a pod
+   * uid, owned by that pod's workflow while the pod exists. Empty when no cached pod claims the
+   * tag.
    */
   @Override
   public Optional<String> workflowIdForTag(String tag) {
@@ -165,10 +166,13 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
     }
     int dot = tag.indexOf('.');
     if (dot > 0) {
-      if (informer.getIndexer().byIndex(BY_GROUP, tag).isEmpty()) {
+      // <ns>.<group>.<incarnation>: the group is owned while any member pod exists.
+      int end = tag.indexOf('.', dot + 1);
+      String key = end < 0 ? tag : tag.substring(0, end);
+      if (informer.getIndexer().byIndex(BY_GROUP, key).isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(Names.podGroupWorkflowId(tag.substring(0, dot), tag.substring(dot + 1)));
+      return Optional.of(Names.podGroupWorkflowId(key.substring(0, dot), key.substring(dot + 1)));
     }
     return informer.getIndexer().byIndex(BY_UID, tag).stream()
         .findFirst()

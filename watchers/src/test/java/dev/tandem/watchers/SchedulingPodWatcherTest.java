@@ -255,10 +255,11 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     Wait.until("cached", () -> watcher.workflowIdForTag(uid).isPresent());
     assertTrue(watcher.routesKnown());
     assertEquals(Optional.of(workflowId(p)), watcher.workflowIdForTag(uid));
-    Wait.until("member cached", () -> watcher.workflowIdForTag("default.llm").isPresent());
+    Wait.until("member cached", () -> watcher.workflowIdForTag("default.llm.1a2b3c4d").isPresent());
     assertEquals(
-        Optional.of("schedule-group/default/llm"), watcher.workflowIdForTag("default.llm"));
-    assertEquals(Optional.empty(), watcher.workflowIdForTag("default.other"));
+        Optional.of("schedule-group/default/llm"),
+        watcher.workflowIdForTag("default.llm.1a2b3c4d"));
+    assertEquals(Optional.empty(), watcher.workflowIdForTag("default.other.1a2b3c4d"));
     assertEquals(Optional.empty(), watcher.workflowIdForTag("no-such-uid"));
     // A gang member goes to its group's workflow, never to a per-pod one.
     Wait.until(
@@ -269,7 +270,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertTrue(starts().stream().noneMatch(s -> s.target().equals(workflowId(member))));
 
     client.pods().inNamespace("default").withName("gang-0").withGracePeriod(0).delete();
-    Wait.until("gang gone", () -> watcher.workflowIdForTag("default.llm").isEmpty());
+    Wait.until("gang gone", () -> watcher.workflowIdForTag("default.llm.1a2b3c4d").isEmpty());
     watcher.close();
     assertFalse(watcher.routesKnown());
     assertEquals(Optional.empty(), watcher.workflowIdForTag(uid));

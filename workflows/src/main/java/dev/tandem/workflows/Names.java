@@ -65,12 +65,22 @@ public final class Names {
   }
 
   /**
-   * {@code <ns>.<group>}: the tag of a gang's placeholder job (where a single pod's job carries the
-   * pod uid). A namespace and a group are DNS labels (no dots) and a uid has no dot, so a tag with
-   * a dot is always a gang's.
+   * {@code <ns>.<group>}: the key of a gang in the pod watcher's index; its jobs' tags start with
+   * it (see {@link #podGroupJobTag}). A namespace and a group are DNS labels (no dots) and a uid
+   * has no dot, so a tag with a dot is always a gang's.
    */
   public static String podGroupTag(String namespace, String group) {
     return namespace + "." + group;
+  }
+
+  /**
+   * {@code <ns>.<group>.<incarnation>}: the tag of a gang's placeholder job (where a single pod's
+   * job carries the pod uid). The incarnation (taken from the members' uids) tells a gang from an
+   * earlier one of the same name, whose ended job Slurm still lists for {@code MinJobAge}: a
+   * re-created gang must never find that job and take it for its own.
+   */
+  public static String podGroupJobTag(String namespace, String group, String incarnation) {
+    return podGroupTag(namespace, group) + "." + incarnation;
   }
 
   /** {@code remediation/<k8s-node>} */

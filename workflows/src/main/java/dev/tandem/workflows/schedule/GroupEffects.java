@@ -36,9 +36,23 @@ final class GroupEffects {
     this.s = s;
   }
 
-  /** The job tag: {@code <ns>.<group>}. */
+  /**
+   * The job tag {@code <ns>.<group>.<incarnation>}: the incarnation is the first 8 characters of
+   * the smallest uid of the members the job is for (fixed from SUBMITTING on), so a re-created gang
+   * of the same name never finds the ended job of the one before (see {@link
+   * Names#podGroupJobTag}).
+   */
   String tag() {
-    return Names.podGroupTag(in.namespace(), in.group());
+    String min = null;
+    for (String name : s.chosen) {
+      String uid = s.members.get(name).request.uid();
+      if (uid != null && (min == null || uid.compareTo(min) < 0)) {
+        min = uid;
+      }
+    }
+    String key = min == null ? "none" : min.replaceAll("[^A-Za-z0-9]", "");
+    return Names.podGroupJobTag(
+        in.namespace(), in.group(), key.substring(0, Math.min(8, key.length())));
   }
 
   /** Re-reads a member; a pod of the same name with another uid means the member is gone. */

@@ -62,9 +62,7 @@ final class GroupPhases {
     }
     Member first = s.members.get(s.chosen.get(0));
     SlurmJobView job =
-        fx.submit(
-            PlaceholderJobs.forGroup(
-                in.namespace(), in.group(), first.request, in.config(), s.size));
+        fx.submit(PlaceholderJobs.forGroup(fx.tag(), first.request, in.config(), s.size));
     if (job == null) {
       if (fx.slurmRefused != null) {
         // No job exists: the group is invalid until its members change.

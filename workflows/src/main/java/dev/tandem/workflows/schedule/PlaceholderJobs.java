@@ -72,13 +72,12 @@ public final class PlaceholderJobs {
   /**
    * The one placeholder job of a gang of {@code size} pods in {@code namespace}, sized like {@code
    * member} on each of its {@code size} nodes (the caller checked that every member asks for the
-   * same job, see {@link GroupValidator}). Tagged with {@link Names#podGroupTag} instead of a pod
-   * uid, so the tag stays the same whichever member is replaced.
+   * same job, see {@link GroupValidator}). Tagged with {@code tag} ({@link Names#podGroupJobTag})
+   * instead of a pod uid, so the tag stays the same whichever member is replaced.
    */
   public static PlaceholderJob forGroup(
-      String namespace, String group, PodRequest member, SchedulingConfig c, int size) {
+      String tag, PodRequest member, SchedulingConfig c, int size) {
     PlaceholderJob one = from(member, c);
-    String tag = Names.podGroupTag(namespace, group);
     return new PlaceholderJob(
         PlaceholderJob.nameFor(tag),
         PlaceholderJob.commentFor(tag),

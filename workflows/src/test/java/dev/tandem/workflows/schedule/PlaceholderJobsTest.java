@@ -209,8 +209,7 @@ class PlaceholderJobsTest {
   void aGangJobIsTaggedWithTheGroupNotAPodUid() {
     PlaceholderJob j =
         PlaceholderJobs.forGroup(
-            "team",
-            "g",
+            "team.g.1a2b3c4d",
             pod(
                 Map.of("cpu", "4", "memory", "8Gi", "nvidia.com/gpu", "2"),
                 Map.of("tandem.dev/pod-group", "g", "tandem.dev/group-size", "3"),
@@ -218,9 +217,9 @@ class PlaceholderJobsTest {
                 "high"),
             CONFIG,
             3);
-    assertEquals("tandem-pod-team.g", j.name());
-    assertEquals("tandem.dev/pod-uid=team.g", j.comment());
-    assertEquals("team.g", j.podUid());
+    assertEquals("tandem-pod-team.g.1a2b3c4d", j.name());
+    assertEquals("tandem.dev/pod-uid=team.g.1a2b3c4d", j.comment());
+    assertEquals("team.g.1a2b3c4d", j.podUid());
     assertEquals(3, j.nodes());
     assertEquals(4, j.cpusPerNode());
     assertEquals(8192, j.memoryMbPerNode());

@@ -78,8 +78,8 @@ class PodGroupWorkflowTest extends GroupTestBase {
     PlaceholderJob job = world.submitted.get(0);
     assertEquals(1, world.submitted.size());
     assertEquals(3, job.nodes());
-    assertEquals("tandem-pod-default.g", job.name());
-    assertEquals("tandem.dev/pod-uid=default.g", job.comment());
+    assertEquals("tandem-pod-default.g.uida", job.name());
+    assertEquals("tandem.dev/pod-uid=default.g.uida", job.comment());
     assertEquals(1, job.cpusPerNode());
     assertEquals(1024, job.memoryMbPerNode());
     assertEquals(false, job.requeue());

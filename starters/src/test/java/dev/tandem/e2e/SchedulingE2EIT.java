@@ -1,0 +1,176 @@
+package dev.tandem.e2e;
+
+import static dev.tandem.e2e.SchedPods.EVERY;
+import static dev.tandem.e2e.SchedPods.LIMIT;
+import static dev.tandem.e2e.SchedPods.annotation;
+import static dev.tandem.e2e.SchedPods.uid;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.slurm.PlaceholderJob;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.testing.Await;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10's end-to-end scenarios through the whole stack (real Slurm and slurmd, the local
+ * Kubernetes API and kubelet, Temporal's test server, the worker as its own JVM): a pod with {@code
+ * schedulerName: tandem-slurm} is bound where Slurm runs its placeholder job; a real high-priority
+ * job preempts it and the pod is evicted with the reason; deleting the pod cancels the job; an
+ * invalid pod gets a condition and an event and no job.
+ */
+class SchedulingE2EIT {
+  /** The local Slurm's KillWait (scripts/lib/slurm-local-setup.sh). */
+  private static final int KILL_WAIT = 5;
+
+  private static E2EStack e2e;
+  private static SchedPods pods;
+
+  @BeforeAll
+  static void start() throws Exception {
+    e2e = E2EStack.startWithNodeSet("e2e", 3);
+    pods = new SchedPods(e2e);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    pods.deleteAll();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (e2e != null) {
+      e2e.close();
+    }
+  }
+
+  @Test
+  void boundWhereSlurmRunsThePlaceholderAndDeletingThePodCancelsTheJob() {
+    Pod created = pods.create("bind-1", Map.of());
+    Pod bound = pods.awaitBound("bind-1");
+
+    PlaceholderJob job = onlyJob(uid(created));
+    assertEquals(PlaceholderJob.Phase.RUNNING, job.phase(), job.toString());
+    assertEquals(1, job.nodes().size(), job.toString());
+    String slurmNode = job.nodes().get(0);
+    // The Kubernetes node that hosts the slurmd pod of the Slurm node the job runs on.
+    assertEquals(pods.k8sNodeOfSlurmNode(slurmNode), bound.getSpec().getNodeName());
+    Pod annotated =
+        Await.until(
+            "bind-1 annotated",
+            LIMIT,
+            EVERY,
+            () -> pods.get("bind-1").orElseThrow(),
+            p -> annotation(p, "tandem.dev/job-id") != null);
+    assertEquals(Long.toString(job.jobId()), annotation(annotated, "tandem.dev/job-id"));
+    assertEquals(slurmNode, annotation(annotated, "tandem.dev/slurm-node"));
+    PodCondition c = pods.awaitCondition("bind-1", "SlurmScheduled", "True");
+    assertEquals("JobRunning", c.getReason());
+    pods.awaitEvent("bind-1", "Scheduled");
+    // A real kubelet would refuse a pod that does not fit; the local one checks the same way.
+    Await.until(
+        "bind-1 running",
+        LIMIT,
+        EVERY,
+        () -> pods.get("bind-1").orElseThrow().getStatus().getPhase(),
+        "Running"::equals);
+
+    pods.delete("bind-1");
+    pods.awaitGone("bind-1");
+    Await.until(
+        "bind-1's job ended", LIMIT, EVERY, () -> pods.liveJobs(uid(created)), List::isEmpty);
+  }
+
+  @Test
+  void aRealHighPriorityJobPreemptsThePlaceholderAndThePodIsEvicted() throws Exception {
+    Pod created = pods.create("preempt-1", Map.of());
+    pods.awaitBound("preempt-1");
+    String slurmNode = onlyJob(uid(created)).nodes().get(0);
+
+    long high = sbatchHigh(slurmNode);
+    try {
+      PodCondition c = pods.awaitCondition("preempt-1", "SlurmPreempted", "True");
+      assertEquals("Preempted", c.getReason(), c.toString());
+      assertTrue(c.getMessage().contains(slurmNode) || !c.getMessage().isBlank(), c.toString());
+      Event ev = pods.awaitEvent("preempt-1", "SlurmPreempted");
+      assertEquals("Warning", ev.getType());
+      pods.awaitGone("preempt-1");
+      PlaceholderJob after =
+          Await.until(
+              "placeholder ended as preempted",
+              LIMIT,
+              EVERY,
+              () -> pods.jobs(uid(created)).get(0),
+              j -> j.phase() == PlaceholderJob.Phase.PREEMPTED);
+      SlurmJob preemptor =
+          Await.until(
+              "high job running", LIMIT, EVERY, () -> e2e.slurm.getJob(high), SlurmJob::running);
+      // The placeholder ignores SIGTERM: it held the node for KillWait (5 s on the local Slurm)
+      // after the preemption, the window in which the pod was evicted (1 s clock resolution).
+      assertTrue(
+          !preemptor.startTime().isBefore(after.preemptTime().plusSeconds(KILL_WAIT - 1)),
+          "preemptor started " + preemptor.startTime() + ", preempted " + after.preemptTime());
+    } finally {
+      e2e.scancel(high);
+    }
+  }
+
+  @Test
+  void anInvalidPodGetsAConditionAndAnEventAndNoJob() {
+    Pod created = pods.create("invalid-1", Map.of("tandem.dev/exclusive", "sometimes"));
+    PodCondition c = pods.awaitCondition("invalid-1", "SlurmScheduled", "False");
+    assertEquals("InvalidPod", c.getReason());
+    assertTrue(c.getMessage().contains("must be none, user or exclusive"), c.getMessage());
+    Event ev = pods.awaitEvent("invalid-1", "InvalidPod");
+    assertEquals("Warning", ev.getType());
+    assertTrue(pods.jobs(uid(created)).isEmpty(), "no job for an invalid pod");
+    assertEquals(null, pods.get("invalid-1").orElseThrow().getSpec().getNodeName());
+
+    // Fixing it means a new pod: that one is scheduled.
+    pods.delete("invalid-1");
+    pods.awaitGone("invalid-1");
+    Pod fixed = pods.create("invalid-1", Map.of("tandem.dev/exclusive", "none"));
+    pods.awaitBound("invalid-1");
+    assertEquals(1, pods.jobs(uid(fixed)).size());
+    pods.delete("invalid-1");
+    pods.awaitGone("invalid-1");
+  }
+
+  /** The one job Slurm lists with the pod's uid tag. */
+  static PlaceholderJob onlyJob(String uid) {
+    List<PlaceholderJob> jobs = pods.jobs(uid);
+    assertEquals(1, jobs.size(), "jobs tagged " + uid + ": " + jobs);
+    assertNotNull(jobs.get(0));
+    return jobs.get(0);
+  }
+
+  /** {@code sbatch -p high -w node --exclusive}: preempts what runs there in lower tiers. */
+  static long sbatchHigh(String node) throws Exception {
+    String out =
+        e2e.run(
+            List.of(
+                "sbatch",
+                "--parsable",
+                "-p",
+                "high",
+                "-w",
+                node,
+                "--exclusive",
+                "-o",
+                "/dev/null",
+                "-D",
+                "/tmp",
+                "--wrap",
+                "sleep 120"));
+    return Long.parseLong(out.trim().split(";")[0]);
+  }
+}
