@@ -9,6 +9,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.ActivityStubs;
+import dev.tandem.workflows.support.Observations;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -59,7 +60,7 @@ final class GroupEffects {
   void refresh(Member m) {
     PodView p = call("read pod", () -> api("read pod").getPod(in.namespace(), m.request.name()));
     if (p != null) {
-      m.view = own(m, p);
+      m.view = Observations.newerPod(m.view, own(m, p));
     }
   }
 
@@ -71,10 +72,12 @@ final class GroupEffects {
     List<SlurmJobView> jobs = tagged();
     if (jobs != null) {
       s.job =
-          jobs.stream()
-              .filter(x -> x.id() == s.jobId)
-              .findFirst()
-              .orElse(ScheduleEffects.gone(s.jobId));
+          Observations.newerJob(
+              s.job,
+              jobs.stream()
+                  .filter(x -> x.id() == s.jobId)
+                  .findFirst()
+                  .orElse(ScheduleEffects.gone(s.jobId)));
     }
   }
 
@@ -105,7 +108,7 @@ final class GroupEffects {
     BindRequest b = new BindRequest(r.namespace(), r.name(), r.uid(), k8sNode, s.jobId, slurmNode);
     PodView p = call("bind pod", () -> api("bind " + r.name()).bindPod(b));
     if (p != null) {
-      m.view = own(m, p);
+      m.view = Observations.newerPod(m.view, own(m, p));
     }
     return p == null ? null : m.view;
   }
@@ -117,7 +120,7 @@ final class GroupEffects {
             "evict pod",
             () -> api("evict " + r.name()).evictPod(r.namespace(), r.name(), r.uid(), reason));
     if (p != null) {
-      m.view = own(m, p);
+      m.view = Observations.newerPod(m.view, own(m, p));
     }
     return p == null ? null : m.view;
   }

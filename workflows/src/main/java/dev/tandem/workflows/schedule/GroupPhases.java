@@ -17,6 +17,7 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import dev.tandem.workflows.support.Observations;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -73,7 +74,8 @@ final class GroupPhases {
       return GroupStep.stay(s.phase, t.pollSeconds());
     }
     s.jobId = job.id();
-    s.job = job;
+    // The watcher may have seen the job (running, even) while the submit was answering.
+    s.job = Observations.newerJob(s.job, job);
     String msg =
         "Slurm job " + job.id() + " queued for group " + in.group() + " (" + s.size + " nodes)";
     for (Member m : s.chosenMembers()) {

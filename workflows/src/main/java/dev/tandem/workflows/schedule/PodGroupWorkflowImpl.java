@@ -145,7 +145,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       if (!s.phase.committed()) {
         cur.request = r; // annotations may change before the job exists
       }
-      cur.view = v;
+      cur.view = Observations.newerPod(cur.view, v);
     }
     dirty = true;
   }
@@ -156,7 +156,18 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       fx.timeline("signal-rejected", Names.SIGNAL_JOB_OBSERVED + ": " + job.rejected());
       return;
     }
-    if (job == null || s.phase.terminal() || s.jobId == 0 || job.id() != s.jobId) {
+    if (job == null || s.phase.terminal()) {
+      return;
+    }
+    if (s.jobId == 0) {
+      // Submitted but not answered yet: a job with our tag is ours, held until the answer.
+      if (!s.chosen.isEmpty() && PlaceholderJob.nameFor(fx.tag()).equals(job.name())) {
+        s.job = job;
+        dirty = true;
+      }
+      return;
+    }
+    if (job.id() != s.jobId) {
       return;
     }
     if (s.job != null && Observations.late(job.observedAt(), s.job.observedAt())) {

@@ -107,8 +107,20 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       fx.timeline("signal-rejected", Names.SIGNAL_JOB_OBSERVED + ": " + job.rejected());
       return;
     }
-    if (job == null || s.jobId == 0 || job.id() != s.jobId) {
-      return; // not (yet) ours: the submit's own answer sets the first view
+    if (job == null) {
+      return;
+    }
+    if (s.jobId == 0) {
+      // Submitted but not answered yet: a job with our tag is ours. Held until the answer, which
+      // keeps it if it is further along (Observations.newerJob).
+      if (PlaceholderJob.nameFor(input.pod().uid()).equals(job.name())) {
+        s.job = job;
+        dirty = true;
+      }
+      return;
+    }
+    if (job.id() != s.jobId) {
+      return;
     }
     if (s.job != null && Observations.late(job.observedAt(), s.job.observedAt())) {
       return; // late: an activity read something newer
@@ -127,7 +139,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       return;
     }
     boolean other = pod.exists() && pod.uid() != null && !pod.uid().equals(input.pod().uid());
-    s.pod = other ? PodView.absent(pod.name()) : pod;
+    s.pod = Observations.newerPod(s.pod, other ? PodView.absent(pod.name()) : pod);
     dirty = true;
   }
 

@@ -7,6 +7,7 @@ import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.ActivityStubs;
+import dev.tandem.workflows.support.Observations;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -42,7 +43,7 @@ final class ScheduleEffects {
   PodView refreshPod() {
     PodView p = call("read pod", () -> api("read pod").getPod(pod.namespace(), pod.name()));
     if (p != null) {
-      s.pod = sameUid(p) ? p : PodView.absent(pod.name());
+      s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
     }
     return p == null ? null : s.pod;
   }
@@ -57,8 +58,8 @@ final class ScheduleEffects {
       return null;
     }
     SlurmJobView j = jobs.stream().filter(x -> x.id() == s.jobId).findFirst().orElse(gone(s.jobId));
-    s.job = j;
-    return j;
+    s.job = Observations.newerJob(s.job, j);
+    return s.job;
   }
 
   SlurmJobView submit(PlaceholderJob job) {
@@ -88,7 +89,7 @@ final class ScheduleEffects {
         new BindRequest(pod.namespace(), pod.name(), pod.uid(), k8sNode, s.jobId, s.slurmNode);
     PodView p = call("bind pod", () -> api("bind to " + k8sNode).bindPod(r));
     if (p != null) {
-      s.pod = sameUid(p) ? p : PodView.absent(pod.name());
+      s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
     }
     return p == null ? null : s.pod;
   }
@@ -99,7 +100,7 @@ final class ScheduleEffects {
             "evict pod",
             () -> api("evict pod").evictPod(pod.namespace(), pod.name(), pod.uid(), reason));
     if (p != null) {
-      s.pod = sameUid(p) ? p : PodView.absent(pod.name());
+      s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
     }
     return p == null ? null : s.pod;
   }

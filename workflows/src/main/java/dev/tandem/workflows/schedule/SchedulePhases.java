@@ -18,6 +18,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import dev.tandem.workflows.support.Observations;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -88,7 +89,8 @@ final class SchedulePhases {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
     s.jobId = job.id();
-    s.job = job;
+    // The watcher may have seen the job (running, even) while the submit was answering.
+    s.job = Observations.newerJob(s.job, job);
     fx.condition(
         SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, "Slurm job " + job.id() + " queued");
     return ScheduleStep.to(PENDING, "submitted", "Slurm job " + job.id());

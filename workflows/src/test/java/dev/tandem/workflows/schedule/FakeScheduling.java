@@ -54,6 +54,18 @@ public class FakeScheduling implements SchedulingActivities {
   /** How many evictions are refused (429, a PodDisruptionBudget) before one is accepted. */
   public int refuseEvictions;
 
+  /**
+   * Runs inside the next submit (once), after the job is made and before the answer is returned: a
+   * test sends a signal here to make it arrive while the activity runs.
+   */
+  public Runnable duringSubmit;
+
+  /** As {@link #duringSubmit}, inside the next bind (once), after the pod is bound. */
+  public Runnable duringBind;
+
+  /** Every getPod and findJobs call, in order ({@code read <pod>}, {@code find <tag>}). */
+  public final List<String> reads = new ArrayList<>();
+
   private long nextId = 100;
 
   public synchronized void addPod(String name, String uid) {
@@ -82,7 +94,11 @@ public class FakeScheduling implements SchedulingActivities {
 
   /** The id of the job tagged with {@code uid} (the newest if several). */
   public synchronized long jobOf(String uid) {
-    return findJobs(uid).stream().mapToLong(SlurmJobView::id).max().orElseThrow();
+    return jobs.values().stream()
+        .filter(j -> j.name().equals(PlaceholderJob.nameFor(uid)))
+        .mapToLong(SlurmJobView::id)
+        .max()
+        .orElseThrow();
   }
 
   public synchronized List<Condition> conditions(String type) {
@@ -107,6 +123,8 @@ public class FakeScheduling implements SchedulingActivities {
     SlurmJobView j =
         new SlurmJobView(id, job.name(), job.comment(), "PENDING", "Priority", List.of(), 0, null);
     jobs.put(id, j);
+    runOnce(duringSubmit);
+    duringSubmit = null;
     if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
       throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
     }
@@ -115,6 +133,7 @@ public class FakeScheduling implements SchedulingActivities {
 
   @Override
   public synchronized List<SlurmJobView> findJobs(String podUid) {
+    reads.add("find " + podUid);
     return jobs.values().stream()
         .filter(j -> j.name().equals(PlaceholderJob.nameFor(podUid)))
         .filter(j -> j.comment().equals(PlaceholderJob.commentFor(podUid)))
@@ -147,6 +166,9 @@ public class FakeScheduling implements SchedulingActivities {
     binds.add(r);
     p = pod(r.name(), r.uid(), "Running", r.k8sNode(), false);
     pods.put(r.name(), p);
+    Runnable during = duringBind;
+    duringBind = null;
+    runOnce(during);
     return p;
   }
 
@@ -197,7 +219,14 @@ public class FakeScheduling implements SchedulingActivities {
 
   @Override
   public synchronized PodView getPod(String namespace, String name) {
+    reads.add("read " + name);
     PodView p = pods.get(name);
     return p == null ? PodView.absent(name) : p;
+  }
+
+  private static void runOnce(Runnable r) {
+    if (r != null) {
+      r.run();
+    }
   }
 }

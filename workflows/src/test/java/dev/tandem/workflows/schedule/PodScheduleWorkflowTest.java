@@ -40,6 +40,61 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
+  void aJobSeenRunningWhileTheSubmitAnswersIsBoundWithoutWaitingForAReRead() {
+    world.slurmToK8s.put("n1", "k1");
+    PodRequest r = request("fast", Map.of(), 30);
+    world.duringSubmit =
+        () -> {
+          // Slurm starts the job at once; the watcher's signal arrives before the submit's answer
+          // (which says PENDING).
+          long id = world.jobOf("uid-fast");
+          SlurmJobView running = world.jobs.get(id);
+          running =
+              new SlurmJobView(
+                  id, running.name(), running.comment(), "RUNNING", "None", List.of("n1"), 0, null);
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
+              .signal("jobObserved", running);
+          world.jobs.put(id, world.jobs.get(id)); // the answer stays the PENDING read
+        };
+    List<String> readsAtBind = new java.util.ArrayList<>();
+    world.duringBind = () -> readsAtBind.addAll(world.reads);
+    PodScheduleWorkflow wf = schedule(r, TUNING);
+    await("running", 3, () -> in(wf, SchedulePhase.RUNNING));
+    assertEquals(1, world.binds.size());
+    // Bound on the signal, not after a re-read of the job.
+    assertTrue(
+        readsAtBind.stream().noneMatch(x -> x.startsWith("find")),
+        readsAtBind + " " + wf.status().timeline());
+  }
+
+  @Test
+  void aPodDeletedWhileTheBindAnswersGetsItsJobCancelledWithoutAReRead() {
+    world.slurmToK8s.put("n1", "k1");
+    PodRequest r = request("gone", Map.of(), 30);
+    world.duringBind =
+        () -> {
+          // The pod is deleted right after the binding; the watcher's signal arrives before the
+          // bind's answer (which says bound and running).
+          world.pods.remove("gone");
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
+              .signal("podObserved", PodView.absent("gone"));
+        };
+    PodScheduleWorkflow wf = schedule(r, TUNING);
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf("uid-gone");
+    int readsBefore = world.reads.size();
+    wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of(id), world.cancelled);
+    assertTrue(
+        world.reads.subList(readsBefore, world.reads.size()).stream()
+            .noneMatch(x -> x.startsWith("read")),
+        "cancelled on the signal, not on a re-read: " + world.reads);
+  }
+
+  @Test
   void gangsAreRefusedForNowNotScheduledAsOnePod() {
     PodScheduleWorkflow wf =
         schedule(

@@ -1,0 +1,50 @@
+package dev.tandem.workflows.support;
+
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ObservationsProgressTest {
+  private static PodView pod(String node, boolean terminating, String phase) {
+    return new PodView(
+        true, "p", "u", null, phase, true, node, terminating, Instant.EPOCH, null, null, null);
+  }
+
+  private static SlurmJobView job(long id, String state, int restarts) {
+    return new SlurmJobView(id, "n", "c", state, null, List.of(), restarts, null);
+  }
+
+  @Test
+  void aPodViewThatGoesBackIsStale() {
+    PodView waiting = pod(null, false, "Pending");
+    PodView bound = pod("k1", false, "Running");
+    PodView ending = pod("k1", true, "Running");
+    PodView done = pod("k1", false, "Succeeded");
+    PodView gone = PodView.absent("p");
+    assertSame(bound, Observations.newerPod(waiting, bound));
+    assertSame(gone, Observations.newerPod(bound, gone));
+    assertSame(gone, Observations.newerPod(gone, bound), "a bind answer read before the delete");
+    assertSame(ending, Observations.newerPod(ending, bound));
+    assertSame(done, Observations.newerPod(done, bound));
+    assertSame(bound, Observations.newerPod(bound, null));
+    assertSame(waiting, Observations.newerPod(null, waiting));
+  }
+
+  @Test
+  void aJobViewThatGoesBackIsStaleUnlessItWasRequeued() {
+    SlurmJobView pending = job(1, "PENDING", 0);
+    SlurmJobView running = job(1, "RUNNING", 0);
+    SlurmJobView preempted = job(1, "PREEMPTED", 0);
+    SlurmJobView requeued = job(1, "PENDING", 1);
+    assertSame(running, Observations.newerJob(running, pending), "a submit answer read earlier");
+    assertSame(running, Observations.newerJob(pending, running));
+    assertSame(preempted, Observations.newerJob(preempted, running));
+    assertSame(requeued, Observations.newerJob(running, requeued));
+    SlurmJobView other = job(2, "PENDING", 0);
+    assertSame(other, Observations.newerJob(running, other), "another job is not compared");
+  }
+}
