@@ -34,6 +34,7 @@ final class BenchPods implements AutoCloseable {
   static final String SCHEDULER = "tandem-slurm";
   static final String PARTITION_ANNOTATION = "tandem.dev/partition";
   static final String SLURM_NODE_ANNOTATION = "tandem.dev/slurm-node";
+  static final String EXCLUSIVE_ANNOTATION = "tandem.dev/exclusive";
   private static final int MAX_REWATCH = 5;
 
   /** When a pod was seen going away, by both clocks (wall clock to compare with Slurm's). */
@@ -114,10 +115,19 @@ final class BenchPods implements AutoCloseable {
   /**
    * Creates pod {@code name} (100m cpu, 64Mi, grace 0: Slurm's KillWait on the local Slurm is 5 s
    * and the grace must stay below it minus the margin) and returns its uid.
+   *
+   * @param deleteWhenBound delete it as soon as the watch sees it bound
+   * @param wholeNode ask Slurm for a whole node ({@code tandem.dev/exclusive: exclusive}), so pods
+   *     alive together land on different nodes
    */
-  String create(String name, boolean deleteWhenBound) {
+  String create(String name, boolean deleteWhenBound, boolean wholeNode) {
     if (deleteWhenBound) {
       deleteOnBind.add(name);
+    }
+    Map<String, String> annotations = new java.util.HashMap<>();
+    annotations.put(PARTITION_ANNOTATION, partition);
+    if (wholeNode) {
+      annotations.put(EXCLUSIVE_ANNOTATION, "exclusive");
     }
     Pod p =
         new PodBuilder()
@@ -125,7 +135,7 @@ final class BenchPods implements AutoCloseable {
             .withName(name)
             .withNamespace(namespace)
             .withLabels(Map.of(LABEL, runId))
-            .withAnnotations(Map.of(PARTITION_ANNOTATION, partition))
+            .withAnnotations(annotations)
             .endMetadata()
             .withNewSpec()
             .withSchedulerName(SCHEDULER)

@@ -45,7 +45,7 @@ final class PodChurn {
       creators.execute(
           () -> {
             try {
-              createdUids.add(pods.create(name, true));
+              createdUids.add(pods.create(name, true, false));
               created.put(name, System.nanoTime());
             } catch (RuntimeException e) {
               // counted below as never created

@@ -20,11 +20,13 @@ import java.util.concurrent.TimeUnit;
  * the pod is evicted.
  *
  * <ol>
- *   <li>A batch of up to {@link #PARALLEL} pods is created and awaited bound; each pod's Slurm node
- *       is Tandem's {@code tandem.dev/slurm-node} annotation, else its placeholder's node.
+ *   <li>A batch of up to {@link #PARALLEL} pods is created and awaited bound. They ask for whole
+ *       nodes ({@code tandem.dev/exclusive: exclusive}), so each lands on its own node and each
+ *       trial is independent. A pod's Slurm node is Tandem's {@code tandem.dev/slurm-node}
+ *       annotation, else its placeholder's node.
  *   <li>After a random pause of up to one Slurm poll interval (so trials land at every phase of the
- *       watcher's poll cycle), one real {@code sbatch -p high -w <node> --exclusive} job per
- *       distinct node preempts the placeholders there.
+ *       watcher's poll cycle), one real {@code sbatch -p high -w <node> --exclusive} job per node
+ *       preempts the placeholder there.
  *   <li>{@link BenchPods}' watch timestamps each pod's eviction (deletionTimestamp, {@code
  *       DisruptionTarget}, or deletion). The sample is that wall-clock instant minus the
  *       placeholder's {@code preemptTime}, which Slurm gives in whole seconds: a sample is up to 1
@@ -72,7 +74,7 @@ final class PreemptionTrials {
       Map<String, String> uids = new LinkedHashMap<>();
       for (int i = done; i < done + k; i++) {
         String name = "bench-" + runId + "-p" + i;
-        uids.put(name, pods.create(name, false));
+        uids.put(name, pods.create(name, false, true));
       }
       done += k;
       Map<String, List<String>> byNode = new LinkedHashMap<>();
