@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
     name = "bench",
     description = "Benchmarks against the local stack; they print p50/p99 figures.",
     mixinStandardHelpOptions = true,
-    subcommands = {BenchCommand.Slurm.class, BenchCommand.Watchers.class})
+    subcommands = {BenchCommand.Slurm.class, BenchCommand.Watchers.class, BenchScheduling.class})
 final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -200,7 +200,7 @@ final class BenchCommand implements Runnable {
           poll.toMillis() + 500);
     }
 
-    private static void awaitReady(WorkflowClient temporal, String pod, Duration limit)
+    static void awaitReady(WorkflowClient temporal, String pod, Duration limit)
         throws InterruptedException {
       long end = System.nanoTime() + limit.toNanos();
       while (System.nanoTime() < end) {
@@ -222,8 +222,7 @@ final class BenchCommand implements Runnable {
     }
 
     /** Lets Tandem drain and delete the bench node so the Slurm pool is free again. */
-    private static void awaitGone(DevStack stack, String pod, Duration limit)
-        throws InterruptedException {
+    static void awaitGone(DevStack stack, String pod, Duration limit) throws InterruptedException {
       long end = System.nanoTime() + limit.toNanos();
       while (System.nanoTime() < end
           && stack.kubernetes().pods().inNamespace("default").withName(pod).get() != null) {

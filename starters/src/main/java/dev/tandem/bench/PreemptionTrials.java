@@ -1,0 +1,212 @@
+package dev.tandem.bench;
+
+import dev.tandem.slurm.PlaceholderJob;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNotFoundException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Part 3 of {@code tandem bench scheduling}: how long after Slurm preempts a pod's placeholder job
+ * the pod is evicted.
+ *
+ * <ol>
+ *   <li>A batch of up to {@link #PARALLEL} pods is created and awaited bound. They ask for whole
+ *       nodes ({@code tandem.dev/exclusive: exclusive}), so each lands on its own node and each
+ *       trial is independent. A pod's Slurm node is Tandem's {@code tandem.dev/slurm-node}
+ *       annotation, else its placeholder's node.
+ *   <li>After a random pause of up to one Slurm poll interval (so trials land at every phase of the
+ *       watcher's poll cycle), one real {@code sbatch -p high -w <node> --exclusive} job per node
+ *       preempts the placeholder there.
+ *   <li>{@link BenchPods}' watch timestamps each pod's eviction (deletionTimestamp, {@code
+ *       DisruptionTarget}, or deletion). The sample is that wall-clock instant minus the
+ *       placeholder's {@code preemptTime}, which Slurm gives in whole seconds: a sample is up to 1
+ *       s longer than the truth (0.5 s on average). The sbatch answer → eviction time (our clock
+ *       only) is kept too; it also holds the time Slurm takes to schedule the high job.
+ *   <li>The high jobs are cancelled and the pods deleted before the next batch.
+ * </ol>
+ */
+final class PreemptionTrials {
+  static final int PARALLEL = 3;
+  static final Duration BIND_LIMIT = Duration.ofSeconds(90);
+
+  /** Samples in milliseconds, and trials that gave none. */
+  record Result(List<Double> preemptToEvictMs, List<Double> sbatchToEvictMs, int failed) {}
+
+  private final BenchPods pods;
+  private final SlurmClient slurm;
+  private final String slurmConf;
+  private final String runId;
+  private final Duration slurmPoll;
+  private final PrintWriter out;
+  private final Random random = new Random();
+
+  PreemptionTrials(
+      BenchPods pods,
+      SlurmClient slurm,
+      String slurmConf,
+      String runId,
+      Duration slurmPoll,
+      PrintWriter out) {
+    this.pods = pods;
+    this.slurm = slurm;
+    this.slurmConf = slurmConf;
+    this.runId = runId;
+    this.slurmPoll = slurmPoll;
+    this.out = out;
+  }
+
+  Result run(int trials) throws InterruptedException, IOException {
+    List<Double> preempt = new ArrayList<>();
+    List<Double> sbatch = new ArrayList<>();
+    int failed = 0;
+    for (int done = 0; done < trials; ) {
+      int k = Math.min(PARALLEL, trials - done);
+      Map<String, String> uids = new LinkedHashMap<>();
+      for (int i = done; i < done + k; i++) {
+        String name = "bench-" + runId + "-p" + i;
+        uids.put(name, pods.create(name, false, true));
+      }
+      done += k;
+      Map<String, List<String>> byNode = new LinkedHashMap<>();
+      for (Map.Entry<String, String> e : uids.entrySet()) {
+        String node = awaitNode(e.getKey(), e.getValue());
+        if (node == null) {
+          failed++;
+        } else {
+          byNode.computeIfAbsent(node, x -> new ArrayList<>()).add(e.getKey());
+        }
+      }
+      Thread.sleep(random.nextLong(Math.max(1, slurmPoll.toMillis())));
+      Map<Long, Long> highJobs = new LinkedHashMap<>(); // job id → sbatch answered (nanos)
+      Map<String, Long> sbatchAt = new LinkedHashMap<>();
+      for (Map.Entry<String, List<String>> e : byNode.entrySet()) {
+        long id = sbatchHigh(e.getKey());
+        long at = System.nanoTime();
+        highJobs.put(id, at);
+        e.getValue().forEach(p -> sbatchAt.put(p, at));
+      }
+      long end = System.nanoTime() + slurmPoll.plusSeconds(30).toNanos();
+      while (System.nanoTime() < end && !sbatchAt.keySet().stream().allMatch(this::gone)) {
+        Thread.sleep(20);
+      }
+      for (Map.Entry<String, Long> e : sbatchAt.entrySet()) {
+        BenchPods.Gone g = pods.goneAt(e.getKey());
+        PlaceholderJob job = preempted(uids.get(e.getKey()));
+        if (g == null || job == null) {
+          failed++;
+          continue;
+        }
+        sbatch.add((g.nanos() - e.getValue()) / 1e6);
+        preempt.add(Duration.between(job.preemptTime(), g.at()).toNanos() / 1e6);
+      }
+      for (long id : highJobs.keySet()) {
+        scancel(id);
+      }
+      uids.keySet().forEach(pods::delete);
+      awaitEnded(highJobs.keySet());
+    }
+    return new Result(preempt, sbatch, failed);
+  }
+
+  private boolean gone(String pod) {
+    return pods.goneAt(pod) != null;
+  }
+
+  /** Waits until the pod is bound; its Slurm node, or null if not bound within the limit. */
+  private String awaitNode(String pod, String uid) throws InterruptedException {
+    long end = System.nanoTime() + BIND_LIMIT.toNanos();
+    while (System.nanoTime() < end) {
+      if (pods.boundAt(pod) != null) {
+        String node = pods.slurmNode(pod);
+        if (node != null) {
+          return node;
+        }
+        for (PlaceholderJob j : slurm.findJobsByTag(uid)) {
+          if ("RUNNING".equals(j.state()) && j.nodes().size() == 1) {
+            return j.nodes().get(0);
+          }
+        }
+      }
+      Thread.sleep(50);
+    }
+    out.printf("  pod %s not bound within %ds%n", pod, BIND_LIMIT.toSeconds());
+    return null;
+  }
+
+  /** The pod's placeholder that Slurm preempted, or null (never preempted, or already purged). */
+  private PlaceholderJob preempted(String uid) {
+    return slurm.findJobsByTag(uid).stream()
+        .filter(j -> j.preemptTime() != null)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** Waits (at most 30 s) until the high jobs no longer hold their nodes. */
+  private void awaitEnded(Iterable<Long> ids) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    for (long id : ids) {
+      while (System.nanoTime() < end) {
+        try {
+          SlurmJob j = slurm.getJob(id);
+          if (!j.mayHoldNodes()) {
+            break;
+          }
+        } catch (SlurmNotFoundException e) {
+          break;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private long sbatchHigh(String node) throws IOException, InterruptedException {
+    String answer =
+        command(
+            List.of(
+                "sbatch",
+                "--parsable",
+                "-p",
+                "high",
+                "-w",
+                node,
+                "--exclusive",
+                "-J",
+                "tandem-bench-high-" + runId,
+                "-o",
+                "/dev/null",
+                "-D",
+                "/tmp",
+                "--wrap",
+                "sleep 600"));
+    return Long.parseLong(answer.trim().split(";")[0]);
+  }
+
+  void scancel(long id) throws IOException, InterruptedException {
+    command(List.of("scancel", Long.toString(id)));
+  }
+
+  private String command(List<String> cmd) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("SLURM_CONF", slurmConf);
+    Process p = pb.start();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(cmd + " timed out");
+    }
+    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.exitValue() != 0) {
+      throw new IOException(cmd + " failed (" + p.exitValue() + "): " + text);
+    }
+    return text;
+  }
+}

@@ -1,0 +1,133 @@
+package dev.tandem.bench;
+
+import dev.tandem.bench.SchedulingFigures.Run;
+import dev.tandem.slurm.JobSubmission;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Part 2 of {@code tandem bench scheduling}: the same N as jobs straight through slurmrestd, the
+ * floor pods through Slurm are compared with.
+ *
+ * <ol>
+ *   <li>N jobs of the pods' size (1 CPU, 64 MiB, same partition, sleeping) are submitted from
+ *       {@link PodChurn#CREATORS} threads; a job's clock starts when its submit is answered. Their
+ *       names carry the run id but NOT the placeholder tag, so Tandem never takes them for orphaned
+ *       placeholders.
+ *   <li>One incremental {@code listJobs(since)} every {@link #EVERY} stops a job's clock when it
+ *       shows RUNNING and cancels it, which frees its slot as deleting a pod does.
+ *   <li>The run ends as {@link PodChurn}'s does; then every job of the run still listed and not
+ *       finished is cancelled.
+ * </ol>
+ */
+final class RawSlurmRun {
+  static final Duration EVERY = Duration.ofMillis(100);
+
+  private final SlurmClient slurm;
+  private final String partition;
+  private final String prefix;
+
+  RawSlurmRun(SlurmClient slurm, String partition, String runId) {
+    this.slurm = slurm;
+    this.partition = partition;
+    this.prefix = "tandem-bench-raw-" + runId + "-";
+  }
+
+  Run run(int n) throws InterruptedException {
+    Map<String, Long> submitted = new ConcurrentHashMap<>();
+    Map<String, Long> running = new ConcurrentHashMap<>();
+    ExecutorService submitters = Executors.newFixedThreadPool(PodChurn.CREATORS);
+    ExecutorService cancellers = Executors.newFixedThreadPool(4);
+    try {
+      for (int i = 0; i < n; i++) {
+        String name = prefix + i;
+        submitters.execute(
+            () -> {
+              try {
+                slurm.submit(
+                    JobSubmission.builder(name)
+                        .comment("tandem bench scheduling (raw)")
+                        .partition(partition)
+                        .nodeCount(1)
+                        .cpusPerNode(1)
+                        .memoryMbPerNode(64L)
+                        .noRequeue(true)
+                        .build());
+                submitted.put(name, System.nanoTime());
+              } catch (RuntimeException e) {
+                // counted as never running
+              }
+            });
+      }
+      submitters.shutdown();
+      Instant since = null;
+      long end = System.nanoTime() + Duration.ofMinutes(2).plusSeconds(n).toNanos();
+      long lastProgress = System.nanoTime();
+      int lastCount = 0;
+      while (System.nanoTime() < end
+          && (!submitters.isTerminated() || running.size() < submitted.size())) {
+        SlurmClient.Listing<SlurmJob> l = slurm.listJobs(since);
+        long now = System.nanoTime();
+        since = l.updateTime();
+        for (SlurmJob j : l.items()) {
+          if (j.name() != null
+              && j.name().startsWith(prefix)
+              && j.running()
+              && running.putIfAbsent(j.name(), now) == null) {
+            cancellers.execute(() -> cancelQuietly(j.id()));
+          }
+        }
+        if (running.size() != lastCount) {
+          lastCount = running.size();
+          lastProgress = now;
+        } else if (now - lastProgress > PodChurn.STALL.toNanos()) {
+          break;
+        }
+        Thread.sleep(EVERY.toMillis());
+      }
+    } finally {
+      submitters.shutdownNow();
+      cancellers.shutdown();
+      cancellers.awaitTermination(30, TimeUnit.SECONDS);
+      cancelLeftovers();
+    }
+    List<Double> ms = new ArrayList<>();
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (Map.Entry<String, Long> e : submitted.entrySet()) {
+      first = Math.min(first, e.getValue());
+      Long r = running.get(e.getKey());
+      if (r != null) {
+        ms.add(Math.max(0, r - e.getValue()) / 1e6);
+        last = Math.max(last, r);
+      }
+    }
+    return new Run(n, first, last, ms);
+  }
+
+  private void cancelQuietly(long id) {
+    try {
+      slurm.cancel(id, null);
+    } catch (RuntimeException e) {
+      // cancelLeftovers tries again
+    }
+  }
+
+  /** Cancels every job of this run that may still run or wait. */
+  private void cancelLeftovers() {
+    for (SlurmJob j : slurm.listJobs(null).items()) {
+      if (j.name() != null && j.name().startsWith(prefix) && !j.finished()) {
+        cancelQuietly(j.id());
+      }
+    }
+  }
+}

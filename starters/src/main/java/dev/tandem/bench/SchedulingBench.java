@@ -1,0 +1,226 @@
+package dev.tandem.bench;
+
+import dev.tandem.bench.SchedulingFigures.Run;
+import dev.tandem.bench.SchedulingFigures.Verdict;
+import dev.tandem.slurm.PlaceholderJob;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.bench.Latencies;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code tandem bench scheduling}: pods through Slurm ({@code schedulerName: tandem-slurm}) against
+ * the same jobs straight through slurmrestd, and preemption → eviction, on a running stack whose
+ * Slurm partition holds only NodeSet nodes. The three parts are {@link PodChurn}, {@link
+ * RawSlurmRun} and {@link PreemptionTrials} (what each times is in their Javadoc); this class runs
+ * them in that order, prints the figures with their targets ({@link SchedulingFigures}), and cleans
+ * up: the run's pods, then any of its Slurm jobs (placeholders of its pods, raw and high jobs)
+ * still waiting or running. Placeholders Tandem did not cancel after their pods were deleted are
+ * reported before the bench cancels them.
+ */
+public final class SchedulingBench {
+  /** How long Tandem gets to cancel the placeholders of deleted pods before the bench does. */
+  private static final Duration CANCEL_LIMIT = Duration.ofSeconds(60);
+
+  /** What one run measured. */
+  public record Result(
+      Run pods, Run raw, PreemptionTrials.Result preemption, int leftoverPlaceholders) {
+    /** Every target met, and Tandem cancelled every placeholder of a deleted pod. */
+    public boolean allPass(Duration slurmPoll) {
+      return SchedulingFigures.throughput(pods, raw) == Verdict.PASS
+          && SchedulingFigures.bindLatency(pods, raw) == Verdict.PASS
+          && SchedulingFigures.preemption(preemption.preemptToEvictMs(), slurmPoll) == Verdict.PASS
+          && leftoverPlaceholders == 0;
+    }
+  }
+
+  private final KubernetesClient k8s;
+  private final SlurmClient slurm;
+  private final String namespace;
+  private final String partition;
+  private final String slurmConf;
+  private final URI metrics;
+  private final Duration slurmPoll;
+  private final PrintWriter out;
+  private final String runId = Long.toString(System.currentTimeMillis() % 100_000_000L, 36);
+
+  /**
+   * @param partition a Slurm partition of NodeSet nodes only (the local Slurm's {@code tandem})
+   * @param slurmConf SLURM_CONF for sbatch/scancel
+   * @param metrics the worker's /metrics, or null
+   * @param slurmPoll the worker's Slurm poll interval (the preemption target depends on it)
+   */
+  public SchedulingBench(
+      KubernetesClient k8s,
+      SlurmClient slurm,
+      String namespace,
+      String partition,
+      String slurmConf,
+      URI metrics,
+      Duration slurmPoll,
+      PrintWriter out) {
+    this.k8s = k8s;
+    this.slurm = slurm;
+    this.namespace = namespace;
+    this.partition = partition;
+    this.slurmConf = slurmConf;
+    this.metrics = metrics;
+    this.slurmPoll = slurmPoll;
+    this.out = out;
+  }
+
+  public Result run(int n, int preemptions) throws InterruptedException, IOException {
+    out.printf(
+        "run %s: %d pods, then %d raw jobs, then %d preemptions (partition %s, Slurm poll %d"
+            + " ms)%n",
+        runId, n, n, preemptions, partition, slurmPoll.toMillis());
+    out.flush();
+    List<String> uids = new ArrayList<>();
+    Run pods;
+    Run raw;
+    PreemptionTrials.Result pre;
+    int leftovers;
+    try (BenchPods bp = new BenchPods(k8s, namespace, runId, partition)) {
+      try {
+        pods = new PodChurn(bp, runId).run(n, uids);
+        out.println(SchedulingFigures.describe("pods create -> bind", pods));
+        out.flush();
+        leftovers = awaitPlaceholdersCancelled(bp, uids);
+        raw = new RawSlurmRun(slurm, partition, runId).run(n);
+        out.println(SchedulingFigures.describe("raw submit -> RUNNING", raw));
+        out.flush();
+        pre = new PreemptionTrials(bp, slurm, slurmConf, runId, slurmPoll, out).run(preemptions);
+      } finally {
+        int left = bp.deleteAll(Duration.ofSeconds(60));
+        if (left > 0) {
+          out.printf("WARNING: %d bench pods still listed after deletion%n", left);
+        }
+        cancelRunJobs(uids);
+      }
+    }
+    print(pods, raw, pre, leftovers);
+    return new Result(pods, raw, pre, leftovers);
+  }
+
+  /**
+   * After the churn every pod is deleted: Tandem must cancel their placeholders. Waits for that
+   * (bounded), so the raw run starts on free nodes; returns how many were still waiting or running.
+   */
+  private int awaitPlaceholdersCancelled(BenchPods bp, List<String> uids)
+      throws InterruptedException {
+    bp.deleteAll(Duration.ofSeconds(60));
+    Set<String> ours = new HashSet<>(uids);
+    long end = System.nanoTime() + CANCEL_LIMIT.toNanos();
+    int live;
+    do {
+      live = livePlaceholders(ours).size();
+      if (live > 0) {
+        Thread.sleep(500);
+      }
+    } while (live > 0 && System.nanoTime() < end);
+    if (live > 0) {
+      out.printf(
+          "WARNING: %d placeholders of deleted pods not cancelled by Tandem within %ds%n",
+          live, CANCEL_LIMIT.toSeconds());
+      cancelRunJobs(uids);
+    }
+    return live;
+  }
+
+  private List<Long> livePlaceholders(Set<String> uids) {
+    List<Long> ids = new ArrayList<>();
+    for (SlurmJob j : slurm.listJobs(null).items()) {
+      PlaceholderJob.of(j)
+          .filter(p -> uids.contains(p.podUid()) && !j.finished())
+          .ifPresent(p -> ids.add(p.jobId()));
+    }
+    return ids;
+  }
+
+  /** Cancels every job of this run still waiting or running: placeholders, raw and high jobs. */
+  private void cancelRunJobs(List<String> uids) {
+    Set<String> ours = new HashSet<>(uids);
+    List<Long> ids = new ArrayList<>(livePlaceholders(ours));
+    for (SlurmJob j : slurm.listJobs(null).items()) {
+      if (j.name() != null && j.name().contains("bench-") && j.name().contains(runId)) {
+        if (!j.finished()) {
+          ids.add(j.id());
+        }
+      }
+    }
+    for (long id : ids) {
+      try {
+        slurm.cancel(id, null);
+      } catch (RuntimeException e) {
+        out.printf("WARNING: could not cancel job %d: %s%n", id, e.getMessage());
+      }
+    }
+  }
+
+  private void print(Run pods, Run raw, PreemptionTrials.Result pre, int leftovers) {
+    out.println();
+    out.println(SchedulingFigures.describe("pods create -> bind", pods));
+    out.println(SchedulingFigures.describe("raw submit -> RUNNING", raw));
+    out.println(Latencies.summary("pods create -> bind", pods.latenciesMs()));
+    out.println(Latencies.summary("raw submit -> RUNNING", raw.latenciesMs()));
+    out.printf(
+        Locale.ROOT,
+        "throughput pods/raw = %.2f (target >= %.1f): %s%n",
+        pods.perSecond() / raw.perSecond(),
+        SchedulingFigures.THROUGHPUT_SHARE,
+        SchedulingFigures.throughput(pods, raw));
+    out.printf(
+        Locale.ROOT,
+        "p50 pods - raw = %+.1f ms (target <= +%.0f ms): %s%n",
+        pods.p50() - raw.p50(),
+        SchedulingFigures.BIND_P50_SLACK_MS,
+        SchedulingFigures.bindLatency(pods, raw));
+    out.println(Latencies.summary("Slurm preempt -> evict", pre.preemptToEvictMs()));
+    out.println(Latencies.summary("sbatch high -> evict", pre.sbatchToEvictMs()));
+    Verdict v = SchedulingFigures.preemption(pre.preemptToEvictMs(), slurmPoll);
+    out.printf(
+        "preempt -> evict p99 target <= %d ms (Slurm poll + 1 s; preemptTime has 1 s"
+            + " resolution): %s%n",
+        SchedulingFigures.preemptionTargetMs(slurmPoll), v);
+    if (pre.failed() > 0) {
+      out.printf("%d preemption trials gave no sample%n", pre.failed());
+    }
+    if (leftovers > 0) {
+      out.printf("%d placeholders outlived their deleted pods by %ds%n", leftovers, 60);
+    }
+    out.println(workerHistogram());
+    out.flush();
+  }
+
+  /** The worker's own preemption → eviction histogram, as count / mean / max. */
+  private String workerHistogram() {
+    if (metrics == null) {
+      return "worker tandem_preemption_to_eviction_seconds: no /metrics given";
+    }
+    try {
+      HttpResponse<String> r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(5)).build(),
+                  HttpResponse.BodyHandlers.ofString());
+      return WorkerHistogram.describe(r.body());
+    } catch (IOException e) {
+      return "worker tandem_preemption_to_eviction_seconds: /metrics unreachable: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "worker tandem_preemption_to_eviction_seconds: interrupted";
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.tandem.cli;
+
+import dev.tandem.bench.SchedulingBench;
+import dev.tandem.dev.DevStack;
+import dev.tandem.dev.Manifests;
+import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClientConfig;
+import dev.tandem.slurm.SlurmClients;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tandem bench scheduling}: starts its own local stack on free ports with a NodeSet on the
+ * local Slurm's pool {@code e2e} (8 nodes of 4 CPUs, all in partition {@code tandem}), waits until
+ * every slurmd pod is ready, runs {@link SchedulingBench}, then deletes the NodeSet and stops the
+ * stack.
+ */
+@Command(
+    name = "scheduling",
+    description =
+        "pods through Slurm (create -> bind, pods/s) against raw slurmrestd jobs, and Slurm"
+            + " preemption -> pod eviction, on a local stack it starts and stops.",
+    mixinStandardHelpOptions = true)
+final class BenchScheduling implements Callable<Integer> {
+  @Option(names = "--pods", defaultValue = "200", description = "pods, and raw jobs (default 200)")
+  int pods;
+
+  @Option(
+      names = "--preemptions",
+      defaultValue = "20",
+      description = "preemption trials (default 20)")
+  int preemptions;
+
+  @Option(
+      names = "--slurm-poll",
+      defaultValue = "2s",
+      description = "the Slurm watcher's poll interval (default ${DEFAULT-VALUE}, the product's)")
+  String slurmPoll;
+
+  @Option(
+      names = "--nodeset",
+      defaultValue = "e2e",
+      description = "NodeSet to create; its name must be a Slurm node pool (default e2e)")
+  String nodeSet;
+
+  @Option(names = "--replicas", defaultValue = "8", description = "its slurmd pods (default 8)")
+  int replicas;
+
+  @Option(
+      names = "--partition",
+      defaultValue = "tandem",
+      description = "Slurm partition of the pods and raw jobs: NodeSet nodes only (default tandem)")
+  String partition;
+
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    Duration poll = Durations.parse(slurmPoll);
+    Path dir = Files.createTempDirectory("tandem-bench-");
+    out.printf("starting a local stack (Slurm poll interval %s)%n", slurmPoll);
+    try (DevStack stack =
+        DevStack.start(
+            new DevStack.Options(
+                dir,
+                0,
+                0,
+                0,
+                replicas,
+                Map.of("TANDEM_SLURM_POLL_INTERVAL", slurmPoll, "TANDEM_NODE_POLL", "1s")),
+            out)) {
+      stack.apply(
+          new ByteArrayInputStream(
+              Manifests.nodeSet(nodeSet, replicas, "slurmd:bench", "")
+                  .getBytes(StandardCharsets.UTF_8)));
+      WorkflowClient temporal =
+          WorkflowClient.newInstance(
+              WorkflowServiceStubs.newServiceStubs(
+                  WorkflowServiceStubsOptions.newBuilder()
+                      .setTarget(stack.temporalAddress())
+                      .build()));
+      try {
+        for (int i = 0; i < replicas; i++) {
+          BenchCommand.Watchers.awaitReady(temporal, nodeSet + "-" + i, Duration.ofMinutes(2));
+        }
+      } finally {
+        temporal.getWorkflowServiceStubs().shutdownNow();
+      }
+      try (SlurmClient slurm =
+          SlurmClients.create(SlurmClientConfig.fromEnv(stack.slurm().env()))) {
+        SchedulingBench.Result r =
+            new SchedulingBench(
+                    stack.kubernetes(),
+                    slurm,
+                    "default",
+                    partition,
+                    stack.slurm().env().get("SLURM_CONF"),
+                    URI.create("http://127.0.0.1:" + stack.metricsPort() + "/metrics"),
+                    poll,
+                    out)
+                .run(pods, preemptions);
+        return r.allPass(poll) ? 0 : 1;
+      } finally {
+        NodeSetResources.generic(stack.kubernetes())
+            .inNamespace("default")
+            .withName(nodeSet)
+            .delete();
+        for (int i = 0; i < replicas; i++) {
+          BenchCommand.Watchers.awaitGone(stack, nodeSet + "-" + i, Duration.ofMinutes(1));
+        }
+      }
+    }
+  }
+}

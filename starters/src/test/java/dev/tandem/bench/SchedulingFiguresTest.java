@@ -1,0 +1,67 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tandem.bench.SchedulingFigures.Run;
+import dev.tandem.bench.SchedulingFigures.Verdict;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SchedulingFiguresTest {
+  private static final long S = 1_000_000_000L;
+
+  @Test
+  void throughputIsDoneItemsOverFirstSendToLastFinish() {
+    Run r = new Run(4, 10 * S, 12 * S, List.of(1.0, 2.0, 3.0, 4.0));
+    assertEquals(2.0, r.perSecond(), 1e-9);
+  }
+
+  @Test
+  void throughputPassesAtEightyPercentOfRawAndMissesBelow() {
+    Run raw = new Run(10, 0, 1 * S, List.of(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0));
+    Run atShare = new Run(8, 0, 1 * S, List.of(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0));
+    Run below = new Run(7, 0, 1 * S, List.of(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0));
+    assertEquals(Verdict.PASS, SchedulingFigures.throughput(atShare, raw));
+    assertEquals(Verdict.MISS, SchedulingFigures.throughput(below, raw));
+  }
+
+  @Test
+  void aRunThatLostItemsHasNoThroughputVerdict() {
+    Run raw = new Run(2, 0, 1 * S, List.of(1.0, 1.0));
+    Run lost = new Run(3, 0, 1 * S, List.of(1.0, 1.0));
+    assertEquals(Verdict.NO_DATA, SchedulingFigures.throughput(lost, raw));
+    assertEquals(Verdict.NO_DATA, SchedulingFigures.throughput(raw, lost));
+    Run none = new Run(3, 0, 0, List.of());
+    assertEquals(Double.NaN, none.perSecond());
+    assertEquals(Verdict.NO_DATA, SchedulingFigures.bindLatency(none, raw));
+  }
+
+  @Test
+  void bindP50MayExceedRawP50ByAQuarterSecond() {
+    Run raw = new Run(3, 0, S, List.of(100.0, 200.0, 900.0));
+    assertEquals(
+        Verdict.PASS,
+        SchedulingFigures.bindLatency(new Run(3, 0, S, List.of(50.0, 450.0, 5000.0)), raw));
+    assertEquals(
+        Verdict.MISS,
+        SchedulingFigures.bindLatency(new Run(3, 0, S, List.of(50.0, 451.0, 5000.0)), raw));
+  }
+
+  @Test
+  void percentilesAreNearestRankOfUnsortedSamples() {
+    List<Double> s = List.of(5.0, 1.0, 4.0, 2.0, 3.0);
+    assertEquals(3.0, SchedulingFigures.percentile(s, 50));
+    assertEquals(5.0, SchedulingFigures.percentile(s, 99));
+    assertEquals(Double.NaN, SchedulingFigures.percentile(List.of(), 50));
+  }
+
+  @Test
+  void preemptionTargetIsPollIntervalPlusOneSecond() {
+    Duration poll = Duration.ofSeconds(2);
+    assertEquals(3000, SchedulingFigures.preemptionTargetMs(poll));
+    assertEquals(Verdict.PASS, SchedulingFigures.preemption(List.of(100.0, 3000.0), poll));
+    assertEquals(Verdict.MISS, SchedulingFigures.preemption(List.of(100.0, 3001.0), poll));
+    assertEquals(Verdict.NO_DATA, SchedulingFigures.preemption(List.of(), poll));
+  }
+}
