@@ -13,6 +13,7 @@
 #   TANDEM_SLURM_NODE_PORT_BASE first slurmd port               (17001)
 #   TANDEM_SLURM_NODES          number of static nodes n1..nN   (4)
 #   TANDEM_SLURM_POOLS          FUTURE pool nodes, prefix:count (spare:4,gpu-a:8,e2e:8,wt:4,cli:4)
+#   TANDEM_SLURM_POOL_CPUS      CPUs each pool node declares (32; more than the machine has)
 #   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
 #   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
 set -euo pipefail
@@ -22,6 +23,7 @@ PORT_BASE=${TANDEM_SLURM_PORT_BASE:-6817}
 NODE_PORT_BASE=${TANDEM_SLURM_NODE_PORT_BASE:-17001}
 NODES=${TANDEM_SLURM_NODES:-4}
 POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
+POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
 API=v0.0.38
 CTLD_PORT=$PORT_BASE

@@ -36,8 +36,8 @@ cmd_install() {
 
 # ---------------------------------------------------------------- config
 
-node_line() { # name-expression port-range extra state
-  echo "NodeName=$1 NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$2 CPUs=4 RealMemory=4000 $3 State=$4"
+node_line() { # name-expression port-range extra state [cpus]
+  echo "NodeName=$1 NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$2 CPUs=${5:-4} RealMemory=4000 $3 State=$4"
 }
 
 write_conf() {
@@ -112,7 +112,9 @@ EOF
         gres="Gres=gpu:2"
         echo "NodeName=$prefix-[0-$last] $gpu_line" >>"$gres_conf"
       fi
-      node_line "$prefix-[0-$last]" "[$port-$((port + last))]" "$gres" FUTURE
+      # Pool nodes declare more CPUs than the machine has (slurmd's config_overrides): pods
+      # scheduled through Slurm take a CPU each, and `tandem bench scheduling` runs hundreds.
+      node_line "$prefix-[0-$last]" "[$port-$((port + last))]" "$gres" FUTURE "$POOL_CPUS"
       port=$((port + count))
       pool_nodes+="${pool_nodes:+,}$prefix-[0-$last]"
     done < <(pools)

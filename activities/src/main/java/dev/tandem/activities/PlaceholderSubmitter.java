@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * a second job:
  *
  * <ol>
- *   <li>List the jobs tagged with the placeholder's tag (one full listing).
+ *   <li>Look up the jobs tagged with the placeholder's tag in the worker's {@link PlaceholderIndex}
+ *       (shared listings, at most {@link PlaceholderIndex#FRESH} old).
  *   <li>If any of them is not over (waiting, running, requeued, suspended, ending, or in a state
  *       this client does not know: fail closed), return it; with several, the lowest job id (the
  *       first submitted, the one the workflow most likely already knows).
@@ -58,17 +59,26 @@ final class PlaceholderSubmitter {
 
   private final SlurmClient slurm;
   private final Clock clock;
+  private final PlaceholderIndex index;
 
   PlaceholderSubmitter(SlurmClient slurm, Clock clock) {
+    this(
+        slurm,
+        clock,
+        new PlaceholderIndex(slurm, clock, PlaceholderIndex.FRESH, PlaceholderIndex.FULL));
+  }
+
+  PlaceholderSubmitter(SlurmClient slurm, Clock clock, PlaceholderIndex index) {
     this.slurm = slurm;
     this.clock = clock;
+    this.index = index;
   }
 
   SlurmJobView submit(dev.tandem.workflows.schedule.PlaceholderJob job) {
     String tag = checkedTag(job);
     String what = "submit placeholder " + job.name();
     try {
-      List<PlaceholderJob> tagged = slurm.findJobsByTag(tag);
+      List<PlaceholderJob> tagged = index.find(tag);
       Optional<PlaceholderJob> live =
           tagged.stream()
               .filter(p -> !p.over())
@@ -89,7 +99,9 @@ final class PlaceholderSubmitter {
       }
       long id = slurm.submit(submission(tag, job));
       log.info("{}: submitted job {}", what, id);
-      return SlurmViews.job(slurm.getJob(id), clock.instant());
+      SlurmJob submitted = slurm.getJob(id);
+      PlaceholderJob.of(submitted).ifPresent(index::put);
+      return SlurmViews.job(submitted, clock.instant());
     } catch (SlurmNotFoundException e) {
       // Only getJob right after the submit can say "not found": a lagging read, not a refusal.
       throw ApplicationFailure.newFailureWithCause(
@@ -105,7 +117,7 @@ final class PlaceholderSubmitter {
     String what = "find placeholder jobs tagged " + tag;
     checkTag(what, tag);
     try {
-      return slurm.findJobsByTag(tag).stream()
+      return index.find(tag).stream()
           .sorted(Comparator.comparingLong(PlaceholderJob::jobId))
           .map(this::view)
           .toList();

@@ -38,7 +38,15 @@ class PlaceholderSubmitterTest {
 
   private final SlurmClient slurm = mock(SlurmClient.class);
   private final PlaceholderSubmitter submitter =
-      new PlaceholderSubmitter(slurm, Clock.fixed(NOW, ZoneOffset.UTC));
+      new PlaceholderSubmitter(
+          slurm,
+          Clock.fixed(NOW, ZoneOffset.UTC),
+          // Every lookup lists (the index's sharing is PlaceholderIndexTest's).
+          new PlaceholderIndex(
+              slurm,
+              Clock.fixed(NOW, ZoneOffset.UTC),
+              java.time.Duration.ZERO,
+              java.time.Duration.ZERO));
 
   static PlaceholderJob placeholder(String uid, String partition) {
     return new PlaceholderJob(
@@ -83,12 +91,15 @@ class PlaceholderSubmitterTest {
   }
 
   private void listing(SlurmJob... jobs) {
-    when(slurm.findJobsByTag(UID))
+    when(slurm.listPlaceholderJobs(any()))
         .thenReturn(
-            java.util.Arrays.stream(jobs)
-                .map(dev.tandem.slurm.PlaceholderJob::of)
-                .map(java.util.Optional::orElseThrow)
-                .toList());
+            new SlurmClient.Listing<>(
+                true,
+                java.util.Arrays.stream(jobs)
+                    .map(dev.tandem.slurm.PlaceholderJob::of)
+                    .map(java.util.Optional::orElseThrow)
+                    .toList(),
+                java.time.Instant.EPOCH));
   }
 
   @Test
@@ -164,7 +175,8 @@ class PlaceholderSubmitterTest {
     assertTrue(
         refused.getOriginalMessage().contains("Invalid partition name"), refused.getMessage());
 
-    when(slurm.findJobsByTag(UID)).thenThrow(new SlurmUnavailableException("connection refused"));
+    when(slurm.listPlaceholderJobs(any()))
+        .thenThrow(new SlurmUnavailableException("connection refused"));
     ApplicationFailure outage =
         assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "low")));
     assertFalse(outage.isNonRetryable());
@@ -204,7 +216,7 @@ class PlaceholderSubmitterTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> submitter.submit(renamed));
     assertTrue(f.isNonRetryable());
     assertThrows(ApplicationFailure.class, () -> submitter.find("has space"));
-    verify(slurm, never()).findJobsByTag(any());
+    verify(slurm, never()).listPlaceholderJobs(any());
   }
 
   @Test

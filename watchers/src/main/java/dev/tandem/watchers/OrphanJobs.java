@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Nothing is decided while the routes are not known (the pod watcher has not listed, or its
  *       informer stopped): an empty cache says nothing about the pods. Every suspicion is dropped
  *       then, so the count starts again once the cache is trustworthy.
- *   <li>Ended jobs (PREEMPTED, COMPLETED, CANCELLED, ...) hold nothing and are left alone. Any
- *       other state, unknown ones included, may hold nodes.
+ *   <li>Ended jobs (PREEMPTED, COMPLETED, CANCELLED, ...) hold nothing and are left alone, and so
+ *       are jobs being stopped (COMPLETING: a cancel or a preemption already reached them, and a
+ *       pod's placeholder ignores SIGTERM until Slurm kills it after KillWait). Any other state,
+ *       unknown ones included, may hold nodes.
  *   <li>A job is suspect on a poll when its tag routes nowhere (no cached pod with that uid; for a
  *       gang tag, no member pod of that group left), or when its owner answered the last signal
  *       with "not running" (the workflow ended; none will start for a placeholder).

@@ -29,6 +29,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SlurmJobTracker {
   /** A placeholder job as last listed. */
+  /**
+   * @param over ended, or being stopped (COMPLETING: a cancel or preemption already reached it)
+   */
   record Tracked(SlurmJobView view, String tag, boolean over) {}
 
   /** A view whose signal has not been accepted, with the tag that routes it. */
@@ -83,7 +86,8 @@ final class SlurmJobTracker {
       if (p.isEmpty()) {
         continue;
       }
-      Tracked t = new Tracked(SlurmViews.job(j, now), p.get().podUid(), p.get().over());
+      boolean over = p.get().over() || p.get().phase() == PlaceholderJob.Phase.ENDING;
+      Tracked t = new Tracked(SlurmViews.job(j, now), p.get().podUid(), over);
       seen.put(j.id(), t);
       Tracked before = jobs.put(j.id(), t);
       boolean lost = undelivered.remove(j.id()) != null;

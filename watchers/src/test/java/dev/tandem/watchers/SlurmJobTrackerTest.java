@@ -164,6 +164,8 @@ class SlurmJobTrackerTest extends WatcherTestBase {
     slurm.putPlaceholder(7, UID, "PREEMPTED", List.of("n1"));
     slurm.putPlaceholder(8, "uid-8", "COMPLETED", List.of("n1"));
     slurm.putPlaceholder(9, "uid-9", "STRANGE_NEW_STATE", List.of("n1")); // unknown: may hold
+    // Being stopped: a cancel or preemption reached it; it ends after KillWait by itself.
+    slurm.putPlaceholder(10, "uid-10", "COMPLETING", List.of("n1"));
     for (int s = 0; s <= 40; s += 10) {
       poll(s);
     }
