@@ -170,10 +170,8 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     if (job.id() != s.jobId) {
       return;
     }
-    if (s.job != null && Observations.late(job.observedAt(), s.job.observedAt())) {
-      return;
-    }
-    s.job = job;
+    // By progress, not by clocks (see Observations.newerJob).
+    s.job = Observations.signalledJob(s.job, job);
     dirty = true;
   }
 

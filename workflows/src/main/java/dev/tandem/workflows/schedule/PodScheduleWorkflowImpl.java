@@ -122,10 +122,9 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     if (job.id() != s.jobId) {
       return;
     }
-    if (s.job != null && Observations.late(job.observedAt(), s.job.observedAt())) {
-      return; // late: an activity read something newer
-    }
-    s.job = job;
+    // By progress, not by clocks: the watcher stamps a listing when its poll began, which can be
+    // before a submit's read of the same job that finished earlier but shows it less far along.
+    s.job = Observations.signalledJob(s.job, job);
     dirty = true;
   }
 

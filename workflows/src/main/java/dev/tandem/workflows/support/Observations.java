@@ -61,6 +61,26 @@ public final class Observations {
     return jobProgress(incoming) < jobProgress(held) ? held : incoming;
   }
 
+  /**
+   * The job view to hold when the watcher signals {@code incoming}. The watcher's views of a job
+   * arrive in the order it read them, so a job seen queued after running is taken as Slurm put it
+   * back in the queue (a requeue); only a job that had ended coming back with the same restart
+   * count is stale (e.g. a view sent before a cancel whose answer the workflow already holds).
+   */
+  public static SlurmJobView signalledJob(SlurmJobView held, SlurmJobView incoming) {
+    if (incoming == null) {
+      return held;
+    }
+    if (held == null || held.id() != incoming.id()) {
+      return incoming;
+    }
+    boolean back =
+        jobProgress(held) % 3 == 2
+            && jobProgress(incoming) % 3 < 2
+            && incoming.restartCount() <= held.restartCount();
+    return back ? held : incoming;
+  }
+
   /** Restart count first, then 0 queued, 1 running or suspended, 2 anything else (ending, gone). */
   static long jobProgress(SlurmJobView j) {
     String st = j.state();

@@ -69,6 +69,33 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
+  void aRunningJobStampedBeforeAnEarlierReadIsStillTakenByProgress() {
+    world.slurmToK8s.put("n1", "k1");
+    PodScheduleWorkflow wf = schedule("stamped");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf("uid-stamped");
+    java.time.Instant t = java.time.Instant.parse("2026-11-24T03:24:00.500Z");
+    SlurmJobView pending = world.jobs.get(id);
+    wf.jobObserved(
+        new SlurmJobView(
+            id, pending.name(), pending.comment(), "PENDING", "Priority", List.of(), 0, t));
+    // The watcher stamps its listing when the poll began: earlier than the read above, although
+    // it shows the job further along.
+    world.setJob(id, "RUNNING", "None", List.of("n1"));
+    wf.jobObserved(
+        new SlurmJobView(
+            id,
+            pending.name(),
+            pending.comment(),
+            "RUNNING",
+            "None",
+            List.of("n1"),
+            0,
+            t.minusMillis(100)));
+    await("running", 3, () -> in(wf, SchedulePhase.RUNNING));
+  }
+
+  @Test
   void aPodDeletedWhileTheBindAnswersGetsItsJobCancelledWithoutAReRead() {
     world.slurmToK8s.put("n1", "k1");
     PodRequest r = request("gone", Map.of(), 30);

@@ -47,4 +47,15 @@ class ObservationsProgressTest {
     SlurmJobView other = job(2, "PENDING", 0);
     assertSame(other, Observations.newerJob(running, other), "another job is not compared");
   }
+
+  @Test
+  void aSignalledJobIsTakenInOrderUnlessItComesBackFromItsEnd() {
+    SlurmJobView running = job(1, "RUNNING", 0);
+    SlurmJobView queuedAgain = job(1, "PENDING", 0); // a requeue the watcher saw
+    SlurmJobView cancelled = job(1, "CANCELLED", 0);
+    assertSame(queuedAgain, Observations.signalledJob(running, queuedAgain));
+    assertSame(cancelled, Observations.signalledJob(cancelled, running), "sent before the cancel");
+    SlurmJobView requeued = job(1, "PENDING", 1);
+    assertSame(requeued, Observations.signalledJob(cancelled, requeued));
+  }
 }
