@@ -2,7 +2,6 @@ package dev.tandem.workflows.schedule;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.activities.SchedulingActivities;
-import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
@@ -10,13 +9,10 @@ import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Observations;
-import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
 
 /**
  * The gang workflow's hands, like {@link ScheduleEffects} for one pod: activity calls that keep
@@ -24,7 +20,6 @@ import org.slf4j.Logger;
  * problem and the caller gets null (or false): unknown, so the handler waits for the next poll.
  */
 final class GroupEffects {
-  private static final Logger log = Workflow.getLogger(GroupEffects.class);
 
   private final PodGroupInput in;
   private final PodGroupState s;
@@ -32,9 +27,12 @@ final class GroupEffects {
   /** Slurm's message when it refused the last call for good, else null. */
   String slurmRefused;
 
+  private final ActivityCalls calls;
+
   GroupEffects(PodGroupInput in, PodGroupState s) {
     this.in = in;
     this.s = s;
+    this.calls = new ActivityCalls(in.ref(), () -> s.problem, p -> s.problem = p);
   }
 
   /**
@@ -210,25 +208,8 @@ final class GroupEffects {
   }
 
   private <T> T call(String what, Supplier<T> f) {
-    slurmRefused = null;
-    try {
-      T v = f.get();
-      if (s.problem != null && s.problem.startsWith("cannot " + what)) {
-        s.problem = null;
-      }
-      return v;
-    } catch (ActivityFailure e) {
-      Throwable t = e;
-      while (t.getCause() != null) {
-        t = t.getCause();
-      }
-      String msg = t instanceof ApplicationFailure af ? af.getOriginalMessage() : t.getMessage();
-      if (t instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
-        slurmRefused = msg;
-      }
-      log.warn("{}: cannot {}: {}", in.ref(), what, msg);
-      s.problem = "cannot " + what + ": " + msg;
-      return null;
-    }
+    T v = calls.call(what, f);
+    slurmRefused = calls.slurmRefused;
+    return v;
   }
 }

@@ -1,20 +1,16 @@
 package dev.tandem.workflows.schedule;
 
 import dev.tandem.workflows.activities.SchedulingActivities;
-import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Observations;
-import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
 
 /**
  * The scheduling workflow's hands: activity calls that keep {@link PodScheduleState} up to date,
@@ -24,7 +20,6 @@ import org.slf4j.Logger;
  * #slurmRefused}).
  */
 final class ScheduleEffects {
-  private static final Logger log = Workflow.getLogger(ScheduleEffects.class);
 
   private final PodRequest pod;
   private final PodScheduleState s;
@@ -33,9 +28,12 @@ final class ScheduleEffects {
   /** Slurm's message when it refused the last call for good, else null. */
   String slurmRefused;
 
+  private final ActivityCalls calls;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;
+    this.calls = new ActivityCalls(pod.ref(), () -> s.problem, p -> s.problem = p);
     this.timelineLimit = timelineLimit;
   }
 
@@ -159,25 +157,8 @@ final class ScheduleEffects {
   }
 
   private <T> T call(String what, Supplier<T> f) {
-    slurmRefused = null;
-    try {
-      T v = f.get();
-      if (s.problem != null && s.problem.startsWith("cannot " + what)) {
-        s.problem = null;
-      }
-      return v;
-    } catch (ActivityFailure e) {
-      Throwable t = e;
-      while (t.getCause() != null) {
-        t = t.getCause();
-      }
-      String msg = t instanceof ApplicationFailure af ? af.getOriginalMessage() : t.getMessage();
-      if (t instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
-        slurmRefused = msg;
-      }
-      log.warn("{}: cannot {}: {}", pod.ref(), what, msg);
-      s.problem = "cannot " + what + ": " + msg;
-      return null;
-    }
+    T v = calls.call(what, f);
+    slurmRefused = calls.slurmRefused;
+    return v;
   }
 }
