@@ -1,6 +1,8 @@
 package dev.tandem.cli;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.schedule.PodGroupStatus;
+import dev.tandem.workflows.schedule.PodGroupWorkflow;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
 import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.ScheduleAnnotations;
@@ -57,6 +59,21 @@ final class PodLookup {
                       .client()
                       .newWorkflowStub(PodScheduleWorkflow.class, workflowId)
                       .status()));
+    } catch (WorkflowException e) {
+      if (NodeLookup.notFound(e)) {
+        return Optional.empty();
+      }
+      throw new CliException("cannot query " + workflowId + ": " + e.getMessage());
+    }
+  }
+
+  /** A gang's status from its group workflow, or empty when that workflow does not exist. */
+  static Optional<PodGroupStatus> groupStatus(TemporalSession session, String workflowId) {
+    try {
+      return Optional.of(
+          session.query(
+              workflowId,
+              () -> session.client().newWorkflowStub(PodGroupWorkflow.class, workflowId).status()));
     } catch (WorkflowException e) {
       if (NodeLookup.notFound(e)) {
         return Optional.empty();

@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.schedule.PodGroupStatus;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
@@ -58,7 +59,23 @@ final class PodsCommand implements Callable<Integer> {
   String kubeconfig;
 
   /** One pod and what its workflow said; {@code note} when there is no status to show. */
-  record Row(PodLookup.PodRef pod, PodScheduleStatus status, String note) {}
+  /** One pod: its own workflow's status, or (a gang member) its group's, or a note why neither. */
+  record Row(PodLookup.PodRef pod, PodScheduleStatus status, PodGroupStatus group, String note) {
+    Row(PodLookup.PodRef pod, PodScheduleStatus status, String note) {
+      this(pod, status, null, note);
+    }
+
+    /** This pod in its group's status, or null. */
+    PodGroupStatus.MemberStatus member() {
+      if (group == null || group.members() == null) {
+        return null;
+      }
+      return group.members().stream()
+          .filter(m -> pod.uid() != null && pod.uid().equals(m.uid()))
+          .findFirst()
+          .orElse(null);
+    }
+  }
 
   @Override
   public Integer call() {
@@ -123,12 +140,16 @@ final class PodsCommand implements Callable<Integer> {
       return new Row(p, null, "no uid from Kubernetes");
     }
     try {
+      if (p.group() != null) {
+        // A gang member is scheduled by its group's one workflow, never by its own.
+        Optional<PodGroupStatus> g = PodLookup.groupStatus(session, p.groupWorkflowId());
+        if (g.isPresent()) {
+          return new Row(p, null, g.get(), null);
+        }
+      }
       Optional<PodScheduleStatus> s = PodLookup.status(session, p.workflowId());
       if (s.isPresent()) {
         return new Row(p, s.get(), null);
-      }
-      if (p.group() != null && session.execution(p.groupWorkflowId()).isPresent()) {
-        return new Row(p, null, "scheduled with its group by " + p.groupWorkflowId());
       }
       return new Row(p, null, "no workflow (not seen by the Tandem watcher yet?)");
     } catch (TemporalSession.NoAnswer e) {
@@ -156,13 +177,23 @@ final class PodsCommand implements Callable<Integer> {
         c.add(r.pod().namespace());
       }
       PodScheduleStatus s = r.status();
+      PodGroupStatus g = r.group();
+      PodGroupStatus.MemberStatus m = r.member();
       c.add(r.pod().name());
       c.add(r.pod().group());
-      c.add(s == null ? "no workflow" : s.phase().label());
-      c.add(s == null || s.jobId() == 0 ? "" : Long.toString(s.jobId()));
-      c.add(s == null ? "" : s.jobState());
-      c.add(s == null ? "" : s.slurmNode());
-      c.add(s == null ? "" : s.k8sNode());
+      if (g != null) {
+        c.add("group " + g.phase().label());
+        c.add(g.jobId() == 0 ? "" : Long.toString(g.jobId()));
+        c.add(g.jobState());
+        c.add(m == null ? "" : m.slurmNode());
+        c.add(m == null ? "" : m.k8sNode());
+      } else {
+        c.add(s == null ? "no workflow" : s.phase().label());
+        c.add(s == null || s.jobId() == 0 ? "" : Long.toString(s.jobId()));
+        c.add(s == null ? "" : s.jobState());
+        c.add(s == null ? "" : s.slurmNode());
+        c.add(s == null ? "" : s.k8sNode());
+      }
       c.add(age(r.pod().created(), now));
       c.add(problem(r));
       cells.add(c);
@@ -174,6 +205,16 @@ final class PodsCommand implements Callable<Integer> {
    * What keeps the pod from progressing: the workflow's problem, why it is invalid, or the note.
    */
   static String problem(Row r) {
+    if (r.group() != null) {
+      PodGroupStatus.MemberStatus m = r.member();
+      if (r.group().problem() != null) {
+        return r.group().problem();
+      }
+      if (r.group().invalid() != null && !r.group().invalid().isEmpty()) {
+        return String.join("; ", r.group().invalid());
+      }
+      return m == null ? "not a member of " + r.pod().groupWorkflowId() + " yet" : null;
+    }
     if (r.status() == null) {
       return r.note();
     }
@@ -210,6 +251,7 @@ final class PodsCommand implements Callable<Integer> {
     o.put("created", r.pod().created() == null ? null : r.pod().created().toString());
     o.put("workflowId", r.pod().uid() == null ? null : r.pod().workflowId());
     o.set("schedule", Output.JSON.valueToTree(r.status()));
+    o.set("groupSchedule", Output.JSON.valueToTree(r.group()));
     o.put("note", r.note());
     return o;
   }

@@ -10,6 +10,11 @@ import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.FakeScheduling;
+import dev.tandem.workflows.schedule.GroupMember;
+import dev.tandem.workflows.schedule.GroupPhase;
+import dev.tandem.workflows.schedule.PodGroupInput;
+import dev.tandem.workflows.schedule.PodGroupWorkflow;
+import dev.tandem.workflows.schedule.PodGroupWorkflowImpl;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleInput;
 import dev.tandem.workflows.schedule.PodScheduleWorkflow;
@@ -60,9 +65,11 @@ class PodsCommandTest {
     WorkflowClient client = WorkflowClient.newInstance(stubs);
     world = new FakeScheduling();
     world.slurmToK8s.put("n1", "k1");
+    world.slurmToK8s.put("n2", "k2");
     worker = WorkerFactory.newInstance(client);
     var w = worker.newWorker(Names.TASK_QUEUE);
-    w.registerWorkflowImplementationTypes(PodScheduleWorkflowImpl.class);
+    w.registerWorkflowImplementationTypes(
+        PodScheduleWorkflowImpl.class, PodGroupWorkflowImpl.class);
     w.registerActivitiesImplementations(world);
     worker.start();
 
@@ -87,6 +94,44 @@ class PodsCommandTest {
     web.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
     Await.until("web running", LIMIT, () -> web.status().phase(), p -> p == SchedulePhase.RUNNING);
     Await.until("bad invalid", LIMIT, () -> bad.status().phase(), p -> p == SchedulePhase.INVALID);
+
+    // A running gang of two in team-x, scheduled by its group's workflow.
+    Map<String, String> gang = Map.of("tandem.dev/pod-group", "h", "tandem.dev/group-size", "2");
+    PodGroupWorkflow group =
+        client.newWorkflowStub(
+            PodGroupWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(Names.podGroupWorkflowId("team-x", "h"))
+                .setTaskQueue(Names.TASK_QUEUE)
+                .build());
+    WorkflowClient.start(
+        group::run,
+        new PodGroupInput(
+            "team-x",
+            "h",
+            SchedulingConfig.defaults(),
+            new Tuning(1, 10, 4000, 200, 120, false),
+            null));
+    for (String m : List.of("h-0", "h-1")) {
+      String uid = pod("team-x", m, Names.SCHEDULER_NAME, gang).getMetadata().getUid();
+      world.addPod(m, uid);
+      PodRequest r =
+          new PodRequest(
+              "team-x",
+              m,
+              uid,
+              Map.of("cpu", "500m", "memory", "1Gi"),
+              gang,
+              Map.of(),
+              null,
+              20L,
+              null);
+      group.memberObserved(new GroupMember(r, world.getPod("team-x", m)));
+    }
+    Await.until("gang pending", LIMIT, () -> group.status().jobId(), j -> j != 0);
+    long gid = group.status().jobId();
+    group.jobObserved(world.setJob(gid, "RUNNING", "None", List.of("n1", "n2")));
+    Await.until("gang running", LIMIT, () -> group.status().phase(), p -> p == GroupPhase.RUNNING);
   }
 
   @AfterAll
@@ -201,7 +246,13 @@ class PodsCommandTest {
     assertTrue(r.out().startsWith("NAMESPACE   POD"), r.out());
     List<String> g = row(r.out(), "g-0");
     assertEquals(List.of("team-x", "g-0", "g", "no workflow"), g.subList(0, 4));
-    assertEquals(5, r.out().lines().count(), r.out());
+    // A member of a running gang shows its group's phase and job, and its own nodes.
+    List<String> h = row(r.out(), "h-0");
+    assertEquals(List.of("team-x", "h-0", "h", "group running"), h.subList(0, 4), r.out());
+    assertTrue(h.contains("RUNNING"), h.toString());
+    assertTrue(h.contains("n1") && h.contains("k1"), h.toString());
+    assertTrue(row(r.out(), "h-1").contains("k2"), r.out());
+    assertEquals(7, r.out().lines().count(), r.out());
   }
 
   @Test
