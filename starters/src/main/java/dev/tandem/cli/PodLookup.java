@@ -82,8 +82,18 @@ final class PodLookup {
     }
   }
 
-  /** A client from {@code kubeconfig}, or fabric8's usual discovery when null. */
+  /**
+   * A client from {@code kubeconfig}; when null, from {@code KUBECONFIG} or {@code ~/.kube/config}
+   * (fabric8's usual discovery), else from a running {@code tandem dev}'s kubeconfig.
+   */
   static KubernetesClient kubernetes(String kubeconfig) {
+    if (kubeconfig == null) {
+      kubeconfig =
+          devKubeconfig(
+              System.getenv("KUBECONFIG"),
+              Path.of(System.getProperty("user.home"), ".kube", "config"),
+              Path.of(DevCommand.DEFAULT_STATE_DIR, "kubeconfig"));
+    }
     try {
       Config c =
           kubeconfig == null
@@ -97,5 +107,16 @@ final class PodLookup {
     } catch (RuntimeException e) {
       throw new CliException("kubeconfig " + kubeconfig + " is not usable: " + e.getMessage());
     }
+  }
+
+  /**
+   * {@code tandem dev}'s kubeconfig when nothing else names a cluster (no {@code KUBECONFIG}, no
+   * {@code ~/.kube/config}) and it exists; else null (fabric8's discovery).
+   */
+  static String devKubeconfig(String env, Path home, Path dev) {
+    if ((env != null && !env.isBlank()) || Files.exists(home) || !Files.exists(dev)) {
+      return null;
+    }
+    return dev.toString();
   }
 }

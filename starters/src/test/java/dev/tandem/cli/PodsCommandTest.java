@@ -37,6 +37,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tandem pods} and {@code tandem history pod/...} against the local Kubernetes API and a
@@ -97,21 +98,18 @@ class PodsCommandTest {
 
     // A running gang of two in team-x, scheduled by its group's workflow.
     Map<String, String> gang = Map.of("tandem.dev/pod-group", "h", "tandem.dev/group-size", "2");
-    PodGroupWorkflow group =
-        client.newWorkflowStub(
-            PodGroupWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(Names.podGroupWorkflowId("team-x", "h"))
-                .setTaskQueue(Names.TASK_QUEUE)
-                .build());
-    WorkflowClient.start(
-        group::run,
+    WorkflowOptions groupOptions =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(Names.podGroupWorkflowId("team-x", "h"))
+            .setTaskQueue(Names.TASK_QUEUE)
+            .build();
+    PodGroupInput groupInput =
         new PodGroupInput(
             "team-x",
             "h",
             SchedulingConfig.defaults(),
             new Tuning(1, 10, 4000, 200, 120, false),
-            null));
+            null);
     for (String m : List.of("h-0", "h-1")) {
       String uid = pod("team-x", m, Names.SCHEDULER_NAME, gang).getMetadata().getUid();
       world.addPod(m, uid);
@@ -126,8 +124,16 @@ class PodsCommandTest {
               null,
               20L,
               null);
-      group.memberObserved(new GroupMember(r, world.getPod("team-x", m)));
+      // As the watcher does: signal-with-start (a group with no member yet ends at once).
+      client
+          .newUntypedWorkflowStub("PodGroup", groupOptions)
+          .signalWithStart(
+              Names.SIGNAL_MEMBER_OBSERVED,
+              new Object[] {new GroupMember(r, world.getPod("team-x", m))},
+              new Object[] {groupInput});
     }
+    PodGroupWorkflow group =
+        client.newWorkflowStub(PodGroupWorkflow.class, Names.podGroupWorkflowId("team-x", "h"));
     Await.until("gang pending", LIMIT, () -> group.status().jobId(), j -> j != 0);
     long gid = group.status().jobId();
     group.jobObserved(world.setJob(gid, "RUNNING", "None", List.of("n1", "n2")));
@@ -341,5 +347,18 @@ class PodsCommandTest {
     assertEquals(1, r.code(), r.toString());
     assertTrue(r.err().startsWith("tandem: cannot list pods from Kubernetes ("), r.err());
     assertTrue(r.err().endsWith("): check --kubeconfig/KUBECONFIG\n"), r.err());
+  }
+
+  @Test
+  void withoutAKubeconfigTheDevStacksIsUsedOnlyWhenNothingElseNamesACluster(@TempDir Path dir)
+      throws Exception {
+    Path home = dir.resolve("home-config");
+    Path dev = dir.resolve("dev-kubeconfig");
+    assertEquals(null, PodLookup.devKubeconfig(null, home, dev), "no dev stack");
+    Files.writeString(dev, "x");
+    assertEquals(dev.toString(), PodLookup.devKubeconfig(null, home, dev));
+    assertEquals(null, PodLookup.devKubeconfig("/etc/k.conf", home, dev), "KUBECONFIG wins");
+    Files.writeString(home, "x");
+    assertEquals(null, PodLookup.devKubeconfig(null, home, dev), "~/.kube/config wins");
   }
 }
