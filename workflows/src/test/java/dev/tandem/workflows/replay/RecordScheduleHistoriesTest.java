@@ -3,7 +3,9 @@ package dev.tandem.workflows.replay;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import dev.tandem.workflows.schedule.SchedulePhase;
@@ -11,6 +13,7 @@ import dev.tandem.workflows.schedule.ScheduleTestBase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -58,6 +61,80 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     world.pods.remove("rec-wait");
     result(wait);
     write("schedule-wait", request("rec-wait", Map.of(), 30));
+  }
+
+  /**
+   * The races found by {@code tandem bench scheduling}, recorded with the forward-only views: a job
+   * seen running while the submit answers, a pod deleted while the bind answers, and a running job
+   * stamped before an earlier read. Recorded before the first release of the workflow, so later
+   * changes to these paths fail {@link ReplayTest} unless guarded:
+   *
+   * <pre>./mvnw -pl workflows test -Dtest=RecordScheduleHistoriesTest#recordRaces
+   *     -Dtandem.recordHistories=v1</pre>
+   */
+  @Test
+  void recordRaces() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    world.slurmToK8s.put("n1", "k1");
+    // the watcher's RUNNING arrives while the submit answers PENDING
+    PodRequest early = request("rec-early", Map.of(), 30);
+    world.duringSubmit =
+        () -> {
+          long id = world.jobOf("uid-rec-early");
+          SlurmJobView j = world.jobs.get(id);
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(early))
+              .signal(
+                  "jobObserved",
+                  new SlurmJobView(
+                      id, j.name(), j.comment(), "RUNNING", "None", List.of("n1"), 0, null));
+        };
+    PodScheduleWorkflow e = schedule(early, TUNING);
+    await("running", 5, () -> in(e, SchedulePhase.RUNNING));
+    world.pods.remove("rec-early");
+    e.podObserved(PodView.absent("rec-early"));
+    result(e);
+    write("schedule-early-running", early);
+    // the pod is deleted while the bind answers "bound"
+    PodRequest gone = request("rec-gone", Map.of(), 30);
+    world.duringBind =
+        () -> {
+          world.pods.remove("rec-gone");
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(gone))
+              .signal("podObserved", PodView.absent("rec-gone"));
+        };
+    PodScheduleWorkflow g = schedule(gone, TUNING);
+    await("pending", 10, () -> in(g, SchedulePhase.PENDING));
+    long gid = world.jobOf("uid-rec-gone");
+    g.jobObserved(world.setJob(gid, "RUNNING", "None", List.of("n1")));
+    result(g);
+    write("schedule-deleted-during-bind", gone);
+    // a RUNNING view stamped before the PENDING one held
+    PodRequest stamped = request("rec-stamped", Map.of(), 30);
+    PodScheduleWorkflow st = schedule(stamped, TUNING);
+    await("pending", 10, () -> in(st, SchedulePhase.PENDING));
+    long sid = world.jobOf("uid-rec-stamped");
+    SlurmJobView held = world.jobs.get(sid);
+    Instant t = Instant.parse("2026-11-24T03:24:00.500Z");
+    st.jobObserved(
+        new SlurmJobView(sid, held.name(), held.comment(), "PENDING", "Priority", List.of(), 0, t));
+    world.setJob(sid, "RUNNING", "None", List.of("n1"));
+    st.jobObserved(
+        new SlurmJobView(
+            sid,
+            held.name(),
+            held.comment(),
+            "RUNNING",
+            "None",
+            List.of("n1"),
+            0,
+            t.minusMillis(100)));
+    await("running", 5, () -> in(st, SchedulePhase.RUNNING));
+    world.pods.remove("rec-stamped");
+    st.podObserved(PodView.absent("rec-stamped"));
+    result(st);
+    write("schedule-stamped-running", stamped);
   }
 
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) throws IOException {
