@@ -58,7 +58,6 @@ final class PodsCommand implements Callable<Integer> {
       description = "kubeconfig used to list the pods (env KUBECONFIG)")
   String kubeconfig;
 
-  /** One pod and what its workflow said; {@code note} when there is no status to show. */
   /** One pod: its own workflow's status, or (a gang member) its group's, or a note why neither. */
   record Row(PodLookup.PodRef pod, PodScheduleStatus status, PodGroupStatus group, String note) {
     Row(PodLookup.PodRef pod, PodScheduleStatus status, String note) {

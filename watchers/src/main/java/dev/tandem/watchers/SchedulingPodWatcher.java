@@ -103,29 +103,35 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
 
   @Override
   protected void onAdd(Pod pod) {
-    send(pod, route(pod, false), PodViews.of(pod));
+    send(pod, route(pod, false), PodViews.of(pod), null);
   }
 
   @Override
   protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
     PodView after = PodViews.of(pod);
-    if (resyncPass
-        || !PodWatcher.meaningfullySame(PodViews.of(old), after)
-        || !SchedulingPods.request(old).equals(SchedulingPods.request(pod))) {
-      send(pod, route(pod, false), after);
+    if (resyncPass || !PodWatcher.meaningfullySame(PodViews.of(old), after)) {
+      send(pod, route(pod, false), after, null);
+      return;
+    }
+    PodRequest request = SchedulingPods.request(pod);
+    if (!SchedulingPods.request(old).equals(request)) {
+      send(pod, route(pod, false), after, request);
     }
   }
 
   @Override
   protected void onDelete(Pod pod, boolean unknownFinalState) {
-    send(pod, route(pod, true), PodView.absent(pod.getMetadata().getName()));
+    send(pod, route(pod, true), PodView.absent(pod.getMetadata().getName()), null);
   }
 
-  private void send(Pod pod, Route route, PodView view) {
+  /**
+   * @param known the pod's request if the caller already computed it, else null
+   */
+  private void send(Pod pod, Route route, PodView view, PodRequest known) {
     // A gang's workflow needs the member's request with every signal (also its last one, when it
     // is gone: which member left, and what it asked for); a single pod's only to start.
-    PodRequest request =
-        route.start() || route.group() != null ? SchedulingPods.request(pod) : null;
+    boolean needed = route.start() || route.group() != null;
+    PodRequest request = !needed ? null : known != null ? known : SchedulingPods.request(pod);
     String ns = pod.getMetadata().getNamespace();
     Instant seen = Instant.now();
     coalescer.submit(
