@@ -3,6 +3,7 @@ package dev.tandem.activities;
 import dev.tandem.k8s.PodFactory;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.PodViews;
+import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.activities.KubeActivities;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.NodeSetRef;
@@ -69,16 +70,53 @@ public class KubeActivitiesImpl implements KubeActivities {
           }
           // Strict: a field this cluster does not know is a typo or a version mismatch in the
           // template; refusing it (400, KubeRejected) beats a pod silently missing the field.
-          Pod created =
-              client
-                  .pods()
-                  .inNamespace(ns)
-                  .resource(pod)
-                  .fieldValidation(FieldValidateable.Validation.STRICT)
-                  .create();
+          Pod created;
+          try {
+            created =
+                client
+                    .pods()
+                    .inNamespace(ns)
+                    .resource(pod)
+                    .fieldValidation(FieldValidateable.Validation.STRICT)
+                    .create();
+          } catch (KubernetesClientException e) {
+            if (PodRejections.invalid(e)) {
+              throw rejectedPod(request, e);
+            }
+            throw e;
+          }
           log.info("created pod {}/{} revision {}", ns, name, request.template().revision());
           return PodViews.of(created);
         });
+  }
+
+  /**
+   * The cluster refused the pod as invalid: the whole error to the log and to a Warning event on
+   * the NodeSet ({@code kubectl describe nodeset}), one line to the workflow.
+   */
+  private RuntimeException rejectedPod(PodRequest request, KubernetesClientException e) {
+    String line = PodRejections.oneLine(e);
+    String full = KubeCalls.apiMessage(e);
+    log.warn(
+        "the cluster rejected pod {}/{} at revision {}: {}",
+        request.node().namespace(),
+        request.node().pod(),
+        request.template().revision(),
+        full);
+    events.record(
+        new EventRequest(
+            request.node().namespace(),
+            NodeSet.KIND,
+            request.node().nodeSet(),
+            "Warning",
+            "PodRejected",
+            "pod "
+                + request.node().pod()
+                + " at revision "
+                + request.template().revision()
+                + " rejected: "
+                + full));
+    return PodRejections.failure(e);
   }
 
   /**

@@ -22,13 +22,21 @@ public interface KubeActivities {
   /** Failure type for requests Kubernetes refuses for good (invalid pod template, forbidden). */
   String REJECTED = "KubeRejected";
 
+  /**
+   * Failure type of {@link #ensurePod} when the API server refuses the pod as invalid (400, 422): a
+   * field this cluster does not know, or a value it does not accept. Non-retryable: the same
+   * template is refused again. The message is one line naming the field and why.
+   */
+  String POD_REJECTED = "KubePodRejected";
+
   /** The pod, or {@link PodView#absent} if there is none. */
   @ActivityMethod
   PodView getPod(String namespace, String name);
 
   /**
    * Creates the pod if no pod of that name exists and returns the pod that exists afterwards (which
-   * may be an older one: the caller compares revisions).
+   * may be an older one: the caller compares revisions). A pod the cluster refuses as invalid fails
+   * with {@link #POD_REJECTED}.
    */
   @ActivityMethod
   PodView ensurePod(PodRequest request);
