@@ -56,6 +56,16 @@ public final class NodeLifecycleState {
 
   List<Long> jobIds = new ArrayList<>();
 
+  /**
+   * A revision whose pod the cluster refused as invalid (Versions.POD_REJECTED): no pod is created
+   * at it again; the node waits for another target. Cleared once a pod at another revision is
+   * created. Null when none.
+   */
+  String rejectedRevision;
+
+  /** Why the cluster refused {@link #rejectedRevision}, in one line. */
+  String rejection;
+
   /** The current problem (stuck, refused), or null. */
   String problem;
 

@@ -70,6 +70,9 @@ final class NodePhases {
       return poll();
     }
     if (!pod.exists()) {
+      if (fx.targetRejected()) {
+        return rejectedWait();
+      }
       pod = fx.ensurePod();
       if (pod == null) {
         return poll();
@@ -158,6 +161,9 @@ final class NodePhases {
       }
       return waiting("waiting for the old pod to go");
     }
+    if (fx.targetRejected()) {
+      return rejectedWait();
+    }
     pod = fx.ensurePod();
     if (pod == null) {
       return poll();
@@ -212,6 +218,15 @@ final class NodePhases {
 
   private boolean isTarget(String revision) {
     return s.target != null && java.util.Objects.equals(s.target.revision(), revision);
+  }
+
+  /**
+   * The cluster refused the target revision's pod: creating it again would be refused again, so
+   * wait (no create) for another target, which an {@code update} signal brings and wakes the loop
+   * for. The NodeSet sends the last good revision, or a new one when the spec changes.
+   */
+  private Step rejectedWait() {
+    return Step.stay(s.phase, tuning.resyncSeconds());
   }
 
   private Step poll() {

@@ -58,6 +58,8 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private final Map<String, Integer> pinging = new TreeMap<>();
   private int maxOutOfService;
   private Set<String> trackedNodes = Set.of();
+  private final Map<String, String> rejectedRevisions = new TreeMap<>();
+  private final Map<String, Integer> ensurePodCalls = new TreeMap<>();
 
   // ---------------- KubeActivities ----------------
 
@@ -69,9 +71,15 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   @Override
   public synchronized PodView ensurePod(PodRequest r) {
     String name = r.node().pod();
+    ensurePodCalls.merge(r.template().revision(), 1, Integer::sum);
     PodView p = pods.get(name);
     if (p != null) {
       return p;
+    }
+    String why = rejectedRevisions.get(r.template().revision());
+    if (why != null) {
+      // What KubeActivitiesImpl throws when the API server answers 400/422 to the create.
+      throw ApplicationFailure.newNonRetryableFailure(why, KubeActivities.POD_REJECTED);
     }
     Instant created = tick();
     p =
@@ -296,6 +304,16 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   public synchronized void track(Set<String> names) {
     trackedNodes = Set.copyOf(names);
     maxOutOfService = 0;
+  }
+
+  /** Pod creates at {@code revision} are refused as invalid, as a real API server would. */
+  public synchronized void rejectRevision(String revision, String why) {
+    rejectedRevisions.put(revision, why);
+  }
+
+  /** How many times ensurePod was called with {@code revision} (created, found, or refused). */
+  public synchronized int ensurePodCalls(String revision) {
+    return ensurePodCalls.getOrDefault(revision, 0);
   }
 
   public synchronized int maxOutOfService() {
