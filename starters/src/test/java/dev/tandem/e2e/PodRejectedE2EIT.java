@@ -30,12 +30,16 @@ import org.junit.jupiter.api.Test;
 class PodRejectedE2EIT {
   private static final Duration LIMIT = Duration.ofSeconds(120);
   private static final Duration EVERY = Duration.ofMillis(250);
-  private static final String SET = "rejected";
+  // Slurm node names must be declared in slurm.conf: scripts/slurm-local.sh declares e2e-[0-7].
+  private static final String SET = "e2e";
   private static E2EStack e2e;
+
+  /** A cluster too old for container resizePolicy (1.27). */
+  private static final KubeVersion KUBE = KubeVersion.parse(System.getProperty("e2e.kube", "1.26"));
 
   @BeforeAll
   static void start() throws Exception {
-    e2e = E2EStack.start(Map.of(), UnaryOperator.identity(), KubeVersion.parse("1.26"));
+    e2e = E2EStack.start(Map.of(), UnaryOperator.identity(), KUBE);
   }
 
   @AfterAll
@@ -50,7 +54,10 @@ class PodRejectedE2EIT {
   }
 
   private static boolean allReadyAt(int n, String revision) {
-    NodeSetSnapshot s = e2e.nodeSetStatus(SET);
+    return allReadyAt(e2e.nodeSetStatus(SET), n, revision);
+  }
+
+  private static boolean allReadyAt(NodeSetSnapshot s, int n, String revision) {
     return s.nodes().size() == n
         && s.nodes().stream()
             .allMatch(x -> x.phase() == NodePhase.READY && revision.equals(x.revision()));
@@ -83,17 +90,15 @@ class PodRejectedE2EIT {
   @Test
   void aFieldNewerThanTheClusterIsInvalidSpecNotARetryStormAndTheNodesKeepServing()
       throws Exception {
-    assertTrue(e2e.kubectl("version", "-o", "json").contains("\"minor\": \"26\""));
+    String version = e2e.kubectl("version", "-o", "json");
+    assertTrue(version.contains("\"minor\": \"" + KUBE.minor() + "\""), version);
     e2e.apply(Manifests.nodeSet(SET, 2, "slurmd:v1", ""));
     Await.until(
         "2 nodes ready",
         LIMIT,
         EVERY,
-        () ->
-            e2e.nodeSetStatus(SET).nodes().size() == 2
-                && e2e.nodeSetStatus(SET).nodes().stream()
-                    .allMatch(n -> n.phase() == NodePhase.READY),
-        b -> b);
+        () -> e2e.nodeSetStatus(SET).nodes(),
+        ns -> ns.size() == 2 && ns.stream().allMatch(n -> n.phase() == NodePhase.READY));
     String good = e2e.nodeSetStatus(SET).status().updateRevision();
 
     // Count every pod create the API sees from now on (a 1 ms delay changes nothing else).
@@ -127,7 +132,12 @@ class PodRejectedE2EIT {
     assertTrue(msg.contains("revision " + bad), msg);
 
     // Both nodes serve again at the last good revision, and stay so: no retry storm.
-    Await.until("2 nodes ready at " + good, LIMIT, EVERY, () -> allReadyAt(2, good), b -> b);
+    Await.until(
+        "2 nodes ready at " + good,
+        LIMIT,
+        EVERY,
+        () -> e2e.nodeSetStatus(SET),
+        s -> allReadyAt(s, 2, good));
     long attempts = creates.hits();
     Thread.sleep(25_000); // more than two resync periods (10 s) and many poll intervals (1 s)
     assertTrue(allReadyAt(2, good), e2e.nodeSetStatus(SET).toString());
@@ -149,7 +159,12 @@ class PodRejectedE2EIT {
         () -> e2e.nodeSetStatus(SET).status().updateRevision(),
         r -> !r.equals(bad) && !r.equals(good));
     String fixed = e2e.nodeSetStatus(SET).status().updateRevision();
-    Await.until("2 nodes ready at " + fixed, LIMIT, EVERY, () -> allReadyAt(2, fixed), b -> b);
+    Await.until(
+        "2 nodes ready at " + fixed,
+        LIMIT,
+        EVERY,
+        () -> e2e.nodeSetStatus(SET),
+        s -> allReadyAt(s, 2, fixed));
     Await.until(
         "InvalidSpec cleared",
         LIMIT,
