@@ -3,10 +3,16 @@ package dev.tandem.devstack.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.devstack.api.Store.Stored;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +94,7 @@ final class GarbageCollector implements AutoCloseable {
   private GcAttempts attempts;
   private boolean busy;
   private volatile boolean closed;
+  private volatile Context context;
 
   GarbageCollector(Lock writeLock) {
     this.writeLock = writeLock;
@@ -104,6 +111,10 @@ final class GarbageCollector implements AutoCloseable {
   void observe(ResourceType t, ObjectNode old, ObjectNode now) {
     if (attempts == null || t.createOnly()) {
       return;
+    }
+    Context ctx = Vertx.currentContext();
+    if (ctx != null) {
+      context = ctx;
     }
     if (now == null) {
       String uid = Json.text(old, "metadata", "uid");
@@ -193,18 +204,60 @@ final class GarbageCollector implements AutoCloseable {
         queue.remove(item);
         busy = true;
       }
-      writeLock.lock();
       try {
-        attempts.handle(item);
-      } catch (RuntimeException e) {
-        log.warn("garbage collector failed on {}", item, e);
+        runOnEventLoop(item);
       } finally {
-        writeLock.unlock();
         synchronized (this) {
           busy = false;
           notifyAll();
         }
       }
+    }
+  }
+
+  /**
+   * Handles one item on a Vert.x event loop of the server, as requests are handled: the mock's
+   * WebSocket send waits for the write to complete when called from any other thread, and with the
+   * write lock held that could stall the server until it times out (30 s).
+   */
+  private void runOnEventLoop(Item item) {
+    Context ctx = context;
+    if (ctx == null) {
+      handle(item); // no request was ever served, so no watch is open
+      return;
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    ctx.runOnContext(
+        v -> {
+          try {
+            handle(item);
+          } finally {
+            done.complete(null);
+          }
+        });
+    while (!closed) {
+      try {
+        done.get(1, TimeUnit.SECONDS);
+        return;
+      } catch (TimeoutException e) {
+        // the event loop is busy (or the server is stopping): look again
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException e) {
+        return; // handle() catches everything; nothing to report
+      }
+    }
+  }
+
+  private void handle(Item item) {
+    writeLock.lock();
+    try {
+      attempts.handle(item);
+    } catch (RuntimeException e) {
+      log.warn("garbage collector failed on {}", item, e);
+    } finally {
+      writeLock.unlock();
     }
   }
 

@@ -339,4 +339,58 @@ class GarbageCollectionTest extends ApiTestBase {
     gcSettles();
     assertNotNull(getConfigMap("unserved-cm"), "an owner kind that is not served is never absent");
   }
+
+  @Test
+  void watchersSeeTheOwnerWaitThenTheDependentGoThenTheOwner() throws Exception {
+    List<String> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    TestNodeSet owner = nodeSet("watched");
+    ownedConfigMap("watched-cm", ref(owner, true));
+    try (var w1 =
+            client
+                .resources(TestNodeSet.class)
+                .inNamespace(NS)
+                .withName("watched")
+                .watch(recorder(events));
+        var w2 =
+            client.configMaps().inNamespace(NS).withName("watched-cm").watch(recorder(events))) {
+      deleteNodeSet("watched", "{\"propagationPolicy\":\"Foreground\"}");
+      await(
+          WAIT, () -> events.stream().filter(e -> e.contains("DELETED")).count() == 2, "both gone");
+    }
+    List<String> byRv =
+        events.stream()
+            .sorted(java.util.Comparator.comparingLong(e -> Long.parseLong(e.split(" ")[0])))
+            .map(e -> e.substring(e.indexOf(' ') + 1))
+            .toList();
+    assertEquals(
+        List.of(
+            "ADDED NodeSet watched []",
+            "ADDED ConfigMap watched-cm []",
+            "MODIFIED NodeSet watched [foregroundDeletion]",
+            "DELETED ConfigMap watched-cm []",
+            "DELETED NodeSet watched [foregroundDeletion]"),
+        byRv);
+  }
+
+  private static <T extends HasMetadata> io.fabric8.kubernetes.client.Watcher<T> recorder(
+      List<String> events) {
+    return new io.fabric8.kubernetes.client.Watcher<>() {
+      @Override
+      public void eventReceived(Action action, T o) {
+        events.add(
+            o.getMetadata().getResourceVersion()
+                + " "
+                + action
+                + " "
+                + o.getKind()
+                + " "
+                + o.getMetadata().getName()
+                + " "
+                + o.getMetadata().getFinalizers());
+      }
+
+      @Override
+      public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+    };
+  }
 }
