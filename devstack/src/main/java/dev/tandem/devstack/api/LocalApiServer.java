@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,7 @@ public final class LocalApiServer implements AutoCloseable {
   private final KubernetesClient client;
   private final ApiFaults faults;
   private final KubeVersion version;
+  private final GarbageCollector gc;
 
   private LocalApiServer(int requestedPort, int watchWindow, KubeVersion version)
       throws IOException {
@@ -74,6 +76,9 @@ public final class LocalApiServer implements AutoCloseable {
     Writes writes = new Writes(store, catalog, version);
     Deletes deletes = new Deletes(store, catalog);
     writes.setDeletes(deletes);
+    gc = new GarbageCollector(dispatcher.lock.writeLock());
+    store.setGarbageCollector(gc);
+    gc.start(new GcAttempts(store, catalog, deletes, gc));
     DisruptionBudgets budgets = new DisruptionBudgets(store, catalog);
     store.setBudgets(budgets);
     Subresources subs = new Subresources(store, catalog, writes, deletes, budgets);
@@ -170,6 +175,20 @@ public final class LocalApiServer implements AutoCloseable {
     return faults;
   }
 
+  /**
+   * Waits until the garbage collector, which runs apart from the API calls as on a cluster, has
+   * nothing queued or running; false if that did not happen within {@code max}. For tests that want
+   * to see that the GC left something alone.
+   */
+  public boolean awaitGarbageCollector(Duration max) {
+    try {
+      return gc.awaitIdle(max);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** A client owned by the server (closed with it). */
   public KubernetesClient client() {
     return client;
@@ -258,6 +277,7 @@ public final class LocalApiServer implements AutoCloseable {
         server.destroy();
       } finally {
         timer.shutdownNow();
+        gc.close();
       }
     }
     log.info("local Kubernetes API on port {} stopped", port);
