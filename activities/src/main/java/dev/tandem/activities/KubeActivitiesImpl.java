@@ -32,11 +32,13 @@ public class KubeActivitiesImpl implements KubeActivities {
   private final KubernetesClient client;
   private final NodeSetWrites nodeSets;
   private final EventRecorder events;
+  private final EvictionLabels evictionLabels;
 
   public KubeActivitiesImpl(KubernetesClient client, Clock clock) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeSets = new NodeSetWrites(client, clock);
     this.events = new EventRecorder(client, clock);
+    this.evictionLabels = new EvictionLabels(client);
   }
 
   @Override
@@ -144,6 +146,11 @@ public class KubeActivitiesImpl implements KubeActivities {
           Pod after = get(namespace, name);
           return after == null ? PodView.absent(name) : PodViews.of(after);
         });
+  }
+
+  @Override
+  public void markEvictable(String namespace, String name, String uid, boolean evictable) {
+    evictionLabels.mark(namespace, name, uid, evictable);
   }
 
   @Override

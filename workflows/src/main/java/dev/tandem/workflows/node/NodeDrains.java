@@ -14,6 +14,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.node.NodeLifecycleState.Eviction;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 import dev.tandem.workflows.support.Versions;
 import java.util.Objects;
@@ -59,6 +60,10 @@ final class NodeDrains {
     if (s.drainStartedMillis == 0) {
       s.drainStartedMillis = fx.nowMillis();
     }
+    // Drained in Slurm again (above): now the pod may lose its evictable label, never before.
+    if (!protect()) {
+      return poll();
+    }
     Boolean busy = fx.refreshJobs();
     if (Boolean.FALSE.equals(busy)) {
       s.drainStartedMillis = 0;
@@ -103,6 +108,10 @@ final class NodeDrains {
       return Step.to(UPDATING, "update-started", "to revision " + s.target.revision());
     }
     if (s.holds.isEmpty()) {
+      // Protected again before the drain is lifted (in registering); if that fails, stay.
+      if (!protect()) {
+        return poll();
+      }
       return Step.to(REGISTERING, "undrain-started", "no holder left");
     }
     if (refresh) {
@@ -111,6 +120,9 @@ final class NodeDrains {
         return podLost(pod);
       }
       fx.refreshSlurm();
+    } else if (s.pod != null && lost(s.pod) && Versions.of(Versions.EVICTABLE) >= 1) {
+      // The pod watcher saw it go (an eviction, most likely): recreate it now, not at the resync.
+      return podLost(s.pod);
     }
     SlurmNodeView node = s.slurm;
     if (node != null && canDrain(node) && !node.down()) {
@@ -123,7 +135,40 @@ final class NodeDrains {
         fx.timeline("reason-updated", top);
       }
     }
+    if (needsMark(node) && Versions.of(Versions.EVICTABLE) >= 1 && fx.markEvictable()) {
+      fx.timeline("evictable", "pod " + s.pod.uid() + " may be evicted: drained, no job runs");
+    }
     return Step.stay(DRAINED, tuning.resyncSeconds());
+  }
+
+  /**
+   * Whether the pod should be labelled evictable now: it exists and is not marked yet, and Slurm's
+   * last word is that the node is drained (or down) and so takes no job. Unknown is no.
+   */
+  private boolean needsMark(SlurmNodeView node) {
+    PodView pod = s.pod;
+    if (pod == null || !pod.exists() || pod.terminating() || pod.uid() == null) {
+      return false;
+    }
+    if (node == null || !node.known() || !(node.drainFlag() || node.down())) {
+      return false;
+    }
+    return s.eviction != Eviction.EVICTABLE || !pod.uid().equals(s.evictableUid);
+  }
+
+  /**
+   * Removes the evictable label if the pod may carry it. Every way out of drained that can run jobs
+   * again passes here first (fail closed: false, and the caller stays, if Kubernetes cannot say).
+   */
+  boolean protect() {
+    if (s.eviction == Eviction.PROTECTED) {
+      return true;
+    }
+    if (!fx.unmarkEvictable()) {
+      return false;
+    }
+    fx.timeline("protected", "evictable label removed");
+    return true;
   }
 
   /** The pod is gone, going, or ended: it has to be recreated. */

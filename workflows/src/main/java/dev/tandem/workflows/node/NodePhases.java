@@ -16,6 +16,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.Versions;
 
 /**
  * One small handler per phase, each in the same shape: observe (re-read what it needs), validate
@@ -87,7 +88,13 @@ final class NodePhases {
     if (pod.running()) {
       return Step.to(REGISTERING, "pod-running", where(pod));
     }
-    return waiting("pod is " + pod.phase() + (pod.message() == null ? "" : ": " + pod.message()));
+    String what = "pod is " + pod.phase() + (pod.message() == null ? "" : ": " + pod.message());
+    if (pod.message() != null && !fx.slow() && Versions.of(Versions.EVICTABLE) >= 1) {
+      // Unschedulable (a cordoned node), an image that does not pull: say so now, not when slow.
+      fx.problem(what);
+      return poll();
+    }
+    return waiting(what);
   }
 
   /** Wait until the pod's slurmd has registered, then serve (or stay drained for the holds). */
@@ -111,7 +118,8 @@ final class NodePhases {
     if (!s.holds.isEmpty() || s.operation != Operation.NONE) {
       return Step.to(DRAINING, "registered", "held by " + String.join(", ", s.holds.keySet()));
     }
-    if (!drains.releaseOwnDrain(node)) {
+    // A pod that may still carry the evictable label loses it before it takes jobs.
+    if (!drains.protect() || !drains.releaseOwnDrain(node)) {
       return poll();
     }
     return Step.to(READY, "registered", "slurmd registered; in service");
