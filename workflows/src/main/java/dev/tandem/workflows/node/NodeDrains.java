@@ -14,7 +14,6 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
-import dev.tandem.workflows.node.NodeLifecycleState.Eviction;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 import dev.tandem.workflows.support.Versions;
 import java.util.Objects;
@@ -28,11 +27,13 @@ final class NodeDrains {
   private final NodeLifecycleState s;
   private final NodeEffects fx;
   private final Tuning tuning;
+  private final EvictionMarks marks;
 
-  NodeDrains(NodeLifecycleState s, NodeEffects fx, Tuning tuning) {
+  NodeDrains(NodeLifecycleState s, NodeEffects fx, Tuning tuning, EvictionMarks marks) {
     this.s = s;
     this.fx = fx;
     this.tuning = tuning;
+    this.marks = marks;
   }
 
   /**
@@ -61,7 +62,7 @@ final class NodeDrains {
       s.drainStartedMillis = fx.nowMillis();
     }
     // Drained in Slurm again (above): now the pod may lose its evictable label, never before.
-    if (!protect()) {
+    if (!marks.protect()) {
       return poll();
     }
     Boolean busy = fx.refreshJobs();
@@ -109,7 +110,7 @@ final class NodeDrains {
     }
     if (s.holds.isEmpty()) {
       // Protected again before the drain is lifted (in registering); if that fails, stay.
-      if (!protect()) {
+      if (!marks.protect()) {
         return poll();
       }
       return Step.to(REGISTERING, "undrain-started", "no holder left");
@@ -135,40 +136,8 @@ final class NodeDrains {
         fx.timeline("reason-updated", top);
       }
     }
-    if (needsMark(node) && Versions.of(Versions.EVICTABLE) >= 1 && fx.markEvictable()) {
-      fx.timeline("evictable", "pod " + s.pod.uid() + " may be evicted: drained, no job runs");
-    }
+    marks.markIfDrained(node);
     return Step.stay(DRAINED, tuning.resyncSeconds());
-  }
-
-  /**
-   * Whether the pod should be labelled evictable now: it exists and is not marked yet, and Slurm's
-   * last word is that the node is drained (or down) and so takes no job. Unknown is no.
-   */
-  private boolean needsMark(SlurmNodeView node) {
-    PodView pod = s.pod;
-    if (pod == null || !pod.exists() || pod.terminating() || pod.uid() == null) {
-      return false;
-    }
-    if (node == null || !node.known() || !(node.drainFlag() || node.down())) {
-      return false;
-    }
-    return s.eviction != Eviction.EVICTABLE || !pod.uid().equals(s.evictableUid);
-  }
-
-  /**
-   * Removes the evictable label if the pod may carry it. Every way out of drained that can run jobs
-   * again passes here first (fail closed: false, and the caller stays, if Kubernetes cannot say).
-   */
-  boolean protect() {
-    if (s.eviction == Eviction.PROTECTED) {
-      return true;
-    }
-    if (!fx.unmarkEvictable()) {
-      return false;
-    }
-    fx.timeline("protected", "evictable label removed");
-    return true;
   }
 
   /** The pod is gone, going, or ended: it has to be recreated. */

@@ -83,48 +83,11 @@ final class NodeEffects {
   }
 
   /**
-   * Labels the current pod evictable (drained, no job runs). The state says UNKNOWN from the ask
-   * until the answer, so a failure leaves it "maybe labelled" and the label is removed before the
-   * node serves again. False if Kubernetes could not be reached.
+   * Runs a Kubernetes activity that returns nothing; false (the failure recorded as the problem) if
+   * it failed after its retries.
    */
-  boolean markEvictable() {
-    String uid = s.pod.uid();
-    s.eviction = NodeLifecycleState.Eviction.UNKNOWN;
-    s.evictableUid = uid;
-    Boolean ok =
-        call(
-            "label pod evictable",
-            () ->
-                kubeVoid(
-                    "label pod " + ref().pod() + " evictable",
-                    k -> k.markEvictable(ns(), ref().pod(), uid, true)));
-    if (ok == null) {
-      return false;
-    }
-    s.eviction = NodeLifecycleState.Eviction.EVICTABLE;
-    return true;
-  }
-
-  /**
-   * Removes the evictable label from the pod it was asked for (a pod since replaced never had it).
-   * False if Kubernetes could not be reached: the pod may still be evictable.
-   */
-  boolean unmarkEvictable() {
-    String uid = s.evictableUid;
-    Boolean ok =
-        call(
-            "remove the evictable label",
-            () ->
-                kubeVoid(
-                    "unlabel pod " + ref().pod() + " evictable",
-                    k -> k.markEvictable(ns(), ref().pod(), uid, false)));
-    if (ok == null) {
-      s.eviction = NodeLifecycleState.Eviction.UNKNOWN;
-      return false;
-    }
-    s.eviction = NodeLifecycleState.Eviction.PROTECTED;
-    s.evictableUid = null;
-    return true;
+  boolean kubeDo(String what, String summary, java.util.function.Consumer<KubeActivities> c) {
+    return call(what, () -> kubeVoid(summary, c)) != null;
   }
 
   void event(boolean warning, String reason, String message) {

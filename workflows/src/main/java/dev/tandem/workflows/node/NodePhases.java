@@ -35,6 +35,7 @@ final class NodePhases {
   private final NodeEffects fx;
   private final Tuning tuning;
   private final NodeDrains drains;
+  private final EvictionMarks marks;
 
   /** Re-read the world on this pass (set after a timer or resync, not after every signal). */
   boolean refresh = true;
@@ -43,7 +44,8 @@ final class NodePhases {
     this.s = s;
     this.fx = fx;
     this.tuning = tuning;
-    this.drains = new NodeDrains(s, fx, tuning);
+    this.marks = new EvictionMarks(s, fx);
+    this.drains = new NodeDrains(s, fx, tuning, marks);
   }
 
   Step handle() {
@@ -119,7 +121,7 @@ final class NodePhases {
       return Step.to(DRAINING, "registered", "held by " + String.join(", ", s.holds.keySet()));
     }
     // A pod that may still carry the evictable label loses it before it takes jobs.
-    if (!drains.protect() || !drains.releaseOwnDrain(node)) {
+    if (!marks.protect() || !drains.releaseOwnDrain(node)) {
       return poll();
     }
     return Step.to(READY, "registered", "slurmd registered; in service");
