@@ -106,4 +106,26 @@ class NodeEvictionWorkflowTest extends WorkflowTestBase {
     assertFalse(cluster.evictable("ev-0"));
     assertTrue(cluster.violations().isEmpty(), cluster.violations().toString());
   }
+
+  @Test
+  void aReplacementNoNodeTakesSaysSoAtOnceAndServesOnceScheduled() {
+    NodeLifecycleWorkflow wf = drainedAndEvictable("pend");
+    String why = "Unschedulable: 0/3 nodes are available: 1 node(s) were unschedulable.";
+    cluster.unschedulable(why);
+    assertTrue(cluster.evict("pend-0"));
+    wf.podObserved(PodView.absent("pend-0"));
+    await(
+        "the problem names the reason",
+        5,
+        () -> {
+          NodeStatus s = nodeStatus("pend-0");
+          return s.phase() == NodePhase.PROVISIONING
+              && ("pod is Pending: " + why).equals(s.problem());
+        });
+    wf.undrain(NodeCommand.of("k8s-cordon", "cleared in Kubernetes"));
+    cluster.schedulePending();
+    await("ready", 60, () -> phaseIs("pend-0", NodePhase.READY));
+    assertEquals(null, nodeStatus("pend-0").problem());
+    assertFalse(cluster.slurmNode("pend-0").drainFlag());
+  }
 }

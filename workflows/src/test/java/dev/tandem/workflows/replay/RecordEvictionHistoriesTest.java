@@ -28,9 +28,10 @@ class RecordEvictionHistoriesTest extends WorkflowTestBase {
 
   /**
    * kubectl drain around a job: the cordon drains a busy node; once its job ends it is labelled
-   * evictable and evicted; the watcher's report recreates the pod at once; the new pod is drained
-   * and labelled in its turn; the uncordon finds Kubernetes refusing the label's removal for a
-   * while (the node stays drained), then it is removed and the drain lifted; finally a delete.
+   * evictable and evicted; the watcher's report recreates the pod at once, Pending for a while (no
+   * node takes it: the problem says so); the new pod is drained and labelled in its turn; the
+   * uncordon finds Kubernetes refusing the label's removal for a while (the node stays drained),
+   * then it is removed and the drain lifted; finally a delete.
    */
   @Test
   void recordEviction() throws IOException {
@@ -44,9 +45,12 @@ class RecordEvictionHistoriesTest extends WorkflowTestBase {
     cluster.endJob(job);
     await("evictable", 60, () -> cluster.evictable("evict-0"));
     env.sleep(Duration.ofSeconds(2));
+    cluster.unschedulable("Unschedulable: 0/3 nodes are available: 1 node(s) were unschedulable.");
     cluster.evict("evict-0");
     wf.podObserved(PodView.absent("evict-0"));
     await("recreated", 30, () -> cluster.podCreations("evict-0") == 2);
+    env.sleep(Duration.ofSeconds(20));
+    cluster.schedulePending();
     await("evictable again", 60, () -> cluster.evictable("evict-0"));
     cluster.labelsDown(true);
     wf.undrain(NodeCommand.of("k8s-cordon", "cleared in Kubernetes"));

@@ -55,6 +55,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private boolean slurmDown;
   private boolean kubeDown;
   private boolean labelsDown;
+  private String unschedulable;
   private final Set<String> evictable = new java.util.TreeSet<>();
   private int pingReadsAfterUndrain;
   private final Map<String, Integer> pinging = new TreeMap<>();
@@ -82,13 +83,19 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
             name,
             "uid-" + (++uidSeq),
             r.template().revision(),
-            "Running",
-            true,
-            "k8s-" + (r.node().ordinal() % 3),
+            unschedulable == null ? "Running" : "Pending",
+            unschedulable == null,
+            unschedulable == null ? "k8s-" + (r.node().ordinal() % 3) : null,
             false,
             created,
-            created,
-            null);
+            unschedulable == null ? created : null,
+            unschedulable);
+    if (unschedulable != null) {
+      pods.put(name, p);
+      podCreations.merge(name, 1, Integer::sum);
+      calls.add("createPod " + name + " " + r.template().revision() + " (Pending)");
+      return p;
+    }
     pods.put(name, p);
     podCreations.merge(name, 1, Integer::sum);
     calls.add("createPod " + name + " " + r.template().revision());
@@ -316,6 +323,42 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     deletePodBehindBack(name);
     calls.add("evicted " + name);
     return true;
+  }
+
+  /**
+   * New pods wait Pending with this scheduler message (no node takes them) until {@link
+   * #schedulePending}; null: they run at once.
+   */
+  public synchronized void unschedulable(String message) {
+    unschedulable = message;
+  }
+
+  /** A node takes the Pending pods again (an uncordon): they run, their slurmd registers. */
+  public synchronized void schedulePending() {
+    unschedulable = null;
+    for (String name : List.copyOf(pods.keySet())) {
+      PodView p = pods.get(name);
+      if ("Pending".equals(p.phase())) {
+        Instant now = tick();
+        pods.put(
+            name,
+            new PodView(
+                true,
+                name,
+                p.uid(),
+                p.revision(),
+                "Running",
+                true,
+                "k8s-0",
+                false,
+                p.createdAt(),
+                now,
+                null));
+        Node n = nodes.computeIfAbsent(name, k -> new Node());
+        n.flags.remove("NOT_RESPONDING");
+        n.slurmdStart = tick();
+      }
+    }
   }
 
   /** Whether the pod carries the evictable label. */
