@@ -38,6 +38,7 @@ class EvictionE2EIT {
   private static final Duration EVERY = Duration.ofMillis(200);
   private static final String KUBECTL = "/usr/bin/kubectl";
   private static E2EStack e2e;
+  private static long job = -1;
 
   @BeforeAll
   static void start() throws Exception {
@@ -46,7 +47,21 @@ class EvictionE2EIT {
 
   @AfterAll
   static void stop() {
-    if (e2e != null) {
+    if (e2e == null) {
+      return;
+    }
+    try {
+      // After a failure: leave this Slurm's e2e-* nodes free for the next suite.
+      if (e2e.nodeSet(SET) != null) {
+        if (job > 0) {
+          e2e.scancel(job);
+        }
+        e2e.uncordon(K8S_NODE);
+        e2e.deleteNodeSet(SET, LIMIT);
+      }
+    } catch (Exception | AssertionError e) {
+      System.out.println("EvictionE2EIT: cleanup failed: " + e);
+    } finally {
       e2e.close();
     }
   }
@@ -97,7 +112,7 @@ class EvictionE2EIT {
         b -> b != null);
     String idleUid = uid("e2e-0");
     String busyUid = uid("e2e-1");
-    long job = e2e.sbatch("e2e-1", 25);
+    job = e2e.sbatch("e2e-1", 25);
     Await.until("job running", LIMIT, EVERY, () -> e2e.slurm.getJob(job), SlurmJob::running);
 
     Path out = e2e.dir.resolve("kubectl-drain.out");
