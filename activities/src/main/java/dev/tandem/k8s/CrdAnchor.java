@@ -53,6 +53,12 @@ public final class CrdAnchor {
     return uid;
   }
 
+  /** The uid last read, however old, or null: for cheap checks that must not call the API. */
+  public String cachedUid() {
+    Cached c = cached;
+    return c == null ? null : c.uid();
+  }
+
   private String read() {
     CustomResourceDefinition crd;
     try {
