@@ -104,7 +104,6 @@ final class PodAnchors {
           .withName(name)
           .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
       log.info("pod {}/{}: added its second owner, CRD {}", ns, name, Owners.CRD_NAME);
-      metrics.event("pod-anchor", "added");
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404 || e.getCode() == 409) {
         return; // gone, or changed: the informer brings the newer version back to check()
