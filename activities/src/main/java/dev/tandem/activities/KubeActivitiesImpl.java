@@ -1,5 +1,6 @@
 package dev.tandem.activities;
 
+import dev.tandem.k8s.CrdAnchor;
 import dev.tandem.k8s.PodFactory;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.PodViews;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.FieldValidateable;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
@@ -33,12 +35,14 @@ public class KubeActivitiesImpl implements KubeActivities {
   private final NodeSetWrites nodeSets;
   private final EventRecorder events;
   private final EvictionLabels evictionLabels;
+  private final CrdAnchor anchor;
 
   public KubeActivitiesImpl(KubernetesClient client, Clock clock) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeSets = new NodeSetWrites(client, clock);
     this.events = new EventRecorder(client, clock);
     this.evictionLabels = new EvictionLabels(client);
+    this.anchor = new CrdAnchor(client, clock);
   }
 
   @Override
@@ -55,9 +59,8 @@ public class KubeActivitiesImpl implements KubeActivities {
     String ns = request.node().namespace();
     String name = request.node().pod();
     String what = "create pod " + ns + "/" + name;
-    Pod pod;
     try {
-      pod = PodFactory.build(request);
+      PodFactory.check(request);
     } catch (IllegalArgumentException e) {
       throw KubeCalls.rejected(what + ": " + e.getMessage());
     }
@@ -69,6 +72,7 @@ public class KubeActivitiesImpl implements KubeActivities {
           if (existing != null) {
             return adopt(existing, request);
           }
+          Pod pod = PodFactory.build(request, anchorUid(what));
           // Strict: a field this cluster does not know is a typo or a version mismatch in the
           // template; refusing it (400, KubeRejected) beats a pod silently missing the field.
           Pod created =
@@ -105,6 +109,20 @@ public class KubeActivitiesImpl implements KubeActivities {
               + "); delete or rename that pod");
     }
     return PodViews.of(existing);
+  }
+
+  /**
+   * The anchor's uid, or a retryable failure: no pod is created without its second owner (a pod
+   * with only the NodeSet as owner is deleted by the garbage collector, jobs and all, as soon as
+   * the NodeSet is deleted with {@code --cascade=foreground}).
+   */
+  private String anchorUid(String what) {
+    try {
+      return anchor.uid();
+    } catch (CrdAnchor.Unavailable e) {
+      throw ApplicationFailure.newFailureWithCause(
+          what + ": " + e.getMessage(), KubeCalls.UNAVAILABLE, e);
+    }
   }
 
   @Override

@@ -7,75 +7,30 @@ import dev.tandem.devstack.api.Store.Stored;
 import io.fabric8.mockwebserver.http.MockResponse;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 
 /**
- * Deletion as a real API server does it: finalizers hold an object (deletionTimestamp set), a pod
- * bound to a node is deleted gracefully (deletionTimestamp = now + grace; the kubelet stops it and
- * deletes it with grace 0), dependents are garbage-collected through ownerReferences (Background;
- * Orphan removes the reference; Foreground is treated as Background), a namespace takes its
- * contents with it, and a CRD its custom resources.
+ * Deletion as a real API server does it (the generic registry's {@code Delete}):
+ *
+ * <ol>
+ *   <li>A pod bound to a node is deleted gracefully: {@code deletionTimestamp} = now + grace; a
+ *       second delete may only shorten the grace period, and while a grace period runs nothing else
+ *       changes (the kubelet stops the pod and deletes it with grace 0).
+ *   <li>The garbage-collection finalizers follow the propagation policy (see {@link
+ *       DeleteOptions#orphans}): {@code foregroundDeletion} for Foreground, {@code orphan} for
+ *       Orphan, neither for Background.
+ *   <li>An object with finalizers left (its own or those two) stays, with {@code
+ *       deletionTimestamp}; otherwise it is removed at once.
+ * </ol>
+ *
+ * <p>What happens to dependents is the {@link GarbageCollector}'s business, asynchronously, as on a
+ * cluster. A namespace takes its contents with it, and a CRD its custom resources.
  */
 final class Deletes {
-  /** Parsed DeleteOptions (body and query). */
-  record Options(
-      Long gracePeriodSeconds,
-      String propagation,
-      String uid,
-      String resourceVersion,
-      boolean dryRun) {
-    static final Options DEFAULT = new Options(null, null, null, null, false);
-
-    static Options from(ApiRequest req) {
-      if (req.body != null && !req.body.isBlank()) {
-        return from(Json.parse(req.body), req);
-      }
-      Long grace =
-          req.param("gracePeriodSeconds") == null
-              ? null
-              : parseGrace(req.param("gracePeriodSeconds"));
-      return new Options(grace, req.param("propagationPolicy"), null, null, false);
-    }
-
-    static Options from(JsonNode b, ApiRequest req) {
-      Long grace = null;
-      if (b.hasNonNull("gracePeriodSeconds")) {
-        grace = b.get("gracePeriodSeconds").asLong();
-      } else if (req != null && req.param("gracePeriodSeconds") != null) {
-        grace = parseGrace(req.param("gracePeriodSeconds"));
-      }
-      String propagation = b.path("propagationPolicy").asText(null);
-      if (propagation == null && b.path("orphanDependents").asBoolean(false)) {
-        propagation = "Orphan";
-      }
-      if (propagation == null && req != null) {
-        propagation = req.param("propagationPolicy");
-      }
-      JsonNode pre = b.path("preconditions");
-      boolean dryRun = false;
-      for (JsonNode d : b.path("dryRun")) {
-        if (!"All".equals(d.asText())) {
-          throw ApiException.badRequest(
-              "dryRun: Unsupported value: " + d + ": supported values: \"All\"");
-        }
-        dryRun = true;
-      }
-      return new Options(
-          grace,
-          propagation,
-          pre.path("uid").asText(null),
-          pre.path("resourceVersion").asText(null),
-          dryRun);
-    }
-
-    private static Long parseGrace(String s) {
-      try {
-        return Long.parseLong(s);
-      } catch (NumberFormatException e) {
-        throw ApiException.badRequest("gracePeriodSeconds: Invalid value: " + Json.quote(s));
-      }
-    }
-  }
+  static final String FOREGROUND_FINALIZER = "foregroundDeletion";
+  static final String ORPHAN_FINALIZER = "orphan";
 
   private final Store store;
   private final ResourceCatalog catalog;
@@ -90,7 +45,18 @@ final class Deletes {
     if (cur == null) {
       throw ApiException.notFound(t, req.name);
     }
-    Options o = Options.from(req);
+    DeleteOptions o = DeleteOptions.from(req);
+    checkPreconditions(t, cur, o);
+    boolean dryRun = req.dryRun() || o.dryRun();
+    ObjectNode out = delete(t, cur, o, dryRun);
+    // As the API server: 202 when the caller asked for cascading (orphanDependents=false) and
+    // the object is not gone yet.
+    boolean stays = dryRun || store.get(t, req.namespace, req.name) != null;
+    int code = Boolean.FALSE.equals(o.orphanDependents()) && stays ? 202 : 200;
+    return Responses.json(code, out);
+  }
+
+  static void checkPreconditions(ResourceType t, Stored cur, DeleteOptions o) {
     if (o.uid() != null && !o.uid().equals(cur.uid())) {
       throw ApiException.conflict(
           t,
@@ -109,13 +75,12 @@ final class Deletes {
               + ", ResourceVersion in object meta: "
               + cur.resourceVersion());
     }
-    return Responses.json(200, delete(t, cur, o, req.dryRun() || o.dryRun()));
   }
 
   MockResponse deleteCollection(ResourceType t, ApiRequest req) {
     LabelSelector labels = LabelSelector.parse(req.param("labelSelector"));
     FieldSelector fields = FieldSelector.parse(req.param("fieldSelector"), t);
-    Options o = Options.from(req);
+    DeleteOptions o = DeleteOptions.from(req);
     ObjectNode list = Json.object();
     list.put("kind", t.listKind()).put("apiVersion", t.apiVersion());
     ArrayNode items = list.putArray("items");
@@ -129,41 +94,106 @@ final class Deletes {
   }
 
   /** Deletes (or starts deleting) one object; returns its state afterwards. */
-  ObjectNode delete(ResourceType t, Stored cur, Options o, boolean dryRun) {
+  ObjectNode delete(ResourceType t, Stored cur, DeleteOptions o, boolean dryRun) {
+    if (t.kind().equals("Namespace") && t.group().isEmpty()) {
+      return deleteNamespace(t, cur, dryRun);
+    }
     ObjectNode obj = cur.obj().deepCopy();
     ObjectNode meta = Json.meta(obj);
-    long grace = graceSeconds(t, obj, o);
-    boolean hasFinalizers = meta.path("finalizers").size() > 0;
     boolean deleting = meta.hasNonNull("deletionTimestamp");
-    if (t.kind().equals("Namespace") && t.group().isEmpty()) {
-      return deleteNamespace(t, cur, o, dryRun);
-    }
-    if (deleting) {
+    boolean graceful = false;
+    long grace = 0;
+    if (isPod(t)) {
       long current = meta.path("deletionGracePeriodSeconds").asLong(0);
-      if (grace >= current && (hasFinalizers || current > 0)) {
-        return obj; // already on its way out; nothing shortens it
+      if (deleting && current > 0) {
+        Long g = o.gracePeriodSeconds();
+        Long asked = g == null ? null : g < 0 ? 1 : g;
+        if (asked == null || asked >= current) {
+          return cur.obj(); // a grace period runs: nothing but a shorter one changes it
+        }
+        Instant was = Instant.parse(meta.get("deletionTimestamp").asText());
+        meta.put("deletionTimestamp", was.minusSeconds(current).plusSeconds(asked).toString());
+        meta.put("deletionGracePeriodSeconds", asked);
+        graceful = true;
+        grace = asked;
+      } else if (!deleting) {
+        grace = graceSeconds(t, obj, o);
+        meta.put("deletionTimestamp", stamp(grace));
+        meta.put("deletionGracePeriodSeconds", grace);
+        graceful = true;
       }
     }
-    if (grace > 0 || hasFinalizers) {
-      Instant at = Instant.now().plusSeconds(grace).truncatedTo(ChronoUnit.SECONDS);
-      if (!deleting || grace < meta.path("deletionGracePeriodSeconds").asLong(0)) {
-        meta.put("deletionTimestamp", at.toString());
+    List<String> finalizers = finalizers(obj);
+    List<String> next = new ArrayList<>();
+    for (String f : finalizers) {
+      if (!f.equals(ORPHAN_FINALIZER) && !f.equals(FOREGROUND_FINALIZER)) {
+        next.add(f);
       }
-      meta.put("deletionGracePeriodSeconds", grace);
-      if (!deleting && t.tracksGeneration()) {
-        meta.put("generation", meta.path("generation").asLong(0) + 1);
-      }
-      if (!dryRun) {
-        store.update(t, cur, obj);
-      }
-      return obj;
     }
-    return dryRun ? obj : removeNow(t, cur, obj, o.propagation());
+    if (o.orphans(finalizers)) {
+      next.add(ORPHAN_FINALIZER);
+    }
+    if (o.foreground(finalizers)) {
+      next.add(FOREGROUND_FINALIZER);
+    }
+    if (!new HashSet<>(next).equals(new HashSet<>(finalizers))) {
+      setFinalizers(obj, next);
+    }
+    boolean pending = !next.isEmpty();
+    if (!pending && grace == 0) {
+      return dryRun ? obj : removeNow(t, cur, obj);
+    }
+    if (!graceful) {
+      markAsDeleting(obj);
+    }
+    if (!deleting && t.tracksGeneration()) {
+      meta.put("generation", meta.path("generation").asLong(0) + 1);
+    }
+    if (!dryRun && !obj.equals(cur.obj())) {
+      store.update(t, cur, obj);
+    }
+    return obj;
+  }
+
+  private static String stamp(long graceSeconds) {
+    return Instant.now().plusSeconds(graceSeconds).truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  /** deletionTimestamp now (unless earlier already) and grace 0: what finalizers hold. */
+  private static void markAsDeleting(ObjectNode obj) {
+    ObjectNode meta = Json.meta(obj);
+    String now = stamp(0);
+    String was = Json.text(meta, "deletionTimestamp");
+    if (was == null || Instant.parse(was).isAfter(Instant.parse(now))) {
+      meta.put("deletionTimestamp", now);
+    }
+    meta.put("deletionGracePeriodSeconds", 0);
+  }
+
+  static boolean isPod(ResourceType t) {
+    return t.group().isEmpty() && t.kind().equals("Pod");
+  }
+
+  static List<String> finalizers(ObjectNode obj) {
+    List<String> out = new ArrayList<>();
+    Json.meta(obj).path("finalizers").forEach(f -> out.add(f.asText()));
+    return out;
+  }
+
+  /** Sets the finalizers; an empty list is dropped, as the API server stores it. */
+  static void setFinalizers(ObjectNode obj, List<String> finalizers) {
+    ObjectNode meta = Json.meta(obj);
+    if (finalizers.isEmpty()) {
+      meta.remove("finalizers");
+      return;
+    }
+    ArrayNode a = meta.putArray("finalizers");
+    finalizers.forEach(a::add);
   }
 
   /** Seconds of grace: only a pod on a node that is not finished gets any. */
-  static long graceSeconds(ResourceType t, ObjectNode obj, Options o) {
-    if (!(t.group().isEmpty() && t.kind().equals("Pod"))) {
+  static long graceSeconds(ResourceType t, ObjectNode obj, DeleteOptions o) {
+    if (!isPod(t)) {
       return 0;
     }
     String node = Json.text(obj, "spec", "nodeName");
@@ -187,10 +217,12 @@ final class Deletes {
         && !(t.kind().equals("Namespace") && t.group().isEmpty());
   }
 
-  /** Removes the object for good, then collects what depended on it. */
-  ObjectNode removeNow(ResourceType t, Stored cur, ObjectNode last, String propagation) {
+  /**
+   * Removes the object for good (its dependents are the garbage collector's, which sees the
+   * removal); a CRD takes its custom resources, a terminating namespace may now be empty.
+   */
+  ObjectNode removeNow(ResourceType t, Stored cur, ObjectNode last) {
     ObjectNode gone = store.remove(t, cur);
-    String uid = cur.uid();
     if (t.kind().equals("CustomResourceDefinition")) {
       for (ResourceType crType : ResourceCatalog.fromCrd(cur.obj())) {
         for (Stored cr : store.list(crType, null)) {
@@ -199,69 +231,13 @@ final class Deletes {
       }
       catalog.setCrds(store.list(t, null).stream().map(Stored::obj).toList());
     }
-    collectDependents(uid, propagation);
     if (t.namespaced()) {
       finishNamespaceIfEmpty(cur.namespace());
     }
     return last == null ? gone : last;
   }
 
-  private void collectDependents(String uid, String propagation) {
-    if (uid == null) {
-      return;
-    }
-    for (Map.Entry<ResourceType, Stored> e : store.scan(uid)) {
-      ResourceType dt = e.getKey();
-      Stored dep = store.get(dt, e.getValue().namespace(), e.getValue().name());
-      if (dep == null) {
-        continue; // removed by an earlier step of this collection
-      }
-      JsonNode refs = Json.at(dep.obj(), "metadata", "ownerReferences");
-      if (refs == null || !refs.isArray() || !references(refs, uid)) {
-        continue;
-      }
-      if ("Orphan".equals(propagation)) {
-        ObjectNode copy = dep.obj().deepCopy();
-        ArrayNode kept = Json.F.arrayNode();
-        refs.forEach(
-            r -> {
-              if (!uid.equals(r.path("uid").asText())) {
-                kept.add(r);
-              }
-            });
-        Json.meta(copy).set("ownerReferences", kept);
-        store.update(dt, dep, copy);
-      } else if (!anyOtherOwnerExists(refs, uid)) {
-        delete(dt, dep, Options.DEFAULT, false);
-      }
-    }
-  }
-
-  private static boolean references(JsonNode refs, String uid) {
-    for (JsonNode r : refs) {
-      if (uid.equals(r.path("uid").asText())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private boolean anyOtherOwnerExists(JsonNode refs, String gone) {
-    for (JsonNode r : refs) {
-      String other = r.path("uid").asText();
-      if (other.equals(gone)) {
-        continue;
-      }
-      for (Map.Entry<ResourceType, Stored> e : store.scan(other)) {
-        if (other.equals(e.getValue().uid())) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  private ObjectNode deleteNamespace(ResourceType nsType, Stored cur, Options o, boolean dryRun) {
+  private ObjectNode deleteNamespace(ResourceType nsType, Stored cur, boolean dryRun) {
     ObjectNode obj = cur.obj().deepCopy();
     ObjectNode meta = Json.meta(obj);
     if (!meta.hasNonNull("deletionTimestamp")) {
@@ -277,10 +253,13 @@ final class Deletes {
       return obj;
     }
     String ns = cur.name();
+    // The namespace controller deletes the contents with Background propagation.
+    DeleteOptions background =
+        new DeleteOptions(null, DeleteOptions.BACKGROUND, null, null, null, false);
     for (ResourceType t : catalog.all()) {
       if (t.namespaced() && !t.createOnly()) {
         for (Stored s : store.list(t, ns)) {
-          delete(t, s, Options.DEFAULT, false);
+          delete(t, s, background, false);
         }
       }
     }
@@ -289,7 +268,7 @@ final class Deletes {
     return after == null ? obj : after.obj();
   }
 
-  private void finishNamespaceIfEmpty(String ns) {
+  void finishNamespaceIfEmpty(String ns) {
     if (ns == null) {
       return;
     }
@@ -307,5 +286,14 @@ final class Deletes {
       }
     }
     store.remove(nsType, n);
+  }
+
+  static boolean hasFinalizer(JsonNode obj, String f) {
+    for (JsonNode x : obj.path("metadata").path("finalizers")) {
+      if (f.equals(x.asText())) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -49,8 +49,7 @@ final class Evictions {
       throw ApiException.notFound(pods, req.name);
     }
     JsonNode opts = e.path("deleteOptions");
-    Deletes.Options o =
-        opts.isObject() ? Deletes.Options.from(opts, null) : Deletes.Options.DEFAULT;
+    DeleteOptions o = opts.isObject() ? DeleteOptions.from(opts, null) : DeleteOptions.DEFAULT;
     if (o.uid() != null && !o.uid().equals(pod.uid())) {
       throw ApiException.conflict(
           pods,

@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,7 @@ public final class LocalApiServer implements AutoCloseable {
   private final int port;
   private final KubernetesClient client;
   private final ApiFaults faults;
+  private final GarbageCollector gc;
 
   private LocalApiServer(int requestedPort, int watchWindow) throws IOException {
     MOCK_LOG.setLevel(Level.WARNING);
@@ -71,6 +73,9 @@ public final class LocalApiServer implements AutoCloseable {
     Writes writes = new Writes(store, catalog);
     Deletes deletes = new Deletes(store, catalog);
     writes.setDeletes(deletes);
+    gc = new GarbageCollector(dispatcher.lock.writeLock());
+    store.setGarbageCollector(gc);
+    gc.start(new GcAttempts(store, catalog, deletes, gc));
     DisruptionBudgets budgets = new DisruptionBudgets(store, catalog);
     store.setBudgets(budgets);
     Subresources subs = new Subresources(store, catalog, writes, deletes, budgets);
@@ -150,6 +155,20 @@ public final class LocalApiServer implements AutoCloseable {
    */
   public ApiFaults faults() {
     return faults;
+  }
+
+  /**
+   * Waits until the garbage collector, which runs apart from the API calls as on a cluster, has
+   * nothing queued or running; false if that did not happen within {@code max}. For tests that want
+   * to see that the GC left something alone.
+   */
+  public boolean awaitGarbageCollector(Duration max) {
+    try {
+      return gc.awaitIdle(max);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** A client owned by the server (closed with it). */
@@ -240,6 +259,7 @@ public final class LocalApiServer implements AutoCloseable {
         server.destroy();
       } finally {
         timer.shutdownNow();
+        gc.close();
       }
     }
     log.info("local Kubernetes API on port {} stopped", port);

@@ -41,6 +41,7 @@ final class Store {
   private final ResourceCatalog catalog;
   private final WatchHub watches;
   private DisruptionBudgets budgets;
+  private GarbageCollector gc;
 
   Store(LocalApiDispatcher d, ResourceCatalog catalog, WatchHub watches) {
     this.d = d;
@@ -51,6 +52,11 @@ final class Store {
   /** The disruption controller, run after every pod or budget write (set once at start). */
   void setBudgets(DisruptionBudgets b) {
     this.budgets = b;
+  }
+
+  /** The garbage collector, told about every write (set once at start). */
+  void setGarbageCollector(GarbageCollector gc) {
+    this.gc = gc;
   }
 
   long currentRv() {
@@ -114,6 +120,7 @@ final class Store {
     d.write(path(t, obj), null, obj);
     watches.publish(t, null, obj, currentRv());
     afterWrite(t, obj);
+    observed(t, null, obj);
   }
 
   void update(ResourceType t, Stored old, ObjectNode obj) {
@@ -121,6 +128,7 @@ final class Store {
     d.write(path(t, obj), old.key(), obj);
     watches.publish(t, old.obj(), obj, currentRv());
     afterWrite(t, obj);
+    observed(t, old.obj(), obj);
   }
 
   /** Removes the object; returns its last state, stamped with the deleting resourceVersion. */
@@ -130,7 +138,14 @@ final class Store {
     d.write(path(t, old.obj()), old.key(), null);
     watches.publish(t, gone, null, currentRv());
     afterWrite(t, gone);
+    observed(t, gone, null);
     return gone;
+  }
+
+  private void observed(ResourceType t, ObjectNode old, ObjectNode now) {
+    if (gc != null) {
+      gc.observe(t, old, now);
+    }
   }
 
   private void afterWrite(ResourceType t, ObjectNode obj) {

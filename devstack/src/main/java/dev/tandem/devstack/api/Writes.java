@@ -149,7 +149,7 @@ final class Writes {
     }
     if (Deletes.finalizersDone(t, next)) {
       // The last finalizer went away from an object being deleted: it goes now.
-      return Responses.json(200, req.dryRun() ? next : deletes.removeNow(t, cur, next, null));
+      return Responses.json(200, req.dryRun() ? next : deletes.removeNow(t, cur, next));
     }
     if (next.equals(cur.obj())) {
       return Responses.withWarnings(Responses.json(200, cur.obj()), warnings);

@@ -369,9 +369,15 @@ class CrudSemanticsTest extends ApiTestBase {
                 .build())
         .create();
     nodesets.withName("owner").delete();
-    assertNull(
-        client.pods().inNamespace("default").withName("owned").get(), "dependent pod collected");
-    assertNull(client.configMaps().inNamespace("default").withName("orphan-me").get());
+    // The garbage collector runs apart from the API call, as on a cluster.
+    await(
+        Duration.ofSeconds(10),
+        () -> client.pods().inNamespace("default").withName("owned").get() == null,
+        "dependent pod collected");
+    await(
+        Duration.ofSeconds(10),
+        () -> client.configMaps().inNamespace("default").withName("orphan-me").get() == null,
+        "dependent config map collected");
 
     TestNodeSet owner2 = nodesets.resource(TestNodeSet.of("owner2", 1)).create();
     var ref2 =
@@ -394,6 +400,10 @@ class CrudSemanticsTest extends ApiTestBase {
         .withName("owner2")
         .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN)
         .delete();
+    await(
+        Duration.ofSeconds(10),
+        () -> nodesets.withName("owner2").get() == null,
+        "orphaned owner gone once its dependents are orphaned");
     ConfigMap kept = client.configMaps().inNamespace("default").withName("kept").get();
     assertNotNull(kept);
     assertTrue(kept.getMetadata().getOwnerReferences().isEmpty());

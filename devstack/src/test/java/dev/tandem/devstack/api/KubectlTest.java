@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tandem.devstack.kubelet.KubeletConfig;
 import dev.tandem.devstack.kubelet.LocalKubelet;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -255,5 +256,62 @@ class KubectlTest extends ApiTestBase {
     assertNull(client.pods().inNamespace("default").withName("short-lived").get());
     Out missing = kubectl("delete", "pod", "short-lived");
     assertTrue(missing.text().contains("NotFound"), missing.text());
+  }
+
+  @Test
+  @Order(6)
+  void deleteCascadeForegroundWaitsForTheDependents() throws IOException {
+    ok("apply", "-f", file("fg.yaml", NODESET.replace("name: gpu-a", "name: fg")).toString());
+    TestNodeSet owner =
+        client.resources(TestNodeSet.class).inNamespace("default").withName("fg").get();
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder(pod("fg-0", java.util.Map.of()))
+                .editMetadata()
+                .addNewOwnerReference()
+                .withApiVersion("tandem.dev/v1alpha1")
+                .withKind("NodeSet")
+                .withName("fg")
+                .withUid(owner.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .endOwnerReference()
+                .withFinalizers("tandem.dev/test-hold")
+                .endMetadata()
+                .build())
+        .create();
+    await(
+        Duration.ofSeconds(10),
+        () -> ok("get", "pod", "fg-0").text().contains("Running"),
+        "Running");
+
+    ok("delete", "nodeset", "fg", "--cascade=foreground", "--wait=false");
+    await(
+        Duration.ofSeconds(10),
+        () ->
+            client
+                    .pods()
+                    .inNamespace("default")
+                    .withName("fg-0")
+                    .get()
+                    .getMetadata()
+                    .getDeletionTimestamp()
+                != null,
+        "the dependent is being deleted");
+    assertTrue(server.awaitGarbageCollector(Duration.ofSeconds(10)));
+    assertEquals(
+        "[\"foregroundDeletion\"]",
+        ok("get", "nodeset", "fg", "-o", "jsonpath={.metadata.finalizers}").text().trim(),
+        "the owner waits for its blocking dependent");
+
+    ok("patch", "pod", "fg-0", "--type", "merge", "-p", "{\"metadata\":{\"finalizers\":null}}");
+    await(
+        Duration.ofSeconds(20),
+        () ->
+            client.resources(TestNodeSet.class).inNamespace("default").withName("fg").get() == null,
+        "the owner goes after its dependent");
+    assertNull(client.pods().inNamespace("default").withName("fg-0").get());
   }
 }
