@@ -1,5 +1,6 @@
 package dev.tandem.watchers;
 
+import dev.tandem.k8s.CrdAnchor;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.k8s.api.NodeSet;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -53,7 +55,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
     this.signals = signals;
     this.metrics = metrics;
     this.resync = resync;
-    this.budget = new SlurmJobsBudget(client);
+    this.budget = new SlurmJobsBudget(client, new CrdAnchor(client, Clock.systemUTC()));
   }
 
   /** Told after a spec signal was accepted (its workflow runs now). */

@@ -1,7 +1,8 @@
 package dev.tandem.watchers;
 
+import dev.tandem.k8s.CrdAnchor;
+import dev.tandem.k8s.Owners;
 import dev.tandem.k8s.PodLabels;
-import dev.tandem.k8s.api.NodeSet;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +34,11 @@ import org.slf4j.LoggerFactory;
  *       state Tandem does not know is protected.
  *   <li>{@code unhealthyPodEvictionPolicy: IfHealthyBudget}: an unready pod is protected like the
  *       rest (its slurmd may still run jobs), where {@code AlwaysAllow} would let it go.
- *   <li>Owned by the NodeSet (controller), so it goes with the NodeSet.
+ *   <li>Owned by the NodeSet (controller) and anchored to the CRD {@code nodesets.tandem.dev} like
+ *       the pods ({@link Owners}): the garbage collector leaves it in place while a NodeSet being
+ *       deleted (in the foreground too) drains its nodes, and Tandem deletes it when it releases
+ *       the NodeSet. If the CRD cannot be read, the budget is created with the NodeSet alone
+ *       (protection now beats the anchor) and completed on a later pass.
  *   <li>{@link #ensure} creates it when absent and rewrites its spec, labels and owner when they
  *       drifted (someone edited it); otherwise it writes nothing. Called on every NodeSet event and
  *       resync, so a deleted or edited budget is back within a resync period.
@@ -42,18 +48,30 @@ final class SlurmJobsBudget {
   private static final Logger log = LoggerFactory.getLogger(SlurmJobsBudget.class);
 
   private final KubernetesClient client;
+  private final CrdAnchor anchor;
 
-  SlurmJobsBudget(KubernetesClient client) {
+  SlurmJobsBudget(KubernetesClient client, CrdAnchor anchor) {
     this.client = client;
+    this.anchor = anchor;
   }
 
   /** Creates or repairs the budget of this NodeSet. */
   void ensure(GenericKubernetesResource nodeSet) {
     String ns = nodeSet.getMetadata().getNamespace();
     String name = PodLabels.budgetName(nodeSet.getMetadata().getName());
-    PodDisruptionBudget want = desired(nodeSet);
     var resource = client.policy().v1().podDisruptionBudget().inNamespace(ns).withName(name);
     PodDisruptionBudget have = resource.get();
+    String anchorUid = anchorUid();
+    if (anchorUid == null && have != null) {
+      // The CRD cannot be read just now: keep the anchor the budget has rather than strip it.
+      anchorUid =
+          owners(have).stream()
+              .filter(Owners::isAnchor)
+              .map(OwnerReference::getUid)
+              .findFirst()
+              .orElse(null);
+    }
+    PodDisruptionBudget want = desired(nodeSet, anchorUid);
     if (have == null) {
       try {
         client.policy().v1().podDisruptionBudget().inNamespace(ns).resource(want).create();
@@ -89,7 +107,16 @@ final class SlurmJobsBudget {
     }
   }
 
-  static PodDisruptionBudget desired(GenericKubernetesResource nodeSet) {
+  private String anchorUid() {
+    try {
+      return anchor.uid();
+    } catch (CrdAnchor.Unavailable e) {
+      log.warn("PodDisruptionBudgets without their CRD anchor for now: {}", e.getMessage());
+      return null;
+    }
+  }
+
+  static PodDisruptionBudget desired(GenericKubernetesResource nodeSet, String anchorUid) {
     String set = nodeSet.getMetadata().getName();
     return new PodDisruptionBudgetBuilder()
         .withNewMetadata()
@@ -97,7 +124,7 @@ final class SlurmJobsBudget {
         .withNamespace(nodeSet.getMetadata().getNamespace())
         .withLabels(
             Map.of(PodLabels.MANAGED_BY, PodLabels.MANAGED_BY_VALUE, PodLabels.NODESET, set))
-        .withOwnerReferences(owner(nodeSet))
+        .withOwnerReferences(owners(nodeSet, anchorUid))
         .endMetadata()
         .withSpec(spec(set))
         .build();
@@ -119,18 +146,20 @@ final class SlurmJobsBudget {
         .build();
   }
 
-  private static OwnerReference owner(GenericKubernetesResource nodeSet) {
-    return new OwnerReferenceBuilder()
-        .withApiVersion(NodeSet.API_VERSION)
-        .withKind(NodeSet.KIND)
-        .withName(nodeSet.getMetadata().getName())
-        .withUid(nodeSet.getMetadata().getUid())
-        .withController(true)
-        .withBlockOwnerDeletion(false)
-        .build();
+  /**
+   * The NodeSet as controller (blocking nothing: a budget has no reason to hold up a foreground
+   * deletion, and blocking would need RBAC on nodesets/finalizers) and the CRD anchor if known.
+   */
+  private static List<OwnerReference> owners(GenericKubernetesResource nodeSet, String anchorUid) {
+    OwnerReference set =
+        new OwnerReferenceBuilder(
+                Owners.nodeSet(nodeSet.getMetadata().getName(), nodeSet.getMetadata().getUid()))
+            .withBlockOwnerDeletion(false)
+            .build();
+    return anchorUid == null ? List.of(set) : List.of(set, Owners.anchor(anchorUid));
   }
 
-  /** Same spec (as Tandem writes it), Tandem's labels present, the NodeSet as its only owner. */
+  /** Same spec and owners as Tandem writes them, and Tandem's labels present. */
   static boolean matches(PodDisruptionBudget have, PodDisruptionBudget want) {
     PodDisruptionBudgetSpec h = have.getSpec();
     PodDisruptionBudgetSpec w = want.getSpec();
@@ -146,11 +175,11 @@ final class SlurmJobsBudget {
         || !labels.entrySet().containsAll(want.getMetadata().getLabels().entrySet())) {
       return false;
     }
-    List<OwnerReference> owners = have.getMetadata().getOwnerReferences();
-    return owners != null
-        && owners.size() == 1
-        && Objects.equals(
-            owners.get(0).getUid(), want.getMetadata().getOwnerReferences().get(0).getUid())
-        && Boolean.TRUE.equals(owners.get(0).getController());
+    return Objects.equals(new HashSet<>(owners(have)), new HashSet<>(owners(want)));
+  }
+
+  private static List<OwnerReference> owners(PodDisruptionBudget b) {
+    List<OwnerReference> o = b.getMetadata().getOwnerReferences();
+    return o == null ? List.of() : o;
   }
 }

@@ -134,10 +134,24 @@ class NodeSetWatcherTest extends WatcherTestBase {
     assertEquals("tandem.dev/evictable", expr.get(0).getKey());
     assertEquals("DoesNotExist", expr.get(0).getOperator());
     assertEquals("tandem", pdb.getMetadata().getLabels().get("app.kubernetes.io/managed-by"));
-    var owner = pdb.getMetadata().getOwnerReferences().get(0);
-    assertEquals(get("gpu-b").getMetadata().getUid(), owner.getUid());
-    assertEquals("NodeSet", owner.getKind());
-    assertTrue(owner.getController());
+    var owners = pdb.getMetadata().getOwnerReferences();
+    assertEquals(2, owners.size(), owners.toString());
+    assertEquals(get("gpu-b").getMetadata().getUid(), owners.get(0).getUid());
+    assertEquals("NodeSet", owners.get(0).getKind());
+    assertTrue(owners.get(0).getController());
+    // The CRD anchor (as on the pods): the garbage collector keeps the budget while the NodeSet's
+    // nodes drain, whatever the propagation policy of its deletion.
+    String crdUid =
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName("nodesets.tandem.dev")
+            .get()
+            .getMetadata()
+            .getUid();
+    assertEquals("CustomResourceDefinition", owners.get(1).getKind());
+    assertEquals(crdUid, owners.get(1).getUid());
 
     // Someone loosens it: the next resync puts it back.
     pdb.getSpec().setMaxUnavailable(new io.fabric8.kubernetes.api.model.IntOrString(1));

@@ -25,7 +25,19 @@ class EvictableLabelTest extends ApiTestBase {
   private static final String NS = "default";
   private static final String LABEL = "tandem.dev/evictable";
 
-  private static Pod runningSlurmdPod(String name) {
+  /** The CRD's uid: a dependent anchored to anything else dangles and the collector takes it. */
+  private static String crdUid() {
+    return client
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .withName("nodesets.tandem.dev")
+        .get()
+        .getMetadata()
+        .getUid();
+  }
+
+  private static Pod runningSlurmdPod(String name, String nodeSetUid) {
     Pod p =
         new PodBuilder(pod(name, Map.of("tandem.dev/nodeset", "ev")))
             .editMetadata()
@@ -34,7 +46,7 @@ class EvictableLabelTest extends ApiTestBase {
                     .withApiVersion("tandem.dev/v1alpha1")
                     .withKind("NodeSet")
                     .withName("ev")
-                    .withUid("nodeset-uid")
+                    .withUid(nodeSetUid)
                     .withController(true)
                     .build())
             .endMetadata()
@@ -98,8 +110,16 @@ class EvictableLabelTest extends ApiTestBase {
                 .endSpec()
                 .build())
         .create();
-    String uid = runningSlurmdPod("ev-0").getMetadata().getUid();
-    runningSlurmdPod("ev-1");
+    String setUid =
+        client
+            .resources(TestNodeSet.class)
+            .inNamespace(NS)
+            .resource(TestNodeSet.of("ev", 2))
+            .create()
+            .getMetadata()
+            .getUid();
+    String uid = runningSlurmdPod("ev-0", setUid).getMetadata().getUid();
+    runningSlurmdPod("ev-1", setUid);
     KubeActivitiesImpl kube = new KubeActivitiesImpl(client, Clock.systemUTC());
     await(Duration.ofSeconds(5), () -> evict("ev-0").code() == 429, "protected at first");
 
@@ -118,5 +138,73 @@ class EvictableLabelTest extends ApiTestBase {
     assertEquals(201, r.code(), r.body());
     assertEquals(429, evict("ev-1").code(), "the unlabelled pod stays protected");
     kube.markEvictable(NS, "nobody", null, false); // absent pod: done
+  }
+
+  /** Releasing a deleted NodeSet deletes its budget (kept until then by the CRD anchor). */
+  @Test
+  void releasingTheNodeSetDeletesItsBudgetAndNoOtherOne() {
+    TestNodeSet n = TestNodeSet.of("rel", 1);
+    n.getMetadata().setFinalizers(java.util.List.of(dev.tandem.k8s.api.NodeSet.FINALIZER));
+    String uid =
+        client
+            .resources(TestNodeSet.class)
+            .inNamespace(NS)
+            .resource(n)
+            .create()
+            .getMetadata()
+            .getUid();
+    for (String[] b : new String[][] {{"rel-slurm-jobs", uid}, {"rel-other", uid}}) {
+      client
+          .policy()
+          .v1()
+          .podDisruptionBudget()
+          .inNamespace(NS)
+          .resource(
+              new PodDisruptionBudgetBuilder()
+                  .withNewMetadata()
+                  .withName(b[0])
+                  .addNewOwnerReference()
+                  .withApiVersion("tandem.dev/v1alpha1")
+                  .withKind("NodeSet")
+                  .withName("rel")
+                  .withUid(b[1])
+                  .withController(true)
+                  .endOwnerReference()
+                  .addNewOwnerReference()
+                  .withApiVersion("apiextensions.k8s.io/v1")
+                  .withKind("CustomResourceDefinition")
+                  .withName("nodesets.tandem.dev")
+                  .withUid(crdUid())
+                  .endOwnerReference()
+                  .endMetadata()
+                  .withNewSpec()
+                  .withMaxUnavailable(new IntOrString(0))
+                  .endSpec()
+                  .build())
+          .create();
+    }
+    client.resources(TestNodeSet.class).inNamespace(NS).withName("rel").delete();
+    KubeActivitiesImpl kube = new KubeActivitiesImpl(client, Clock.systemUTC());
+    kube.releaseNodeSet(new dev.tandem.workflows.model.NodeSetRef(NS, "rel"));
+    assertNull(
+        client
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace(NS)
+            .withName("rel-slurm-jobs")
+            .get());
+    assertEquals(
+        "rel-other",
+        client
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace(NS)
+            .withName("rel-other")
+            .get()
+            .getMetadata()
+            .getName(),
+        "only <nodeset>-slurm-jobs is Tandem's");
   }
 }
