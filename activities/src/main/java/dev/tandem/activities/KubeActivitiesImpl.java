@@ -1,5 +1,6 @@
 package dev.tandem.activities;
 
+import dev.tandem.k8s.CrdAnchor;
 import dev.tandem.k8s.PodFactory;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.PodViews;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.FieldValidateable;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
@@ -33,11 +35,15 @@ public class KubeActivitiesImpl implements KubeActivities {
   private final KubernetesClient client;
   private final NodeSetWrites nodeSets;
   private final EventRecorder events;
+  private final EvictionLabels evictionLabels;
+  private final CrdAnchor anchor;
 
   public KubeActivitiesImpl(KubernetesClient client, Clock clock) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeSets = new NodeSetWrites(client, clock);
     this.events = new EventRecorder(client, clock);
+    this.evictionLabels = new EvictionLabels(client);
+    this.anchor = new CrdAnchor(client, clock);
   }
 
   @Override
@@ -54,9 +60,8 @@ public class KubeActivitiesImpl implements KubeActivities {
     String ns = request.node().namespace();
     String name = request.node().pod();
     String what = "create pod " + ns + "/" + name;
-    Pod pod;
     try {
-      pod = PodFactory.build(request);
+      PodFactory.check(request);
     } catch (IllegalArgumentException e) {
       throw KubeCalls.rejected(what + ": " + e.getMessage());
     }
@@ -68,6 +73,7 @@ public class KubeActivitiesImpl implements KubeActivities {
           if (existing != null) {
             return adopt(existing, request);
           }
+          Pod pod = PodFactory.build(request, anchorUid(what));
           // Strict: a field this cluster does not know is a typo or a version mismatch in the
           // template; refusing it (400, KubeRejected) beats a pod silently missing the field.
           Pod created;
@@ -143,6 +149,20 @@ public class KubeActivitiesImpl implements KubeActivities {
     return PodViews.of(existing);
   }
 
+  /**
+   * The anchor's uid, or a retryable failure: no pod is created without its second owner (a pod
+   * with only the NodeSet as owner is deleted by the garbage collector, jobs and all, as soon as
+   * the NodeSet is deleted with {@code --cascade=foreground}).
+   */
+  private String anchorUid(String what) {
+    try {
+      return anchor.uid();
+    } catch (CrdAnchor.Unavailable e) {
+      throw ApplicationFailure.newFailureWithCause(
+          what + ": " + e.getMessage(), KubeCalls.UNAVAILABLE, e);
+    }
+  }
+
   @Override
   public PodView deletePod(String namespace, String name, String uid) {
     String what = "delete pod " + namespace + "/" + name;
@@ -182,6 +202,11 @@ public class KubeActivitiesImpl implements KubeActivities {
           Pod after = get(namespace, name);
           return after == null ? PodView.absent(name) : PodViews.of(after);
         });
+  }
+
+  @Override
+  public void markEvictable(String namespace, String name, String uid, boolean evictable) {
+    evictionLabels.mark(namespace, name, uid, evictable);
   }
 
   @Override

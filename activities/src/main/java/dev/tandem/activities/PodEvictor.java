@@ -1,5 +1,6 @@
 package dev.tandem.activities;
 
+import dev.tandem.k8s.KubeClients;
 import dev.tandem.k8s.PodViews;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmJob;
@@ -11,7 +12,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.Eviction;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -61,12 +61,8 @@ final class PodEvictor implements AutoCloseable {
   PodEvictor(KubernetesClient client, SlurmClient slurm, MeterRegistry registry, Clock clock) {
     this.client = client;
     this.evictClient =
-        new KubernetesClientBuilder()
-            .withConfig(
-                new ConfigBuilder(client.getConfiguration())
-                    .withRequestRetryBackoffLimit(0)
-                    .build())
-            .build();
+        KubeClients.build(
+            new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build());
     this.slurm = slurm;
     this.clock = clock;
     this.preemptionToEviction =

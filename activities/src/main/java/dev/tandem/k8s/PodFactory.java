@@ -1,13 +1,11 @@
 package dev.tandem.k8s;
 
-import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodRequest;
 import dev.tandem.workflows.model.SlurmSettings;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -61,12 +59,33 @@ public final class PodFactory {
 
   /**
    * The pod to create. Keeps the template's labels, annotations and containers; Tandem's labels,
-   * host name and environment win over the template's.
+   * host name and environment win over the template's. Owners: the NodeSet (controller, when the
+   * request names its uid) and the anchor, the NodeSet CRD with uid {@code anchorUid} ({@link
+   * Owners}).
    *
    * @throws IllegalArgumentException if the request cannot make a pod (no template, unreadable
    *     template JSON, no containers)
    */
-  public static Pod build(PodRequest request) {
+  public static Pod build(PodRequest request, String anchorUid) {
+    if (anchorUid == null || anchorUid.isBlank()) {
+      throw new IllegalArgumentException("a slurmd pod needs the uid of its anchor, the CRD");
+    }
+    Pod pod = withoutOwners(request);
+    pod.getMetadata()
+        .setOwnerReferences(Owners.of(request.node().nodeSet(), request.ownerUid(), anchorUid));
+    return pod;
+  }
+
+  /**
+   * Checks that {@code request} makes a pod, without the owners (which need an API read).
+   *
+   * @throws IllegalArgumentException as {@link #build}
+   */
+  public static void check(PodRequest request) {
+    withoutOwners(request);
+  }
+
+  private static Pod withoutOwners(PodRequest request) {
     if (request == null || request.node() == null || request.template() == null) {
       throw new IllegalArgumentException("a pod request needs a node and a template");
     }
@@ -96,19 +115,6 @@ public final class PodFactory {
     if (tm.getAnnotations() != null && !tm.getAnnotations().isEmpty()) {
       meta.setAnnotations(new LinkedHashMap<>(tm.getAnnotations()));
     }
-    if (request.ownerUid() != null) {
-      meta.setOwnerReferences(
-          List.of(
-              new OwnerReferenceBuilder()
-                  .withApiVersion(NodeSet.API_VERSION)
-                  .withKind(NodeSet.KIND)
-                  .withName(node.nodeSet())
-                  .withUid(request.ownerUid())
-                  .withController(true)
-                  .withBlockOwnerDeletion(true)
-                  .build()));
-    }
-
     // The Slurm node name is the pod name; slurmd registers under its host name by default.
     spec.setHostname(node.pod());
     List<EnvVar> env = environment(request, node);

@@ -58,6 +58,7 @@ class BadPodTemplateTest {
                 .build())
         .once();
     try (KubernetesClient client = MockApi.withoutRetries(mockClient)) {
+      MockApi.installCrd(client);
       KubeActivitiesImpl kube =
           new KubeActivitiesImpl(client, new MutableClock(Instant.parse("2025-01-01T00:00:00Z")));
       ApplicationFailure f =

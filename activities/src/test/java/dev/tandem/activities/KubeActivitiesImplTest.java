@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.NodeSetSpecs;
+import dev.tandem.k8s.Owners;
 import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.activities.KubeActivities;
 import dev.tandem.workflows.model.NodeRef;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pods against fabric8's mock API server in CRUD mode. Only what a real API server would also do is
@@ -42,12 +45,14 @@ class KubeActivitiesImplTest {
 
   String ns;
   static KubernetesClient client;
+  static String crdUid;
   KubeActivitiesImpl kube;
   PodTemplate template;
 
   @BeforeAll
   static void connect() {
     client = MockApi.withoutRetries(mockClient);
+    crdUid = MockApi.installCrd(client);
   }
 
   @BeforeEach
@@ -81,6 +86,64 @@ class KubeActivitiesImplTest {
     Pod stored = client.pods().inNamespace(ns).withName("gpu-a-0").get();
     assertEquals("gpu-a-0", stored.getSpec().getHostname());
     assertEquals("uid-gpu-a", stored.getMetadata().getOwnerReferences().get(0).getUid());
+  }
+
+  /**
+   * The stored pod has the NodeSet as controller and the CRD, with the uid the API gave it, as
+   * second owner: Kubernetes' garbage collector then never deletes it with its NodeSet.
+   */
+  @Test
+  void ensurePodCreatesThePodWithItsNodeSetAndItsAnchorAsOwners() {
+    kube.ensurePod(request("gpu-a", 0));
+    Pod stored = client.pods().inNamespace(ns).withName("gpu-a-0").get();
+    assertEquals(
+        Owners.of("gpu-a", "uid-gpu-a", crdUid), stored.getMetadata().getOwnerReferences());
+  }
+
+  /** Fail closed: no anchor, no pod; the failure is retryable (the CRD may be installed later). */
+  @ParameterizedTest
+  @ValueSource(ints = {403, 404, 500})
+  void withoutItsAnchorNoPodIsCreatedAndTheFailureIsRetryable(int code) {
+    server
+        .expect()
+        .get()
+        .withPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodesets.tandem.dev")
+        .andReturn(code, new StatusBuilder().withCode(code).withMessage("no").build())
+        .once();
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
+    assertEquals(KubeCalls.UNAVAILABLE, f.getType());
+    assertFalse(f.isNonRetryable());
+    assertTrue(f.getOriginalMessage().contains("nodesets.tandem.dev"), f.getMessage());
+    assertEquals(0, client.pods().inNamespace(ns).list().getItems().size(), "no pod");
+
+    // Once the CRD reads again, the retry creates the pod with its anchor.
+    kube.ensurePod(request("gpu-a", 0));
+    assertTrue(
+        Owners.hasAnchor(
+            client
+                .pods()
+                .inNamespace(ns)
+                .withName("gpu-a-0")
+                .get()
+                .getMetadata()
+                .getOwnerReferences(),
+            crdUid));
+  }
+
+  /** An existing pod needs no anchor read to be returned (the pod watcher adds a missing one). */
+  @Test
+  void anExistingPodIsReturnedEvenWhenTheAnchorCannotBeRead() {
+    PodView created = kube.ensurePod(request("gpu-a", 0));
+    client.apiextensions().v1().customResourceDefinitions().withName(Owners.CRD_NAME).delete();
+    try {
+      PodView again =
+          new KubeActivitiesImpl(client, new MutableClock(Instant.parse("2025-01-01T00:00:00Z")))
+              .ensurePod(request("gpu-a", 0));
+      assertEquals(created.uid(), again.uid());
+    } finally {
+      crdUid = MockApi.installCrd(client);
+    }
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.tandem.activities;
 
+import dev.tandem.k8s.Fixtures;
+import dev.tandem.k8s.Owners;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -23,6 +25,19 @@ final class MockApi {
                 .withRequestRetryBackoffLimit(0)
                 .build())
         .build();
+  }
+
+  /**
+   * Installs the NodeSet CRD (if absent) and returns its uid: pods are created only with it as
+   * their anchor ({@code dev.tandem.k8s.Owners}).
+   */
+  static String installCrd(KubernetesClient client) {
+    var crds = client.apiextensions().v1().customResourceDefinitions();
+    var existing = crds.withName(Owners.CRD_NAME).get();
+    if (existing != null) {
+      return existing.getMetadata().getUid();
+    }
+    return crds.resource(Fixtures.crd()).create().getMetadata().getUid();
   }
 
   /** A fresh namespace per test, so tests sharing one server never see each other's objects. */

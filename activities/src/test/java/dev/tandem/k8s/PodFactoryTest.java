@@ -1,6 +1,7 @@
 package dev.tandem.k8s;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 class PodFactoryTest {
   private static final String UID = "0b5c7f5e-1111-4b7e-9a55-000000000001";
+  private static final String CRD_UID = "7d1e0c2a-2222-4c3d-8e4f-000000000002";
 
   private static PodRequest request(String templateJson, SlurmSettings s, String ownerUid) {
     return new PodRequest(
@@ -29,7 +31,8 @@ class PodFactoryTest {
   @Test
   void buildsThePodFromTheExample() {
     NodeSetSpecView v = NodeSetSpecs.toView(Fixtures.example());
-    Pod pod = PodFactory.build(new PodRequest(NodeRef.of("hpc", "gpu-a", 2), v.template(), UID));
+    Pod pod =
+        PodFactory.build(new PodRequest(NodeRef.of("hpc", "gpu-a", 2), v.template(), UID), CRD_UID);
 
     assertEquals("gpu-a-2", pod.getMetadata().getName());
     assertEquals("hpc", pod.getMetadata().getNamespace());
@@ -49,6 +52,14 @@ class PodFactoryTest {
     assertEquals(UID, owner.getUid());
     assertTrue(owner.getController());
     assertTrue(owner.getBlockOwnerDeletion());
+    assertEquals(2, pod.getMetadata().getOwnerReferences().size());
+    OwnerReference anchor = pod.getMetadata().getOwnerReferences().get(1);
+    assertEquals("apiextensions.k8s.io/v1", anchor.getApiVersion());
+    assertEquals("CustomResourceDefinition", anchor.getKind());
+    assertEquals("nodesets.tandem.dev", anchor.getName());
+    assertEquals(CRD_UID, anchor.getUid());
+    assertFalse(anchor.getController(), "the NodeSet stays the only controller");
+    assertFalse(anchor.getBlockOwnerDeletion(), "blocks nothing: needs no RBAC on the CRD");
 
     assertEquals("gpu-a-2", pod.getSpec().getHostname());
     assertEquals(60L, pod.getSpec().getTerminationGracePeriodSeconds(), "template spec is kept");
@@ -76,11 +87,14 @@ class PodFactoryTest {
             + "\"containers\":[{\"name\":\"slurmd\",\"image\":\"s\",\"env\":["
             + "{\"name\":\"SLURM_NODE_NAME\",\"value\":\"wrong\"},{\"name\":\"KEEP\",\"value\":\"1\"}]},"
             + "{\"name\":\"sidecar\",\"image\":\"c\"}]}}";
-    Pod pod = PodFactory.build(request(t, SlurmSettings.none(), null));
+    Pod pod = PodFactory.build(request(t, SlurmSettings.none(), null), CRD_UID);
     assertEquals("gpu-a", pod.getMetadata().getLabels().get("tandem.dev/nodeset"));
     assertEquals("y", pod.getMetadata().getLabels().get("x"));
     assertEquals("gpu-a-2", pod.getSpec().getHostname());
-    assertTrue(pod.getMetadata().getOwnerReferences().isEmpty(), "no owner without a uid");
+    assertEquals(
+        List.of(Owners.anchor(CRD_UID)),
+        pod.getMetadata().getOwnerReferences(),
+        "no NodeSet owner without its uid; the anchor all the same");
     Container slurmd = pod.getSpec().getContainers().get(0);
     List<String> names = slurmd.getEnv().stream().map(EnvVar::getName).collect(Collectors.toList());
     assertEquals(1, names.stream().filter("SLURM_NODE_NAME"::equals).count(), names.toString());
@@ -97,14 +111,27 @@ class PodFactoryTest {
   void refusesTemplatesThatCannotMakeAPod() {
     assertThrows(
         IllegalArgumentException.class,
-        () -> PodFactory.build(request("{bad", SlurmSettings.none(), UID)));
+        () -> PodFactory.build(request("{bad", SlurmSettings.none(), UID), CRD_UID));
     assertThrows(
         IllegalArgumentException.class,
-        () -> PodFactory.build(request("{\"spec\":{}}", SlurmSettings.none(), UID)));
+        () -> PodFactory.build(request("{\"spec\":{}}", SlurmSettings.none(), UID), CRD_UID));
     assertThrows(
         IllegalArgumentException.class,
-        () -> PodFactory.build(request("", SlurmSettings.none(), UID)));
-    assertThrows(IllegalArgumentException.class, () -> PodFactory.build(null));
+        () -> PodFactory.build(request("", SlurmSettings.none(), UID), CRD_UID));
+    assertThrows(IllegalArgumentException.class, () -> PodFactory.build(null, CRD_UID));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> PodFactory.check(request("{bad", SlurmSettings.none(), UID)));
+  }
+
+  /** No pod without its anchor: the garbage collector would take it with a NodeSet deletion. */
+  @Test
+  void refusesToBuildAPodWithoutItsAnchor() {
+    NodeSetSpecView v = NodeSetSpecs.toView(Fixtures.example());
+    PodRequest r = new PodRequest(NodeRef.of("hpc", "gpu-a", 2), v.template(), UID);
+    assertThrows(IllegalArgumentException.class, () -> PodFactory.build(r, null));
+    assertThrows(IllegalArgumentException.class, () -> PodFactory.build(r, " "));
+    PodFactory.check(r); // the request itself is fine
   }
 
   private static Map<String, String> env(Container c) {

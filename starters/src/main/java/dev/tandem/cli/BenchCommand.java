@@ -3,6 +3,7 @@ package dev.tandem.cli;
 import dev.tandem.bench.WatchersBench;
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
+import dev.tandem.k8s.KubeClients;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -14,7 +15,6 @@ import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -184,7 +184,7 @@ final class BenchCommand implements Runnable {
       io.fabric8.kubernetes.client.Config kc =
           io.fabric8.kubernetes.client.Config.fromKubeconfig(
               null, Files.readString(kubeconfig), kubeconfig.toString());
-      try (KubernetesClient k8s = new KubernetesClientBuilder().withConfig(kc).build();
+      try (KubernetesClient k8s = KubeClients.build(kc);
           SlurmClient slurm =
               SlurmClients.create(SlurmClientConfig.fromEnv(SlurmEnvFile.read(envFile)))) {
         WatchersBench.Result r =

@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.k8s.KubeClients;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.schedule.PodGroupStatus;
 import dev.tandem.workflows.schedule.PodGroupWorkflow;
@@ -9,7 +10,6 @@ import dev.tandem.workflows.schedule.ScheduleAnnotations;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.temporal.client.WorkflowException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,7 +101,7 @@ final class PodLookup {
               : Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig);
       // One try: the command reports an unreachable API at once rather than retrying for long.
       c.setRequestRetryBackoffLimit(0);
-      return new KubernetesClientBuilder().withConfig(c).build();
+      return KubeClients.build(c);
     } catch (java.io.IOException e) {
       throw new CliException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
     } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.tandem.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.k8s.KubeClients;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.workflows.model.Condition;
@@ -10,7 +11,6 @@ import dev.tandem.workflows.model.NodeSummary;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -223,13 +223,11 @@ final class StatusCommand implements Callable<Integer> {
 
   private KubernetesClient kubernetes() {
     if (kubeconfig == null) {
-      return new KubernetesClientBuilder().build();
+      return KubeClients.build(Config.autoConfigure(null));
     }
     try {
-      return new KubernetesClientBuilder()
-          .withConfig(
-              Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig))
-          .build();
+      return KubeClients.build(
+          Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig));
     } catch (java.io.IOException e) {
       throw new CliException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
     }

@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.k8s.KubeClients;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "tandem",
     mixinStandardHelpOptions = true,
-    version = "tandem 0.1.0",
+    version = "tandem " + KubeClients.VERSION,
     description = "Slurm on Kubernetes, kept in step by durable Temporal workflows.",
     subcommands = {
       DrainCommand.class,

@@ -34,6 +34,7 @@ public final class PodWatcher extends InformerWatcher<Pod> {
   private final WatcherMetrics metrics;
   private final Duration resync;
   private Consumer<Pod> onPodChanged = p -> {};
+  private volatile Consumer<Pod> onPodSeen = p -> {};
 
   public PodWatcher(
       KubernetesClient client,
@@ -52,6 +53,14 @@ public final class PodWatcher extends InformerWatcher<Pod> {
   /** Also called for every change (the K8s node watcher re-applies cordons to moved pods). */
   public void onPodChanged(Consumer<Pod> c) {
     this.onPodChanged = c;
+  }
+
+  /**
+   * Called with every pod version the informer delivers (adds, every update, resyncs), on the
+   * informer thread: must not block. {@link PodAnchors} uses it.
+   */
+  public void onPodSeen(Consumer<Pod> c) {
+    this.onPodSeen = c;
   }
 
   // start() waits (bounded) for the first listing: the node watcher's first pass reads this cache,
@@ -77,11 +86,13 @@ public final class PodWatcher extends InformerWatcher<Pod> {
 
   @Override
   protected void onAdd(Pod pod) {
+    onPodSeen.accept(pod);
     send(pod, PodViews.of(pod));
   }
 
   @Override
   protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
+    onPodSeen.accept(pod);
     PodView after = PodViews.of(pod);
     if (resyncPass || !meaningfullySame(PodViews.of(old), after)) {
       // A changed view, or a periodic resync: send it.

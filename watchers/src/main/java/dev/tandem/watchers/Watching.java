@@ -1,5 +1,6 @@
 package dev.tandem.watchers;
 
+import dev.tandem.k8s.CrdAnchor;
 import dev.tandem.slurm.SlurmClient;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -82,6 +83,7 @@ final class Watching implements AutoCloseable {
           nodes.podChanged(p);
           poller.podChanged(p);
         });
+    pods.onPodSeen(new PodAnchors(k8s, new CrdAnchor(k8s, clock), coalescer, metrics)::check);
     poller.routeJobs(scheduling);
     poller.onReachability(health);
     nodeSets.onSpecSent(health::nodeSetRunning);

@@ -6,6 +6,7 @@ import com.google.inject.Singleton;
 import dev.tandem.activities.KubeActivitiesImpl;
 import dev.tandem.activities.SchedulingActivitiesImpl;
 import dev.tandem.activities.SlurmActivitiesImpl;
+import dev.tandem.k8s.KubeClients;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
@@ -20,7 +21,6 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.SchedulingConfig;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.temporal.client.WorkflowClient;
@@ -82,7 +82,10 @@ public final class TandemModule extends AbstractModule {
     // Temporal retries activities with backoff already; the client's own long retry loop would
     // only hold an activity (and its timeout) hostage.
     c.setRequestRetryBackoffLimit(1);
-    return new KubernetesClientBuilder().withConfig(c).build();
+    // User-Agent tandem/<version>: the API server records Tandem's writes under field manager
+    // "tandem". The watchers, the leader election and the eviction client use this client's
+    // configuration.
+    return KubeClients.build(c);
   }
 
   private static String rootMessage(Throwable e) {

@@ -48,6 +48,14 @@ public interface KubeActivities {
   @ActivityMethod
   PodView deletePod(String namespace, String name, String uid);
 
+  /**
+   * Sets ({@code evictable} true) or removes the pod's label {@code tandem.dev/evictable=true},
+   * which takes it out of its NodeSet's PodDisruptionBudget. Only on the pod with {@code uid}: an
+   * absent pod, or another pod of that name, is done (a new pod is created without the label).
+   */
+  @ActivityMethod
+  void markEvictable(String namespace, String name, String uid, boolean evictable);
+
   /** The NodeSet's pods (label {@code tandem.dev/nodeset}), for adoption after a restart. */
   @ActivityMethod
   List<PodView> listPods(String namespace, String nodeSet);

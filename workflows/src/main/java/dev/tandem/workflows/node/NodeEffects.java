@@ -122,6 +122,14 @@ final class NodeEffects {
     return p;
   }
 
+  /**
+   * Runs a Kubernetes activity that returns nothing; false (the failure recorded as the problem) if
+   * it failed after its retries.
+   */
+  boolean kubeDo(String what, String summary, java.util.function.Consumer<KubeActivities> c) {
+    return call(what, () -> kubeVoid(summary, c)) != null;
+  }
+
   void event(boolean warning, String reason, String message) {
     EventRequest e =
         warning

@@ -27,6 +27,19 @@ public final class NodeLifecycleState {
     DELETE
   }
 
+  /**
+   * Whether the pod may carry the label {@code tandem.dev/evictable} (which lets Kubernetes evict
+   * it past the NodeSet's PodDisruptionBudget).
+   */
+  public enum Eviction {
+    /** Known not to carry it: the budget protects the pod. */
+    PROTECTED,
+    /** Asked for, or a removal failed: may carry it (fail closed: removed before serving). */
+    UNKNOWN,
+    /** Carries it: the node is drained and runs no job. */
+    EVICTABLE
+  }
+
   NodePhase phase = NodePhase.PROVISIONING;
 
   /** Revision of the pod that runs (or last ran). */
@@ -45,6 +58,11 @@ public final class NodeLifecycleState {
 
   /** Drains Tandem holds: cause label to the Slurm reason, ordered by cause precedence. */
   Map<String, String> holds = new TreeMap<>();
+
+  Eviction eviction = Eviction.PROTECTED;
+
+  /** The pod the eviction label was asked for (its uid), or null. */
+  String evictableUid;
 
   /** Last views of the world, from activities or watcher signals. */
   PodView pod;

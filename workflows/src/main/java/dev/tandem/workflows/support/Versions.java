@@ -40,9 +40,19 @@ public final class Versions {
    */
   public static final String POD_REJECTED = "pod-rejected";
 
+  /**
+   * Version 1: a drained node (drained in Slurm, no job runs) labels its pod {@code
+   * tandem.dev/evictable=true}, so the NodeSet's PodDisruptionBudget lets Kubernetes evict it, and
+   * removes the label before its drain is lifted (or it drains again); a pod the pod watcher
+   * reports lost while the node is drained is recreated at once (before: on the next resync); a pod
+   * that waits unschedulable or failing to start says so as the node's problem at once (before:
+   * after the slow threshold). Node workflow.
+   */
+  public static final String EVICTABLE = "evictable";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
-      Map.of(DRAIN_NOT_RESPONDING, 1, HONEST_STATUS, 1, POD_REJECTED, 1);
+      Map.of(DRAIN_NOT_RESPONDING, 1, HONEST_STATUS, 1, POD_REJECTED, 1, EVICTABLE, 1);
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
