@@ -298,12 +298,21 @@ class WatchersE2EIT {
   }
 
   /** The real slurmd process the local kubelet runs for this pod. */
+  /**
+   * The slurmd of this test's own Slurm: the machine may run other local Slurm instances (their own
+   * {@code TANDEM_SLURM_DIR}) whose node names overlap, so match the config path too.
+   */
   private static long slurmdPid(String pod) {
+    String conf =
+        System.getenv().getOrDefault("TANDEM_SLURM_DIR", "/var/tmp/tandem-slurm")
+            + "/etc/slurm.conf";
     return ProcessHandle.allProcesses()
         .filter(
             p -> {
               String cmd = p.info().commandLine().orElse("");
-              return cmd.contains("slurmd") && cmd.contains("-N " + pod + " ");
+              return cmd.contains("slurmd")
+                  && cmd.contains("-N " + pod + " ")
+                  && cmd.contains(conf);
             })
         .findFirst()
         .orElseThrow(() -> new AssertionError("no slurmd process for " + pod))
