@@ -4,6 +4,7 @@ import dev.tandem.k8s.CrdAnchor;
 import dev.tandem.k8s.PodFactory;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.PodViews;
+import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.activities.KubeActivities;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.NodeSetRef;
@@ -34,12 +35,14 @@ public class KubeActivitiesImpl implements KubeActivities {
   private final KubernetesClient client;
   private final NodeSetWrites nodeSets;
   private final EventRecorder events;
+  private final EvictionLabels evictionLabels;
   private final CrdAnchor anchor;
 
   public KubeActivitiesImpl(KubernetesClient client, Clock clock) {
     this.client = Objects.requireNonNull(client, "client");
     this.nodeSets = new NodeSetWrites(client, clock);
     this.events = new EventRecorder(client, clock);
+    this.evictionLabels = new EvictionLabels(client);
     this.anchor = new CrdAnchor(client, clock);
   }
 
@@ -73,16 +76,53 @@ public class KubeActivitiesImpl implements KubeActivities {
           Pod pod = PodFactory.build(request, anchorUid(what));
           // Strict: a field this cluster does not know is a typo or a version mismatch in the
           // template; refusing it (400, KubeRejected) beats a pod silently missing the field.
-          Pod created =
-              client
-                  .pods()
-                  .inNamespace(ns)
-                  .resource(pod)
-                  .fieldValidation(FieldValidateable.Validation.STRICT)
-                  .create();
+          Pod created;
+          try {
+            created =
+                client
+                    .pods()
+                    .inNamespace(ns)
+                    .resource(pod)
+                    .fieldValidation(FieldValidateable.Validation.STRICT)
+                    .create();
+          } catch (KubernetesClientException e) {
+            if (PodRejections.invalid(e)) {
+              throw rejectedPod(request, e);
+            }
+            throw e;
+          }
           log.info("created pod {}/{} revision {}", ns, name, request.template().revision());
           return PodViews.of(created);
         });
+  }
+
+  /**
+   * The cluster refused the pod as invalid: the whole error to the log and to a Warning event on
+   * the NodeSet ({@code kubectl describe nodeset}), one line to the workflow.
+   */
+  private RuntimeException rejectedPod(PodRequest request, KubernetesClientException e) {
+    String line = PodRejections.oneLine(e);
+    String full = KubeCalls.apiMessage(e);
+    log.warn(
+        "the cluster rejected pod {}/{} at revision {}: {}",
+        request.node().namespace(),
+        request.node().pod(),
+        request.template().revision(),
+        full);
+    events.record(
+        new EventRequest(
+            request.node().namespace(),
+            NodeSet.KIND,
+            request.node().nodeSet(),
+            "Warning",
+            "PodRejected",
+            "pod "
+                + request.node().pod()
+                + " at revision "
+                + request.template().revision()
+                + " rejected: "
+                + full));
+    return PodRejections.failure(e);
   }
 
   /**
@@ -162,6 +202,11 @@ public class KubeActivitiesImpl implements KubeActivities {
           Pod after = get(namespace, name);
           return after == null ? PodView.absent(name) : PodViews.of(after);
         });
+  }
+
+  @Override
+  public void markEvictable(String namespace, String name, String uid, boolean evictable) {
+    evictionLabels.mark(namespace, name, uid, evictable);
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetStatusDocs;
+import dev.tandem.k8s.PodLabels;
 import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetStatusView;
@@ -105,6 +106,7 @@ final class NodeSetWrites {
             log.warn("{}: not being deleted, keeping the finalizer", what);
             return null;
           }
+          deleteBudget(ref, cur.getMetadata().getUid());
           List<String> rest = new ArrayList<>(finalizers);
           rest.removeIf(NodeSet.FINALIZER::equals);
           // resourceVersion in the patched object makes the write conditional: a concurrent
@@ -134,6 +136,36 @@ final class NodeSetWrites {
           log.info("{}: done", what);
           return null;
         });
+  }
+
+  /**
+   * Deletes the NodeSet's PodDisruptionBudget (its pods are gone by now). The CRD anchor among its
+   * owners keeps the garbage collector from deleting it while the NodeSet's nodes drain, so Tandem
+   * deletes it here. Only a budget this NodeSet owns: another one of that name is left alone.
+   */
+  private void deleteBudget(NodeSetRef ref, String nodeSetUid) {
+    var budget =
+        client
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace(ref.namespace())
+            .withName(PodLabels.budgetName(ref.name()));
+    var pdb = budget.get();
+    if (pdb == null
+        || pdb.getMetadata().getOwnerReferences() == null
+        || pdb.getMetadata().getOwnerReferences().stream()
+            .noneMatch(o -> nodeSetUid != null && nodeSetUid.equals(o.getUid()))) {
+      return;
+    }
+    try {
+      budget.delete();
+      log.info("deleted PodDisruptionBudget {}/{}", ref.namespace(), pdb.getMetadata().getName());
+    } catch (KubernetesClientException e) {
+      if (!KubeCalls.is(e, 404)) {
+        throw e;
+      }
+    }
   }
 
   private Resource<GenericKubernetesResource> resource(NodeSetRef ref) {

@@ -12,8 +12,22 @@ public final class PodLabels {
   public static final String APP_NAME = "app.kubernetes.io/name";
   public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
 
+  /**
+   * Set ({@value #EVICTABLE_VALUE}) by the node workflow only while its node is drained in Slurm
+   * and runs no job; the NodeSet's PodDisruptionBudget selects pods WITHOUT it, so every other
+   * slurmd pod is protected from eviction (docs/concepts.md, "Evictions and kubectl drain").
+   */
+  public static final String EVICTABLE = Names.PREFIX + "evictable";
+
+  public static final String EVICTABLE_VALUE = "true";
+
   public static final String APP_NAME_VALUE = "slurmd";
   public static final String MANAGED_BY_VALUE = "tandem";
+
+  /** Name of the PodDisruptionBudget that keeps a NodeSet's busy pods from being evicted. */
+  public static String budgetName(String nodeSet) {
+    return nodeSet + "-slurm-jobs";
+  }
 
   /**
    * The label selector of a NodeSet's pods, as written to {@code status.selector} for the scale

@@ -210,9 +210,39 @@ class KubeActivitiesImplTest {
         .once();
     ApplicationFailure f =
         assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
-    assertEquals(KubeActivities.REJECTED, f.getType());
+    assertEquals(KubeActivities.POD_REJECTED, f.getType());
     assertTrue(f.isNonRetryable());
-    assertTrue(f.getOriginalMessage().contains("Pod \"gpu-a-0\" is invalid"), f.getMessage());
+    assertEquals(
+        "spec.containers[0].resources.limits: Invalid value: \"4Gi\": must be less than or equal"
+            + " to memory limit",
+        f.getOriginalMessage());
+  }
+
+  /**
+   * A strict decoding error (a field newer than the cluster): one line for the workflow, the whole
+   * error in a Warning event on the NodeSet.
+   */
+  @Test
+  void anUnknownFieldIsAPodRejectionWithAWarningEventOnTheNodeSet() throws Exception {
+    server
+        .expect()
+        .post()
+        .withPath("/api/v1/namespaces/" + ns + "/pods?fieldValidation=Strict")
+        .andReturn(400, PodRejectionsTest.recorded("pod-strict-unknown-field-400.json").getStatus())
+        .once();
+    ApplicationFailure f =
+        assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
+    assertEquals(KubeActivities.POD_REJECTED, f.getType());
+    assertTrue(f.isNonRetryable());
+    assertEquals("unknown field \"spec.containers[0].resizePolicy\"", f.getOriginalMessage());
+    var events = client.v1().events().inNamespace(ns).list().getItems();
+    assertEquals(1, events.size());
+    var ev = events.get(0);
+    assertEquals("PodRejected", ev.getReason());
+    assertEquals("Warning", ev.getType());
+    assertEquals("NodeSet", ev.getInvolvedObject().getKind());
+    assertEquals("gpu-a", ev.getInvolvedObject().getName());
+    assertTrue(ev.getMessage().contains("strict decoding error"), ev.getMessage());
   }
 
   @Test

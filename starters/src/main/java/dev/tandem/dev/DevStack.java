@@ -1,6 +1,7 @@
 package dev.tandem.dev;
 
 import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.devstack.api.KubeVersion;
 import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.devstack.kubelet.KubeletConfig;
 import dev.tandem.devstack.kubelet.LocalKubelet;
@@ -59,6 +60,8 @@ public final class DevStack implements AutoCloseable {
    * @param slurmEnv the environment of {@code slurm-local.sh}: TANDEM_SLURM_DIR and the port bases
    *     choose the Slurm instance
    * @param cleanUpLeftovers clean up what a crashed stack left on that Slurm ({@link Leftovers})
+   * @param kubeVersion the Kubernetes version the local API emulates ({@code /version}, which pod
+   *     fields it knows; see docs/local-api.md), or null for its default
    */
   public record Options(
       Path stateDir,
@@ -68,11 +71,47 @@ public final class DevStack implements AutoCloseable {
       int kubeletNodes,
       Map<String, String> workerEnv,
       Map<String, String> slurmEnv,
-      boolean cleanUpLeftovers) {
+      boolean cleanUpLeftovers,
+      KubeVersion kubeVersion) {
 
     public Options {
       workerEnv = Map.copyOf(workerEnv);
       slurmEnv = Map.copyOf(slurmEnv);
+    }
+
+    public Options(
+        Path stateDir,
+        int temporalPort,
+        int apiPort,
+        int httpPort,
+        int kubeletNodes,
+        Map<String, String> workerEnv,
+        Map<String, String> slurmEnv,
+        boolean cleanUpLeftovers) {
+      this(
+          stateDir,
+          temporalPort,
+          apiPort,
+          httpPort,
+          kubeletNodes,
+          workerEnv,
+          slurmEnv,
+          cleanUpLeftovers,
+          null);
+    }
+
+    /** The same, with the local API emulating Kubernetes {@code version}. */
+    public Options withKubeVersion(KubeVersion version) {
+      return new Options(
+          stateDir,
+          temporalPort,
+          apiPort,
+          httpPort,
+          kubeletNodes,
+          workerEnv,
+          slurmEnv,
+          cleanUpLeftovers,
+          version);
     }
 
     /** The Slurm named by this process's environment (the tests' one), with clean-up on. */
@@ -116,7 +155,8 @@ public final class DevStack implements AutoCloseable {
           kubeletNodes,
           workerEnv,
           env,
-          cleanUpLeftovers);
+          cleanUpLeftovers,
+          kubeVersion);
     }
   }
 
@@ -190,8 +230,9 @@ public final class DevStack implements AutoCloseable {
     }
     step("Temporal test server on 127.0.0.1:" + options.temporalPort());
     temporal = LocalTemporal.start(options.temporalPort());
-    step("Kubernetes API on 127.0.0.1:" + options.apiPort());
-    api = LocalApiServer.start(options.apiPort());
+    KubeVersion kube = options.kubeVersion() == null ? KubeVersion.DEFAULT : options.kubeVersion();
+    step("Kubernetes API " + kube + " on 127.0.0.1:" + options.apiPort());
+    api = LocalApiServer.start(options.apiPort(), kube);
     api.installCrd(CRD);
     kubeconfig = api.writeKubeconfig(stateDir.resolve("kubeconfig"));
     step("local kubelet with " + options.kubeletNodes() + " nodes (slurmd pods run real slurmd)");

@@ -79,12 +79,21 @@ public final class E2EStack implements AutoCloseable {
    */
   static E2EStack start(Map<String, String> extraEnv, UnaryOperator<Map<String, String>> workerEnv)
       throws IOException {
+    return start(extraEnv, workerEnv, null);
+  }
+
+  /** As {@link #start(Map, UnaryOperator)}, the local API emulating Kubernetes {@code kube}. */
+  static E2EStack start(
+      Map<String, String> extraEnv,
+      UnaryOperator<Map<String, String>> workerEnv,
+      dev.tandem.devstack.api.KubeVersion kube)
+      throws IOException {
     Path dir = Files.createTempDirectory("tandem-e2e-");
     Map<String, String> env = new java.util.HashMap<>(FAST);
     env.putAll(extraEnv);
     DevStack s =
         DevStack.start(
-            new DevStack.Options(dir, 0, 0, 0, 3, env),
+            new DevStack.Options(dir, 0, 0, 0, 3, env).withKubeVersion(kube),
             new PrintWriter(System.out, true),
             workerEnv);
     WorkflowServiceStubs stubs =

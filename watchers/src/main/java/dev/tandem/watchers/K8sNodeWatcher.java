@@ -152,10 +152,22 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
     }
   }
 
-  /** A pod appeared on (or moved to) a node: give it that node's drains. */
+  /**
+   * A pod appeared on (or moved to) a node: give it that node's drains. A pod on no node yet (the
+   * replacement of an evicted pod, Pending) is on no cordoned or unhealthy node: the drains asked
+   * for the pod of that name before are lifted, so the hold does not stay with the old node. (The
+   * node workflow holds its own drain until the new slurmd registers.)
+   */
   public void podChanged(Pod pod) {
     SharedIndexInformer<Node> informer = informer();
-    if (informer == null || pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
+    if (informer == null || pod.getSpec() == null) {
+      return;
+    }
+    if (pod.getSpec().getNodeName() == null) {
+      if (pod.getMetadata().getDeletionTimestamp() == null) {
+        ask(pod, DrainCause.K8S_CORDON, null, Pass.CHANGE);
+        ask(pod, DrainCause.K8S_UNHEALTHY, null, Pass.CHANGE);
+      }
       return;
     }
     Node n = informer.getStore().getByKey(pod.getSpec().getNodeName());

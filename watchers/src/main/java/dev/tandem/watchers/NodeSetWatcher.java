@@ -1,5 +1,6 @@
 package dev.tandem.watchers;
 
+import dev.tandem.k8s.CrdAnchor;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.k8s.api.NodeSet;
@@ -13,11 +14,14 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Feeds NodeSet custom resources to their workflows: {@code specChanged} (signal-with-start) when
@@ -26,14 +30,17 @@ import java.util.function.Consumer;
  * <p>NodeSets are watched as generic resources: a NodeSet the Java classes cannot read (possible
  * where the API server does not validate) would stop a typed informer for every NodeSet; this way
  * it only becomes an InvalidSpec condition on itself. Before its first signal a NodeSet gets
- * Tandem's finalizer, so that deleting it waits until its nodes are drained and gone.
+ * Tandem's finalizer, so that deleting it waits until its nodes are drained and gone, and its
+ * PodDisruptionBudget ({@link SlurmJobsBudget}), repaired on every event and resync.
  */
 public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResource> {
+  private static final Logger log = LoggerFactory.getLogger(NodeSetWatcher.class);
   private final KubernetesClient client;
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
   private final Duration resync;
+  private final SlurmJobsBudget budget;
   private volatile Consumer<NodeSetRef> onSpecSent = ref -> {};
 
   public NodeSetWatcher(
@@ -48,6 +55,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
     this.signals = signals;
     this.metrics = metrics;
     this.resync = resync;
+    this.budget = new SlurmJobsBudget(client, new CrdAnchor(client, Clock.systemUTC()));
   }
 
   /** Told after a spec signal was accepted (its workflow runs now). */
@@ -108,6 +116,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
             metrics.signal("delete", "sent");
           } else {
             ensureFinalizer(r);
+            ensureBudget(r);
             signals.nodeSetSpec(ref, spec);
             metrics.signal("specChanged", "sent");
             onSpecSent.accept(ref);
@@ -150,6 +159,23 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
         return;
       }
       throw e;
+    }
+  }
+
+  /**
+   * The NodeSet's PodDisruptionBudget ({@link SlurmJobsBudget}). A failure (no RBAC for budgets, an
+   * outage) must not hold back the spec: it is logged and tried again on the next event or resync.
+   */
+  private void ensureBudget(GenericKubernetesResource r) {
+    try {
+      budget.ensure(r);
+    } catch (KubernetesClientException e) {
+      log.warn(
+          "cannot ensure PodDisruptionBudget of NodeSet {}/{} (running Slurm jobs are not"
+              + " protected from evictions): {}",
+          r.getMetadata().getNamespace(),
+          r.getMetadata().getName(),
+          e.getMessage());
     }
   }
 

@@ -131,6 +131,31 @@ class K8sWatchersTest extends WatcherTestBase {
         signals.named("undrain").stream().allMatch(s -> s.target().equals("node/default/gpu-0")));
   }
 
+  /**
+   * The pod on a cordoned node is evicted; its replacement waits Pending on no node: the cordon's
+   * hold does not follow it there (it would keep the node drained after the uncordon).
+   */
+  @Test
+  void anEvictedPodsReplacementOnNoNodeIsNotHeldByTheOldNodesCordon() throws Exception {
+    client.pods().resource(pod("gpu-0", "k1")).create();
+    Wait.until("pod cached", () -> pods.podsOn("k1").size() == 1);
+    client
+        .nodes()
+        .withName("k1")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+    Wait.until("drain", () -> !signals.named("drain").isEmpty());
+    client.pods().inNamespace("default").withName("gpu-0").withGracePeriod(0).delete();
+    Wait.until("gone", () -> pods.podsOn("k1").isEmpty());
+    Pod pending = pod("gpu-0", "k1");
+    pending.getSpec().setNodeName(null);
+    client.pods().resource(pending).create();
+    Wait.until("undrain", () -> !signals.named("undrain").isEmpty());
+    RecordingSignals.Sent u = signals.named("undrain").get(0);
+    assertEquals("node/default/gpu-0", u.target());
+    assertEquals("k8s-cordon", ((NodeCommand) u.payload()).owner());
+    assertEquals(1, signals.named("drain").size(), "no new drain for a pod on no node");
+  }
+
   /** The node was uncordoned while no watcher ran: a restarted watcher lifts the cordon drain. */
   @Test
   void restartedWatcherSendsTheFullStateOnce() {

@@ -103,4 +103,76 @@ class NodeSetWatcherTest extends WatcherTestBase {
                 .isEmpty());
     assertTrue(get("bye") != null, "held by the finalizer until the workflow releases it");
   }
+
+  private io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget budget(String name) {
+    return client.policy().v1().podDisruptionBudget().inNamespace("default").withName(name).get();
+  }
+
+  @Test
+  void aNodeSetGetsAPodDisruptionBudgetThatIsRepairedWhenEditedOrDeleted() {
+    watcher.close(); // this test needs resync passes
+    watcher =
+        new NodeSetWatcher(client, coalescer, signals, metrics, java.time.Duration.ofSeconds(1));
+    watcher.start();
+    Wait.until("synced", watcher::synced);
+    NodeSetResources.generic(client)
+        .resource(
+            K8sObjects.nodeSet(
+                "gpu-b",
+                "  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: slurmd\n"
+                    + "        image: tandem/slurmd:22.05\n"))
+        .create();
+    Wait.until("budget", () -> budget("gpu-b-slurm-jobs") != null);
+    var pdb = budget("gpu-b-slurm-jobs");
+    assertEquals(0, pdb.getSpec().getMaxUnavailable().getIntVal());
+    assertEquals("IfHealthyBudget", pdb.getSpec().getUnhealthyPodEvictionPolicy());
+    assertEquals(
+        java.util.Map.of("tandem.dev/nodeset", "gpu-b"),
+        pdb.getSpec().getSelector().getMatchLabels());
+    var expr = pdb.getSpec().getSelector().getMatchExpressions();
+    assertEquals(1, expr.size());
+    assertEquals("tandem.dev/evictable", expr.get(0).getKey());
+    assertEquals("DoesNotExist", expr.get(0).getOperator());
+    assertEquals("tandem", pdb.getMetadata().getLabels().get("app.kubernetes.io/managed-by"));
+    var owners = pdb.getMetadata().getOwnerReferences();
+    assertEquals(2, owners.size(), owners.toString());
+    assertEquals(get("gpu-b").getMetadata().getUid(), owners.get(0).getUid());
+    assertEquals("NodeSet", owners.get(0).getKind());
+    assertTrue(owners.get(0).getController());
+    // The CRD anchor (as on the pods): the garbage collector keeps the budget while the NodeSet's
+    // nodes drain, whatever the propagation policy of its deletion.
+    String crdUid =
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName("nodesets.tandem.dev")
+            .get()
+            .getMetadata()
+            .getUid();
+    assertEquals("CustomResourceDefinition", owners.get(1).getKind());
+    assertEquals(crdUid, owners.get(1).getUid());
+
+    // Someone loosens it: the next resync puts it back.
+    pdb.getSpec().setMaxUnavailable(new io.fabric8.kubernetes.api.model.IntOrString(1));
+    pdb.getSpec().getSelector().setMatchExpressions(java.util.List.of());
+    client.policy().v1().podDisruptionBudget().resource(pdb).update();
+    Wait.until(
+        "repaired",
+        () -> {
+          var b = budget("gpu-b-slurm-jobs");
+          return b.getSpec().getMaxUnavailable().getIntVal() == 0
+              && b.getSpec().getSelector().getMatchExpressions().size() == 1;
+        });
+
+    // Someone deletes it: back too.
+    client
+        .policy()
+        .v1()
+        .podDisruptionBudget()
+        .inNamespace("default")
+        .withName("gpu-b-slurm-jobs")
+        .delete();
+    Wait.until("recreated", () -> budget("gpu-b-slurm-jobs") != null);
+  }
 }

@@ -213,13 +213,7 @@ final class CrSchema {
     if (!t.custom()) {
       return List.of();
     }
-    String mode = req.param("fieldValidation");
-    if (mode != null && !List.of("Strict", "Warn", "Ignore").contains(mode)) {
-      throw ApiException.badRequest(
-          "fieldValidation: Unsupported value: "
-              + Json.quote(mode)
-              + ": supported values: \"Ignore\", \"Strict\", \"Warn\"");
-    }
+    String mode = FieldValidation.mode(req);
     CrSchema.Result r = CrSchema.apply(t.schema(), obj);
     errors.addAll(r.errors());
     List<String> warnings = new ArrayList<>();

@@ -34,10 +34,12 @@ final class Deletes {
 
   private final Store store;
   private final ResourceCatalog catalog;
+  private final NamespaceDeletion namespaces;
 
   Deletes(Store store, ResourceCatalog catalog) {
     this.store = store;
     this.catalog = catalog;
+    this.namespaces = new NamespaceDeletion(store, catalog);
   }
 
   MockResponse delete(ResourceType t, ApiRequest req) {
@@ -96,7 +98,7 @@ final class Deletes {
   /** Deletes (or starts deleting) one object; returns its state afterwards. */
   ObjectNode delete(ResourceType t, Stored cur, DeleteOptions o, boolean dryRun) {
     if (t.kind().equals("Namespace") && t.group().isEmpty()) {
-      return deleteNamespace(t, cur, dryRun);
+      return namespaces.delete(this, t, cur, dryRun);
     }
     ObjectNode obj = cur.obj().deepCopy();
     ObjectNode meta = Json.meta(obj);
@@ -232,60 +234,9 @@ final class Deletes {
       catalog.setCrds(store.list(t, null).stream().map(Stored::obj).toList());
     }
     if (t.namespaced()) {
-      finishNamespaceIfEmpty(cur.namespace());
+      namespaces.finishIfEmpty(cur.namespace());
     }
     return last == null ? gone : last;
-  }
-
-  private ObjectNode deleteNamespace(ResourceType nsType, Stored cur, boolean dryRun) {
-    ObjectNode obj = cur.obj().deepCopy();
-    ObjectNode meta = Json.meta(obj);
-    if (!meta.hasNonNull("deletionTimestamp")) {
-      meta.put("deletionTimestamp", Json.now());
-      meta.put("deletionGracePeriodSeconds", 0);
-      Json.child(obj, "status").put("phase", "Terminating");
-      if (dryRun) {
-        return obj;
-      }
-      store.update(nsType, cur, obj);
-    }
-    if (dryRun) {
-      return obj;
-    }
-    String ns = cur.name();
-    // The namespace controller deletes the contents with Background propagation.
-    DeleteOptions background =
-        new DeleteOptions(null, DeleteOptions.BACKGROUND, null, null, null, false);
-    for (ResourceType t : catalog.all()) {
-      if (t.namespaced() && !t.createOnly()) {
-        for (Stored s : store.list(t, ns)) {
-          delete(t, s, background, false);
-        }
-      }
-    }
-    finishNamespaceIfEmpty(ns);
-    Stored after = store.get(nsType, null, ns);
-    return after == null ? obj : after.obj();
-  }
-
-  void finishNamespaceIfEmpty(String ns) {
-    if (ns == null) {
-      return;
-    }
-    ResourceType nsType = catalog.require("", "v1", "namespaces");
-    Stored n = store.get(nsType, null, ns);
-    if (n == null || Json.text(n.obj(), "metadata", "deletionTimestamp") == null) {
-      return;
-    }
-    if (Json.meta(n.obj()).path("finalizers").size() > 0) {
-      return;
-    }
-    for (ResourceType t : catalog.all()) {
-      if (t.namespaced() && !t.createOnly() && !store.list(t, ns).isEmpty()) {
-        return;
-      }
-    }
-    store.remove(nsType, n);
   }
 
   static boolean hasFinalizer(JsonNode obj, String f) {

@@ -17,22 +17,21 @@ import java.util.regex.Pattern;
  * mock answered these with a generic List, so kubectl failed at discovery.
  */
 final class Discovery {
-  /** The Kubernetes version the local API claims (kubectl 1.32 is what the machines carry). */
-  static final String MAJOR = "1";
-
-  static final String MINOR = "32";
-
   private final ResourceCatalog catalog;
 
-  Discovery(ResourceCatalog catalog) {
+  /** The Kubernetes version the local API claims ({@link KubeVersion#DEFAULT} unless told). */
+  private final KubeVersion kube;
+
+  Discovery(ResourceCatalog catalog, KubeVersion kube) {
     this.catalog = catalog;
+    this.kube = kube;
   }
 
   ObjectNode version() {
     ObjectNode v = Json.object();
-    v.put("major", MAJOR);
-    v.put("minor", MINOR);
-    v.put("gitVersion", "v" + MAJOR + "." + MINOR + ".0-tandem-local");
+    v.put("major", String.valueOf(kube.major()));
+    v.put("minor", String.valueOf(kube.minor()));
+    v.put("gitVersion", "v" + kube + ".0-tandem-local");
     v.put("gitCommit", "0000000000000000000000000000000000000000");
     v.put("gitTreeState", "clean");
     v.put("buildDate", "2025-01-01T00:00:00Z");

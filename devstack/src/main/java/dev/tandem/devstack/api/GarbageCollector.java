@@ -2,13 +2,13 @@ package dev.tandem.devstack.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tandem.devstack.api.Store.Stored;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -38,63 +38,19 @@ import org.slf4j.LoggerFactory;
 final class GarbageCollector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GarbageCollector.class);
 
-  /** One object, as the worker finds it again (a different uid under that name is another). */
-  record Ident(
-      String group, String version, String plural, String namespace, String name, String uid) {
-    static Ident of(ResourceType t, Stored s) {
-      return new Ident(t.group(), t.version(), t.plural(), s.namespace(), s.name(), s.uid());
-    }
-  }
-
-  /** One owner reference of a dependent. */
-  record Ref(String apiVersion, String kind, String name, String uid, boolean block) {
-    static List<Ref> of(JsonNode obj) {
-      List<Ref> out = new ArrayList<>();
-      if (obj == null) {
-        return out;
-      }
-      for (JsonNode r : obj.path("metadata").path("ownerReferences")) {
-        out.add(
-            new Ref(
-                r.path("apiVersion").asText(),
-                r.path("kind").asText(),
-                r.path("name").asText(),
-                r.path("uid").asText(),
-                r.path("blockOwnerDeletion").asBoolean(false)));
-      }
-      return out;
-    }
-
-    boolean sameOwner(Ref o) {
-      return uid.equals(o.uid)
-          && apiVersion.equals(o.apiVersion)
-          && kind.equals(o.kind)
-          && name.equals(o.name);
-    }
-  }
-
-  /** Work for the worker. */
-  sealed interface Item {}
-
-  /** The GC's attemptToDeleteItem for one object. */
-  record AttemptDelete(Ident item) implements Item {}
-
-  /** The GC's attemptToOrphan: strip the owner from its dependents, then drop {@code orphan}. */
-  record Orphan(Ident owner) implements Item {}
-
-  /** Every object that references this uid gets an {@link AttemptDelete}. */
-  record DependentsOf(String uid) implements Item {}
-
-  /** An owner that may have stopped waiting for its dependents (one went or stopped blocking). */
-  record OwnerCheck(Ref ref, String dependentNamespace) implements Item {}
-
   private final Lock writeLock;
-  private final LinkedHashSet<Item> queue = new LinkedHashSet<>();
+  private final LinkedHashSet<GcItem> queue = new LinkedHashSet<>();
   private final Thread worker;
   private GcAttempts attempts;
   private boolean busy;
   private volatile boolean closed;
   private volatile Context context;
+
+  /**
+   * How many stored objects reference each owner uid (only touched under the write lock): an object
+   * nobody references has no dependents to look for, which spares a scan of the store.
+   */
+  private final Map<String, Integer> referenced = new HashMap<>();
 
   GarbageCollector(Lock writeLock) {
     this.writeLock = writeLock;
@@ -116,43 +72,50 @@ final class GarbageCollector implements AutoCloseable {
     if (ctx != null) {
       context = ctx;
     }
+    List<GcItem.Ref> before = GcItem.Ref.of(old);
+    List<GcItem.Ref> after = GcItem.Ref.of(now);
+    before.forEach(r -> referenced.merge(r.uid(), -1, (a, b) -> a + b == 0 ? null : a + b));
+    after.forEach(r -> referenced.merge(r.uid(), 1, Integer::sum));
     if (now == null) {
       String uid = Json.text(old, "metadata", "uid");
       if (uid != null) {
         attempts.recordAbsent(uid);
-        enqueue(new DependentsOf(uid));
+        if (referenced.containsKey(uid)) {
+          enqueue(new GcItem.DependentsOf(uid));
+        }
       }
       String ns = Json.text(old, "metadata", "namespace");
-      Ref.of(old).forEach(r -> enqueue(new OwnerCheck(r, ns)));
+      GcItem.Ref.of(old).forEach(r -> enqueue(new GcItem.OwnerCheck(r, ns)));
       return;
     }
     String ns = Json.text(now, "metadata", "namespace");
-    Ident self =
-        new Ident(
+    GcItem.Ident self =
+        new GcItem.Ident(
             t.group(),
             t.version(),
             t.plural(),
             ns,
             Json.text(now, "metadata", "name"),
             Json.text(now, "metadata", "uid"));
-    List<Ref> before = Ref.of(old);
-    List<Ref> after = Ref.of(now);
-    for (Ref r : after) {
+    for (GcItem.Ref r : after) {
       if (before.stream().noneMatch(r::sameOwner)) {
-        enqueue(new AttemptDelete(self)); // a new owner: it may not exist (any more)
+        enqueue(new GcItem.AttemptDelete(self)); // a new owner: it may not exist (any more)
       }
     }
-    for (Ref r : before) {
-      Ref kept = after.stream().filter(a -> a.uid().equals(r.uid())).findFirst().orElse(null);
+    for (GcItem.Ref r : before) {
+      GcItem.Ref kept =
+          after.stream().filter(a -> a.uid().equals(r.uid())).findFirst().orElse(null);
       if (r.block() && (kept == null || !kept.block())) {
-        enqueue(new OwnerCheck(r, ns));
+        enqueue(new GcItem.OwnerCheck(r, ns));
       }
     }
     if (startsWaiting(old, now, Deletes.ORPHAN_FINALIZER)) {
-      enqueue(new Orphan(self));
+      enqueue(new GcItem.Orphan(self));
     } else if (startsWaiting(old, now, Deletes.FOREGROUND_FINALIZER)) {
-      enqueue(new DependentsOf(self.uid()));
-      enqueue(new AttemptDelete(self));
+      if (referenced.containsKey(self.uid())) {
+        enqueue(new GcItem.DependentsOf(self.uid()));
+      }
+      enqueue(new GcItem.AttemptDelete(self));
     }
   }
 
@@ -168,7 +131,7 @@ final class GarbageCollector implements AutoCloseable {
         && Deletes.hasFinalizer(obj, finalizer);
   }
 
-  synchronized void enqueue(Item item) {
+  synchronized void enqueue(GcItem item) {
     queue.add(item);
     notifyAll();
   }
@@ -188,7 +151,7 @@ final class GarbageCollector implements AutoCloseable {
 
   private void run() {
     while (!closed) {
-      Item item;
+      GcItem item;
       synchronized (this) {
         while (queue.isEmpty() && !closed) {
           try {
@@ -220,7 +183,7 @@ final class GarbageCollector implements AutoCloseable {
    * WebSocket send waits for the write to complete when called from any other thread, and with the
    * write lock held that could stall the server until it times out (30 s).
    */
-  private void runOnEventLoop(Item item) {
+  private void runOnEventLoop(GcItem item) {
     Context ctx = context;
     if (ctx == null) {
       handle(item); // no request was ever served, so no watch is open
@@ -250,7 +213,7 @@ final class GarbageCollector implements AutoCloseable {
     }
   }
 
-  private void handle(Item item) {
+  private void handle(GcItem item) {
     writeLock.lock();
     try {
       attempts.handle(item);

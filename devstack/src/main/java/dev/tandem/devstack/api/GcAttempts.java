@@ -3,18 +3,15 @@ package dev.tandem.devstack.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tandem.devstack.api.GarbageCollector.AttemptDelete;
-import dev.tandem.devstack.api.GarbageCollector.DependentsOf;
-import dev.tandem.devstack.api.GarbageCollector.Ident;
-import dev.tandem.devstack.api.GarbageCollector.Item;
-import dev.tandem.devstack.api.GarbageCollector.Orphan;
-import dev.tandem.devstack.api.GarbageCollector.OwnerCheck;
-import dev.tandem.devstack.api.GarbageCollector.Ref;
-import dev.tandem.devstack.api.Store.Stored;
+import dev.tandem.devstack.api.GcItem.AttemptDelete;
+import dev.tandem.devstack.api.GcItem.DependentsOf;
+import dev.tandem.devstack.api.GcItem.Ident;
+import dev.tandem.devstack.api.GcItem.Orphan;
+import dev.tandem.devstack.api.GcItem.OwnerCheck;
+import dev.tandem.devstack.api.GcItem.Ref;
+import dev.tandem.devstack.api.OwnerLookup.Found;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,56 +45,39 @@ import org.slf4j.LoggerFactory;
  */
 final class GcAttempts {
   private static final Logger log = LoggerFactory.getLogger(GcAttempts.class);
-  private static final int ABSENT_CACHE = 500;
-
-  private enum OwnerState {
-    SOLID,
-    DANGLING,
-    WAITING,
-    UNKNOWN
-  }
 
   private final Store store;
-  private final ResourceCatalog catalog;
+  private final OwnerLookup owners;
   private final Deletes deletes;
   private final GarbageCollector gc;
 
-  /** Uids of owners seen removed (the real GC's absentOwnerCache): their kind may be gone too. */
-  private final Map<String, Boolean> absent =
-      new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) {
-          return size() > ABSENT_CACHE;
-        }
-      };
-
   GcAttempts(Store store, ResourceCatalog catalog, Deletes deletes, GarbageCollector gc) {
     this.store = store;
-    this.catalog = catalog;
+    this.owners = new OwnerLookup(store, catalog);
     this.deletes = deletes;
     this.gc = gc;
   }
 
   void recordAbsent(String uid) {
-    absent.put(uid, Boolean.TRUE);
+    owners.recordAbsent(uid);
   }
 
-  void handle(Item item) {
+  void handle(GcItem item) {
     if (item instanceof AttemptDelete a) {
       attemptToDelete(a.item());
     } else if (item instanceof Orphan o) {
       orphan(o.owner());
     } else if (item instanceof DependentsOf d) {
-      dependents(d.uid()).forEach(e -> gc.enqueue(new AttemptDelete(Ident.of(e.t(), e.s()))));
+      owners
+          .dependents(d.uid())
+          .forEach(e -> gc.enqueue(new AttemptDelete(Ident.of(e.t(), e.s()))));
     } else if (item instanceof OwnerCheck c) {
       ownerCheck(c.ref(), c.dependentNamespace());
     }
   }
 
-  private record Found(ResourceType t, Stored s) {}
-
   void attemptToDelete(Ident id) {
-    Found f = find(id);
+    Found f = owners.find(id);
     if (f == null) {
       return;
     }
@@ -118,7 +98,7 @@ final class GcAttempts {
     List<String> dangling = new ArrayList<>();
     List<String> waiting = new ArrayList<>();
     for (Ref r : refs) {
-      switch (classify(r, f.s().namespace())) {
+      switch (owners.classify(r, f.s().namespace())) {
         case SOLID -> solid.add(r.uid());
         case DANGLING -> dangling.add(r.uid());
         case WAITING -> waiting.add(r.uid());
@@ -138,14 +118,14 @@ final class GcAttempts {
       return;
     }
     String uid = f.s().uid();
-    List<Found> deps = dependents(uid);
+    List<Found> deps = owners.dependents(uid);
     String policy;
     if (!waiting.isEmpty() && !deps.isEmpty()) {
       if (deps.stream()
           .anyMatch(
               d -> GarbageCollector.deletingWith(d.s().obj(), Deletes.FOREGROUND_FINALIZER))) {
         unblockOwnReferences(f);
-        f = find(id);
+        f = owners.find(id);
       }
       policy = DeleteOptions.FOREGROUND;
     } else if (Deletes.hasFinalizer(obj, Deletes.ORPHAN_FINALIZER)) {
@@ -162,7 +142,7 @@ final class GcAttempts {
   private void processDeletingDependents(Found owner) {
     String uid = owner.s().uid();
     List<Found> blocking = new ArrayList<>();
-    for (Found d : dependents(uid)) {
+    for (Found d : owners.dependents(uid)) {
       if (Ref.of(d.s().obj()).stream().anyMatch(r -> r.uid().equals(uid) && r.block())) {
         blocking.add(d);
       }
@@ -180,95 +160,25 @@ final class GcAttempts {
   }
 
   private void orphan(Ident id) {
-    Found owner = find(id);
+    Found owner = owners.find(id);
     if (owner == null) {
       return;
     }
-    for (Found d : dependents(owner.s().uid())) {
+    for (Found d : owners.dependents(owner.s().uid())) {
       stripOwners(d, Set.of(owner.s().uid()));
     }
-    Found again = find(id);
+    Found again = owners.find(id);
     if (again != null) {
       removeFinalizer(again, Deletes.ORPHAN_FINALIZER);
     }
   }
 
   private void ownerCheck(Ref ref, String dependentNamespace) {
-    Found owner = lookup(ref, dependentNamespace);
+    Found owner = owners.lookup(ref, dependentNamespace);
     if (owner != null
         && GarbageCollector.deletingWith(owner.s().obj(), Deletes.FOREGROUND_FINALIZER)) {
       processDeletingDependents(owner);
     }
-  }
-
-  private OwnerState classify(Ref ref, String dependentNamespace) {
-    if (absent.containsKey(ref.uid())) {
-      return OwnerState.DANGLING;
-    }
-    ResourceType ot = ownerType(ref);
-    if (ot == null || (ot.namespaced() && dependentNamespace == null)) {
-      return OwnerState.UNKNOWN;
-    }
-    Found owner = lookup(ref, dependentNamespace);
-    if (owner == null) {
-      return OwnerState.DANGLING;
-    }
-    return GarbageCollector.deletingWith(owner.s().obj(), Deletes.FOREGROUND_FINALIZER)
-        ? OwnerState.WAITING
-        : OwnerState.SOLID;
-  }
-
-  /** The owner a reference names, if it exists with that uid (any stored version of its kind). */
-  private Found lookup(Ref ref, String dependentNamespace) {
-    ResourceType ot = ownerType(ref);
-    if (ot == null || (ot.namespaced() && dependentNamespace == null)) {
-      return null;
-    }
-    for (ResourceType t : catalog.all()) {
-      if (t.group().equals(ot.group()) && t.kind().equals(ot.kind()) && !t.createOnly()) {
-        Stored s = store.get(t, t.namespaced() ? dependentNamespace : null, ref.name());
-        if (s != null && ref.uid().equals(s.uid())) {
-          return new Found(t, s);
-        }
-      }
-    }
-    return null;
-  }
-
-  private ResourceType ownerType(Ref ref) {
-    String av = ref.apiVersion();
-    int slash = av.indexOf('/');
-    String group = slash < 0 ? "" : av.substring(0, slash);
-    String version = slash < 0 ? av : av.substring(slash + 1);
-    for (ResourceType t : catalog.all()) {
-      if (t.group().equals(group)
-          && t.version().equals(version)
-          && t.kind().equals(ref.kind())
-          && !t.createOnly()) {
-        return t;
-      }
-    }
-    return null;
-  }
-
-  private Found find(Ident id) {
-    ResourceType t = catalog.find(id.group(), id.version(), id.plural()).orElse(null);
-    if (t == null) {
-      return null;
-    }
-    Stored s = store.get(t, id.namespace(), id.name());
-    return s == null || !s.uid().equals(id.uid()) ? null : new Found(t, s);
-  }
-
-  /** Every object with an owner reference to {@code uid}. */
-  private List<Found> dependents(String uid) {
-    List<Found> out = new ArrayList<>();
-    for (Map.Entry<ResourceType, Stored> e : store.scan(uid)) {
-      if (Ref.of(e.getValue().obj()).stream().anyMatch(r -> r.uid().equals(uid))) {
-        out.add(new Found(e.getKey(), e.getValue()));
-      }
-    }
-    return out;
   }
 
   private void stripOwners(Found f, Set<String> uids) {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Locking: one read/write lock; reads take the read lock, writes the write lock, and watch
  * events are sent while the write lock is held so that every watcher sees changes in
  * resourceVersion order. Requests arrive on Vert.x event-loop threads, so sends to WebSockets there
- * never block.
+ * never block; the {@link GarbageCollector} runs its work on those event loops for the same reason.
  */
 final class LocalApiDispatcher extends KubernetesCrudDispatcher {
   private static final Logger log = LoggerFactory.getLogger(LocalApiDispatcher.class);

@@ -52,9 +52,12 @@ public final class LocalApiServer implements AutoCloseable {
   private final int port;
   private final KubernetesClient client;
   private final ApiFaults faults;
+  private final KubeVersion version;
   private final GarbageCollector gc;
 
-  private LocalApiServer(int requestedPort, int watchWindow) throws IOException {
+  private LocalApiServer(int requestedPort, int watchWindow, KubeVersion version)
+      throws IOException {
+    this.version = version;
     MOCK_LOG.setLevel(Level.WARNING);
     timer =
         Executors.newSingleThreadScheduledExecutor(
@@ -70,7 +73,7 @@ public final class LocalApiServer implements AutoCloseable {
     dispatcher.setFaults(faults);
     Store store = new Store(dispatcher, catalog, hub);
     hub.setStore(store);
-    Writes writes = new Writes(store, catalog);
+    Writes writes = new Writes(store, catalog, version);
     Deletes deletes = new Deletes(store, catalog);
     writes.setDeletes(deletes);
     gc = new GarbageCollector(dispatcher.lock.writeLock());
@@ -89,7 +92,8 @@ public final class LocalApiServer implements AutoCloseable {
             deletes,
             subs,
             hub,
-            () -> "127.0.0.1:" + boundPort[0]));
+            () -> "127.0.0.1:" + boundPort[0],
+            version));
     web = new MockWebServer();
     server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, false);
     server.init(InetAddress.getByName("127.0.0.1"), requestedPort);
@@ -104,7 +108,16 @@ public final class LocalApiServer implements AutoCloseable {
 
   /** Starts on 127.0.0.1; {@code port} 0 picks an ephemeral port. */
   public static LocalApiServer start(int port) throws IOException {
-    return new LocalApiServer(port, DEFAULT_WATCH_WINDOW);
+    return new LocalApiServer(port, DEFAULT_WATCH_WINDOW, KubeVersion.DEFAULT);
+  }
+
+  /**
+   * As {@link #start(int)}, emulating another Kubernetes version: {@code /version} reports it, and
+   * pod fields newer than it are unknown (400 with {@code fieldValidation=Strict}, dropped with a
+   * warning otherwise), as on a cluster of that version. See docs/local-api.md.
+   */
+  public static LocalApiServer start(int port, KubeVersion version) throws IOException {
+    return new LocalApiServer(port, DEFAULT_WATCH_WINDOW, version);
   }
 
   /** As {@link #start(int)}, with the number of recent changes kept for resuming watches. */
@@ -112,7 +125,7 @@ public final class LocalApiServer implements AutoCloseable {
     if (watchWindow < 1) {
       throw new IllegalArgumentException("watchWindow must be at least 1, got " + watchWindow);
     }
-    return new LocalApiServer(port, watchWindow);
+    return new LocalApiServer(port, watchWindow, KubeVersion.DEFAULT);
   }
 
   private void bootstrap() {
@@ -140,6 +153,11 @@ public final class LocalApiServer implements AutoCloseable {
                   .build())
           .create();
     }
+  }
+
+  /** The Kubernetes version this server emulates. */
+  public KubeVersion version() {
+    return version;
   }
 
   public String url() {

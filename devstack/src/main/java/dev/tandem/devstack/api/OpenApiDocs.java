@@ -58,7 +58,7 @@ final class OpenApiDocs {
     doc.put("openapi", "3.0.0");
     doc.putObject("info")
         .put("title", "Kubernetes (Tandem local API)")
-        .put("version", "v" + Discovery.MAJOR + "." + Discovery.MINOR + ".0");
+        .put("version", "v" + KubeVersion.DEFAULT + ".0");
     ObjectNode paths = doc.putObject("paths");
     for (ResourceType t : catalog.forGroupVersion(group, version)) {
       if (t.createOnly()) {

@@ -27,10 +27,11 @@ final class Router {
       Deletes deletes,
       Subresources subresources,
       WatchHub watches,
-      Supplier<String> serverAddress) {
+      Supplier<String> serverAddress,
+      KubeVersion version) {
     this.lock = lock;
     this.catalog = catalog;
-    this.discovery = new Discovery(catalog);
+    this.discovery = new Discovery(catalog, version);
     this.openApi = new OpenApiDocs(catalog);
     this.reads = reads;
     this.writes = writes;

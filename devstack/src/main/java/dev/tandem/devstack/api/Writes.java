@@ -22,11 +22,13 @@ final class Writes {
 
   private final Store store;
   private final ResourceCatalog catalog;
+  private final KubeVersion version;
   private Deletes deletes;
 
-  Writes(Store store, ResourceCatalog catalog) {
+  Writes(Store store, ResourceCatalog catalog, KubeVersion version) {
     this.store = store;
     this.catalog = catalog;
+    this.version = version;
   }
 
   void setDeletes(Deletes deletes) {
@@ -103,7 +105,7 @@ final class Writes {
     List<Cause> errors = new ArrayList<>();
     ObjectRules.validateMetadata(t, obj, errors);
     ObjectRules.validateCreate(t, obj, errors);
-    List<String> warnings = CrSchema.admit(t, obj, errors, req);
+    List<String> warnings = admit(t, obj, errors, req);
     if (!errors.isEmpty()) {
       throw ApiException.invalid(t, name, errors);
     }
@@ -143,7 +145,7 @@ final class Writes {
     if (t.group().isEmpty() && t.kind().equals("Pod") && req.subresource == null) {
       ObjectRules.validatePodUpdate(cur.obj(), next, errors);
     }
-    List<String> warnings = CrSchema.admit(t, next, errors, req);
+    List<String> warnings = admit(t, next, errors, req);
     if (!errors.isEmpty()) {
       throw ApiException.invalid(t, cur.name(), errors);
     }
@@ -162,6 +164,17 @@ final class Writes {
       store.update(t, cur, next);
     }
     return Responses.withWarnings(Responses.json(200, next), warnings);
+  }
+
+  /**
+   * {@code fieldValidation}: a CR against its CRD's schema; a pod (main resource) against the Pod
+   * schema of the emulated version ({@link PodFields}). Other built-ins keep unknown fields.
+   */
+  private List<String> admit(ResourceType t, ObjectNode obj, List<Cause> errors, ApiRequest req) {
+    if (t.group().isEmpty() && t.kind().equals("Pod") && req.subresource == null) {
+      return PodFields.admit(obj, req, version);
+    }
+    return CrSchema.admit(t, obj, errors, req);
   }
 
   /** Main resource vs status subresource: each write only touches its own part. */

@@ -328,6 +328,32 @@ class GarbageCollectionTest extends ApiTestBase {
     ownedConfigMap("late-cm", stale);
     await(WAIT, () -> getConfigMap("late-cm") == null, "an owner with another uid is absent");
 
+    client
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName("gc-other")
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .configMaps()
+        .inNamespace("gc-other")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("elsewhere")
+                .withOwnerReferences(ref(owner, false))
+                .endMetadata()
+                .build())
+        .create();
+    await(
+        WAIT,
+        () -> client.configMaps().inNamespace("gc-other").withName("elsewhere").get() == null,
+        "a namespaced owner is looked for in the dependent's namespace only");
+    assertNotNull(getNodeSet("late"));
+
     OwnerReference unserved =
         new OwnerReferenceBuilder()
             .withApiVersion("apps/v1")

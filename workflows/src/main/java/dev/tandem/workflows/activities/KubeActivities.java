@@ -22,13 +22,21 @@ public interface KubeActivities {
   /** Failure type for requests Kubernetes refuses for good (invalid pod template, forbidden). */
   String REJECTED = "KubeRejected";
 
+  /**
+   * Failure type of {@link #ensurePod} when the API server refuses the pod as invalid (400, 422): a
+   * field this cluster does not know, or a value it does not accept. Non-retryable: the same
+   * template is refused again. The message is one line naming the field and why.
+   */
+  String POD_REJECTED = "KubePodRejected";
+
   /** The pod, or {@link PodView#absent} if there is none. */
   @ActivityMethod
   PodView getPod(String namespace, String name);
 
   /**
    * Creates the pod if no pod of that name exists and returns the pod that exists afterwards (which
-   * may be an older one: the caller compares revisions).
+   * may be an older one: the caller compares revisions). A pod the cluster refuses as invalid fails
+   * with {@link #POD_REJECTED}.
    */
   @ActivityMethod
   PodView ensurePod(PodRequest request);
@@ -39,6 +47,14 @@ public interface KubeActivities {
    */
   @ActivityMethod
   PodView deletePod(String namespace, String name, String uid);
+
+  /**
+   * Sets ({@code evictable} true) or removes the pod's label {@code tandem.dev/evictable=true},
+   * which takes it out of its NodeSet's PodDisruptionBudget. Only on the pod with {@code uid}: an
+   * absent pod, or another pod of that name, is done (a new pod is created without the label).
+   */
+  @ActivityMethod
+  void markEvictable(String namespace, String name, String uid, boolean evictable);
 
   /** The NodeSet's pods (label {@code tandem.dev/nodeset}), for adoption after a restart. */
   @ActivityMethod

@@ -21,6 +21,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param problem a problem worth surfacing on the NodeSet (stuck, rejected by Slurm), or null
  * @param seq increasing per node workflow, so a late report never overwrites a newer one
  * @param rejected why a {@code nodeReported} payload is unusable (see {@link Payloads}), or null
+ * @param podRejectedRevision a revision whose pod the cluster refused as invalid (the node does not
+ *     create it again), or null
+ * @param podRejected why, in one line (the field and the cluster's reason), or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeReport(
@@ -35,7 +38,9 @@ public record NodeReport(
     String k8sNode,
     String problem,
     long seq,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String podRejectedRevision,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String podRejected) {
 
   public NodeReport(
       String pod,
@@ -61,7 +66,28 @@ public record NodeReport(
         k8sNode,
         problem,
         seq,
+        null,
+        null,
         null);
+  }
+
+  /** A report that also says which revision the cluster refused and why (both may be null). */
+  public NodeReport withPodRejected(String revision, String why) {
+    return new NodeReport(
+        pod,
+        ordinal,
+        phase,
+        this.revision,
+        targetRevision,
+        slurmState,
+        busy,
+        reason,
+        k8sNode,
+        problem,
+        seq,
+        rejected,
+        revision,
+        why);
   }
 
   /** Accepts any JSON; see {@link Payloads}. */
@@ -70,6 +96,8 @@ public record NodeReport(
     return Payloads.read(
         n,
         NodeReport.class,
-        why -> new NodeReport(null, 0, null, null, null, null, null, null, null, null, 0, why));
+        why ->
+            new NodeReport(
+                null, 0, null, null, null, null, null, null, null, null, 0, why, null, null));
   }
 }

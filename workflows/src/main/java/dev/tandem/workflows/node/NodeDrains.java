@@ -27,11 +27,13 @@ final class NodeDrains {
   private final NodeLifecycleState s;
   private final NodeEffects fx;
   private final Tuning tuning;
+  private final EvictionMarks marks;
 
-  NodeDrains(NodeLifecycleState s, NodeEffects fx, Tuning tuning) {
+  NodeDrains(NodeLifecycleState s, NodeEffects fx, Tuning tuning, EvictionMarks marks) {
     this.s = s;
     this.fx = fx;
     this.tuning = tuning;
+    this.marks = marks;
   }
 
   /**
@@ -58,6 +60,10 @@ final class NodeDrains {
     }
     if (s.drainStartedMillis == 0) {
       s.drainStartedMillis = fx.nowMillis();
+    }
+    // Drained in Slurm again (above): now the pod may lose its evictable label, never before.
+    if (!marks.protect()) {
+      return poll();
     }
     Boolean busy = fx.refreshJobs();
     if (Boolean.FALSE.equals(busy)) {
@@ -103,6 +109,10 @@ final class NodeDrains {
       return Step.to(UPDATING, "update-started", "to revision " + s.target.revision());
     }
     if (s.holds.isEmpty()) {
+      // Protected again before the drain is lifted (in registering); if that fails, stay.
+      if (!marks.protect()) {
+        return poll();
+      }
       return Step.to(REGISTERING, "undrain-started", "no holder left");
     }
     if (refresh) {
@@ -111,6 +121,9 @@ final class NodeDrains {
         return podLost(pod);
       }
       fx.refreshSlurm();
+    } else if (s.pod != null && lost(s.pod) && Versions.of(Versions.EVICTABLE) >= 1) {
+      // The pod watcher saw it go (an eviction, most likely): recreate it now, not at the resync.
+      return podLost(s.pod);
     }
     SlurmNodeView node = s.slurm;
     if (node != null && canDrain(node) && !node.down()) {
@@ -123,6 +136,7 @@ final class NodeDrains {
         fx.timeline("reason-updated", top);
       }
     }
+    marks.markIfDrained(node);
     return Step.stay(DRAINED, tuning.resyncSeconds());
   }
 

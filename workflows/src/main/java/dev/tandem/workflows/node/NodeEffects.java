@@ -13,6 +13,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.support.ActivityStubs;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -56,18 +57,57 @@ final class NodeEffects {
     return p;
   }
 
-  /** Creates the pod at the target revision if absent; returns what exists afterwards. */
+  /**
+   * Creates the pod at the target revision if absent; returns what exists afterwards, or null if it
+   * could not be read or the cluster refused the pod (then {@link #targetRejected()}).
+   */
   PodView ensurePod() {
+    String rev = s.target.revision();
     PodView p =
         call(
             "create pod",
-            () ->
-                kube("create pod " + ref().pod() + " at revision " + s.target.revision())
-                    .ensurePod(new PodRequest(ref(), s.target, input.ownerUid())));
+            () -> {
+              try {
+                return kube("create pod " + ref().pod() + " at revision " + rev)
+                    .ensurePod(new PodRequest(ref(), s.target, input.ownerUid()));
+              } catch (ActivityFailure e) {
+                String why = podRejection(e);
+                if (why == null || Versions.of(Versions.POD_REJECTED) < 1) {
+                  throw e;
+                }
+                s.rejectedRevision = rev;
+                s.rejection = why;
+                log.warn(
+                    "{}: the cluster rejected the pod at revision {}: {}", ref().pod(), rev, why);
+                timeline("pod-rejected", "revision " + rev + ": " + why);
+                return null;
+              }
+            });
     if (p != null) {
       s.pod = p;
+      if (s.rejectedRevision != null && !targetRejected()) {
+        // A pod at another revision was accepted: the rejection is history (the NodeSet keeps it).
+        s.rejectedRevision = null;
+        s.rejection = null;
+      }
     }
     return p;
+  }
+
+  /** The target revision is one the cluster refused: creating it again would be refused too. */
+  boolean targetRejected() {
+    return s.rejectedRevision != null
+        && s.target != null
+        && s.rejectedRevision.equals(s.target.revision());
+  }
+
+  /** The one-line reason if {@code e} is ensurePod's {@link KubeActivities#POD_REJECTED}. */
+  private static String podRejection(ActivityFailure e) {
+    if (e.getCause() instanceof ApplicationFailure af
+        && KubeActivities.POD_REJECTED.equals(af.getType())) {
+      return af.getOriginalMessage();
+    }
+    return null;
   }
 
   /** Deletes the pod with this uid if present; returns what is left. */
@@ -80,6 +120,14 @@ final class NodeEffects {
       s.pod = p;
     }
     return p;
+  }
+
+  /**
+   * Runs a Kubernetes activity that returns nothing; false (the failure recorded as the problem) if
+   * it failed after its retries.
+   */
+  boolean kubeDo(String what, String summary, java.util.function.Consumer<KubeActivities> c) {
+    return call(what, () -> kubeVoid(summary, c)) != null;
   }
 
   void event(boolean warning, String reason, String message) {

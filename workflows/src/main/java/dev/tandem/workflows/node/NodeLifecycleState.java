@@ -27,6 +27,19 @@ public final class NodeLifecycleState {
     DELETE
   }
 
+  /**
+   * Whether the pod may carry the label {@code tandem.dev/evictable} (which lets Kubernetes evict
+   * it past the NodeSet's PodDisruptionBudget).
+   */
+  public enum Eviction {
+    /** Known not to carry it: the budget protects the pod. */
+    PROTECTED,
+    /** Asked for, or a removal failed: may carry it (fail closed: removed before serving). */
+    UNKNOWN,
+    /** Carries it: the node is drained and runs no job. */
+    EVICTABLE
+  }
+
   NodePhase phase = NodePhase.PROVISIONING;
 
   /** Revision of the pod that runs (or last ran). */
@@ -46,6 +59,11 @@ public final class NodeLifecycleState {
   /** Drains Tandem holds: cause label to the Slurm reason, ordered by cause precedence. */
   Map<String, String> holds = new TreeMap<>();
 
+  Eviction eviction = Eviction.PROTECTED;
+
+  /** The pod the eviction label was asked for (its uid), or null. */
+  String evictableUid;
+
   /** Last views of the world, from activities or watcher signals. */
   PodView pod;
 
@@ -55,6 +73,16 @@ public final class NodeLifecycleState {
   Boolean busy;
 
   List<Long> jobIds = new ArrayList<>();
+
+  /**
+   * A revision whose pod the cluster refused as invalid (Versions.POD_REJECTED): no pod is created
+   * at it again; the node waits for another target. Cleared once a pod at another revision is
+   * created. Null when none.
+   */
+  String rejectedRevision;
+
+  /** Why the cluster refused {@link #rejectedRevision}, in one line. */
+  String rejection;
 
   /** The current problem (stuck, refused), or null. */
   String problem;

@@ -16,6 +16,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.Versions;
 
 /**
  * One small handler per phase, each in the same shape: observe (re-read what it needs), validate
@@ -34,6 +35,7 @@ final class NodePhases {
   private final NodeEffects fx;
   private final Tuning tuning;
   private final NodeDrains drains;
+  private final EvictionMarks marks;
 
   /** Re-read the world on this pass (set after a timer or resync, not after every signal). */
   boolean refresh = true;
@@ -42,7 +44,8 @@ final class NodePhases {
     this.s = s;
     this.fx = fx;
     this.tuning = tuning;
-    this.drains = new NodeDrains(s, fx, tuning);
+    this.marks = new EvictionMarks(s, fx);
+    this.drains = new NodeDrains(s, fx, tuning, marks);
   }
 
   Step handle() {
@@ -70,6 +73,9 @@ final class NodePhases {
       return poll();
     }
     if (!pod.exists()) {
+      if (fx.targetRejected()) {
+        return rejectedWait();
+      }
       pod = fx.ensurePod();
       if (pod == null) {
         return poll();
@@ -87,7 +93,13 @@ final class NodePhases {
     if (pod.running()) {
       return Step.to(REGISTERING, "pod-running", where(pod));
     }
-    return waiting("pod is " + pod.phase() + (pod.message() == null ? "" : ": " + pod.message()));
+    String what = "pod is " + pod.phase() + (pod.message() == null ? "" : ": " + pod.message());
+    if (pod.message() != null && !fx.slow() && Versions.of(Versions.EVICTABLE) >= 1) {
+      // Unschedulable (a cordoned node), an image that does not pull: say so now, not when slow.
+      fx.problem(what);
+      return poll();
+    }
+    return waiting(what);
   }
 
   /** Wait until the pod's slurmd has registered, then serve (or stay drained for the holds). */
@@ -111,7 +123,8 @@ final class NodePhases {
     if (!s.holds.isEmpty() || s.operation != Operation.NONE) {
       return Step.to(DRAINING, "registered", "held by " + String.join(", ", s.holds.keySet()));
     }
-    if (!drains.releaseOwnDrain(node)) {
+    // A pod that may still carry the evictable label loses it before it takes jobs.
+    if (!marks.protect() || !drains.releaseOwnDrain(node)) {
       return poll();
     }
     return Step.to(READY, "registered", "slurmd registered; in service");
@@ -157,6 +170,9 @@ final class NodePhases {
         fx.deletePod(pod.uid(), "update to revision " + s.target.revision());
       }
       return waiting("waiting for the old pod to go");
+    }
+    if (fx.targetRejected()) {
+      return rejectedWait();
     }
     pod = fx.ensurePod();
     if (pod == null) {
@@ -212,6 +228,15 @@ final class NodePhases {
 
   private boolean isTarget(String revision) {
     return s.target != null && java.util.Objects.equals(s.target.revision(), revision);
+  }
+
+  /**
+   * The cluster refused the target revision's pod: creating it again would be refused again, so
+   * wait (no create) for another target, which an {@code update} signal brings and wakes the loop
+   * for. The NodeSet sends the last good revision, or a new one when the spec changes.
+   */
+  private Step rejectedWait() {
+    return Step.stay(s.phase, tuning.resyncSeconds());
   }
 
   private Step poll() {

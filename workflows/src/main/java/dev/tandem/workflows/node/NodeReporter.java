@@ -78,17 +78,18 @@ final class NodeReporter {
   private NodeReport build(long seq) {
     SlurmNodeView n = s.slurm;
     return new NodeReport(
-        input.ref().pod(),
-        input.ref().ordinal(),
-        s.phase,
-        s.current == null ? null : s.current.revision(),
-        s.target == null ? null : s.target.revision(),
-        n == null ? "unknown" : n.summary(),
-        s.busy,
-        n == null ? null : n.reason(),
-        s.pod == null ? null : s.pod.k8sNode(),
-        s.problem,
-        seq);
+            input.ref().pod(),
+            input.ref().ordinal(),
+            s.phase,
+            s.current == null ? null : s.current.revision(),
+            s.target == null ? null : s.target.revision(),
+            n == null ? "unknown" : n.summary(),
+            s.busy,
+            n == null ? null : n.reason(),
+            s.pod == null ? null : s.pod.k8sNode(),
+            s.problem,
+            seq)
+        .withPodRejected(s.rejectedRevision, s.rejection);
   }
 
   private static boolean same(NodeReport a, NodeReport b) {
@@ -99,6 +100,8 @@ final class NodeReporter {
         && Objects.equals(a.busy(), b.busy())
         && Objects.equals(a.reason(), b.reason())
         && Objects.equals(a.k8sNode(), b.k8sNode())
-        && Objects.equals(a.problem(), b.problem());
+        && Objects.equals(a.problem(), b.problem())
+        && Objects.equals(a.podRejectedRevision(), b.podRejectedRevision())
+        && Objects.equals(a.podRejected(), b.podRejected());
   }
 }

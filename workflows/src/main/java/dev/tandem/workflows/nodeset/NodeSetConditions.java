@@ -176,6 +176,23 @@ final class NodeSetConditions {
     return b.toString();
   }
 
+  /** Longest condition message line kept under {@link Rules#REJECTIONS}. */
+  static final int MAX_LINE = 200;
+
+  /**
+   * One line of at most {@link #MAX_LINE} characters: the first line, whitespace collapsed. A
+   * node's problem may carry a client's whole exception text (kilobytes, several lines); a
+   * condition is read in {@code kubectl get -o wide} and must stay short.
+   */
+  static String oneLine(String s) {
+    if (s == null) {
+      return null;
+    }
+    int nl = s.indexOf('\n');
+    String line = (nl >= 0 ? s.substring(0, nl) : s).replaceAll("\\s+", " ").trim();
+    return line.length() <= MAX_LINE ? line : line.substring(0, MAX_LINE - 3) + "...";
+  }
+
   static Condition cond(String type, boolean status, String reason, String message) {
     return new Condition(type, status ? Condition.TRUE : Condition.FALSE, reason, message, null);
   }

@@ -94,8 +94,12 @@ final class NodeSetNodes {
     List<Entry> active = NodeSetPlanner.active(s.nodes);
     int desired = s.spec.replicas();
     if (active.size() < desired) {
+      PodTemplate t = PodRejection.rolloutTemplate(s, rules);
+      if (t == null) {
+        return; // the spec's pod is refused and no earlier revision ran: wait for a new spec
+      }
       for (int ordinal : NodeSetPlanner.freeOrdinals(s.nodes, desired - active.size())) {
-        entry(ordinal, s.spec.template().revision());
+        entry(ordinal, t.revision());
       }
       restartMissing();
     } else if (active.size() > desired) {
@@ -112,7 +116,11 @@ final class NodeSetNodes {
   /** Sends update to the nodes the update strategy allows now. */
   void roll() {
     List<Entry> active = NodeSetPlanner.active(s.nodes);
-    String rev = s.spec.template().revision();
+    PodTemplate template = PodRejection.rolloutTemplate(s, rules);
+    if (template == null) {
+      return; // the spec's pod is refused and no earlier revision ran: nothing to roll to
+    }
+    String rev = template.revision();
     boolean onDelete = s.spec.updateStrategy().onDelete();
     List<Entry> targets;
     if (onDelete) {
@@ -123,7 +131,7 @@ final class NodeSetNodes {
               s.spec.updateStrategy().maxUnavailable(), s.spec.replicas());
       targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
     }
-    UpdateCommand c = new UpdateCommand(s.spec.template(), !onDelete, s.spec.updateDrain());
+    UpdateCommand c = new UpdateCommand(template, !onDelete, s.spec.updateDrain());
     for (Entry e : targets) {
       if (NodeMessenger.update(ref(e), c)) {
         e.updateSentFor = rev;
@@ -167,7 +175,11 @@ final class NodeSetNodes {
 
   private NodeLifecycleInput nodeInput(Entry e) {
     PodTemplate t =
-        s.spec != null ? s.spec.template() : new PodTemplate(e.startRevision, null, null);
+        s.spec == null
+            ? new PodTemplate(e.startRevision, null, null)
+            : PodRejection.active(s, rules) && s.goodTemplate != null
+                ? s.goodTemplate
+                : s.spec.template();
     String uid = s.spec != null ? s.spec.uid() : s.latest == null ? null : s.latest.uid();
     return new NodeLifecycleInput(
         ref(e), t, uid, s.spec == null ? null : s.spec.scaleDownDrain(), input.tuning(), null);

@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.TimelineEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +63,17 @@ public final class NodeSetState {
 
   /** Why {@code latest} is invalid, or null. */
   String invalidMessage;
+
+  /** The spec revision whose pod the cluster refused ({@link PodRejection}), or null. */
+  String rejectedRevision;
+
+  /** The pod whose create was refused, and why (one line). */
+  String rejectedPod;
+
+  String rejectedWhy;
+
+  /** The newest spec template a node's pod ran: what serves while a newer one is rejected. */
+  PodTemplate goodTemplate;
 
   boolean deleting;
 

@@ -56,7 +56,9 @@ final class NodeSetStatusCalculator {
         revisions.merge(rev, 1, Integer::sum);
       }
       if (r != null && r.problem() != null) {
-        problems.add(e.pod + ": " + r.problem());
+        String problem =
+            rules == Rules.REJECTIONS ? NodeSetConditions.oneLine(r.problem()) : r.problem();
+        problems.add(e.pod + ": " + problem);
       }
       String st = r == null ? "unknown" : r.slurmState();
       boolean drain = st.contains("+DRAIN");
@@ -96,12 +98,27 @@ final class NodeSetStatusCalculator {
       conds.add(NodeSetConditions.ready(s, desired, ready, NodeSetPlanner.active(s.nodes)));
       conds.add(NodeSetConditions.progressing(s, desired, existing, updated, updateRevision));
     }
+    boolean podRejected = s.invalidMessage == null && PodRejection.active(s, rules);
+    if (podRejected && !s.deleting) {
+      // The rollout of the spec's revision stopped for good; Ready says how the nodes serve.
+      conds.set(
+          1,
+          cond(
+              Condition.PROGRESSING,
+              false,
+              PodRejection.REASON,
+              "rollout of revision " + updateRevision + " stopped: the cluster rejected its pod"));
+    }
     conds.add(degraded(problems));
-    conds.add(
-        s.invalidMessage == null
-            ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
-            : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
-    if (rules == Rules.HONEST) {
+    if (podRejected) {
+      conds.add(PodRejection.condition(s));
+    } else {
+      conds.add(
+          s.invalidMessage == null
+              ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
+              : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
+    }
+    if (rules != Rules.LEGACY) {
       long nowMillis = now.toEpochMilli();
       conds.add(
           NodeSetConditions.reachable(

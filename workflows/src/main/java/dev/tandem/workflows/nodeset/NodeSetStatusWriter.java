@@ -76,7 +76,7 @@ final class NodeSetStatusWriter {
     if (s.deleting) {
       return "deleting";
     }
-    if (s.invalidMessage != null) {
+    if (s.invalidMessage != null || PodRejection.active(s, rules)) {
       return "invalid";
     }
     Condition degraded = st.condition(Condition.DEGRADED);

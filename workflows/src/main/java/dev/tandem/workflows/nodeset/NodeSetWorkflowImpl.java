@@ -89,6 +89,9 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
         }
       } else if (s.spec != null) {
         s.nodes.values().removeIf(NodeSetPlanner::deleted);
+        if (rules == Rules.REJECTIONS) {
+          PodRejection.noteGood(s);
+        }
         nodes.restartMissing();
         nodes.scale();
         nodes.roll();
@@ -147,6 +150,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     if (e.report == null || r.seq() > e.report.seq()) {
       e.report = r;
       e.lastHeardMillis = Workflow.currentTimeMillis();
+      PodRejection.note(s, e, r);
       dirty = true;
     }
   }
@@ -223,6 +227,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     if (problems.isEmpty()) {
       s.spec = spec;
       s.invalidMessage = null;
+      PodRejection.specAccepted(s);
     } else {
       s.invalidMessage = String.join("; ", problems);
       log.warn("NodeSet {} spec is invalid: {}", input.ref(), s.invalidMessage);
@@ -237,7 +242,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private Duration waitTime() {
     long wait = status.writeFailed ? input.tuning().pollSeconds() : input.tuning().resyncSeconds();
     Duration d = Duration.ofSeconds(wait);
-    if (rules == Rules.HONEST) {
+    if (rules != Rules.LEGACY) {
       long now = Workflow.currentTimeMillis();
       long stale = NodeSetConditions.nextStaleMillis(s, now);
       if (stale != Long.MAX_VALUE && stale - now < d.toMillis()) {

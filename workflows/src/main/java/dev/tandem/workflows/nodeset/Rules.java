@@ -16,10 +16,20 @@ enum Rules {
   LEGACY,
 
   /** See {@link NodeAvailability} and {@link NodeSetConditions}. */
-  HONEST;
+  HONEST,
 
-  /** Asks Temporal (records a marker on first use in a new run); workflow thread only. */
+  /**
+   * HONEST, and pods the cluster refuses are an InvalidSpec-class condition: that revision is not
+   * rolled out, nodes stay at (or return to) the last good revision ({@link PodRejection}).
+   * Condition messages are one line.
+   */
+  REJECTIONS;
+
+  /** Asks Temporal (records markers on first use in a new run); workflow thread only. */
   static Rules current() {
-    return Versions.of(Versions.HONEST_STATUS) >= 1 ? HONEST : LEGACY;
+    if (Versions.of(Versions.HONEST_STATUS) < 1) {
+      return LEGACY;
+    }
+    return Versions.of(Versions.POD_REJECTED) >= 1 ? REJECTIONS : HONEST;
   }
 }

@@ -30,9 +30,29 @@ public final class Versions {
    */
   public static final String HONEST_STATUS = "honest-status";
 
+  /**
+   * Version 1: a pod the cluster refuses as invalid (ensurePod fails with KubePodRejected) is not
+   * created again at that revision: the node workflow reports the rejection and waits for another
+   * target; the NodeSet workflow shows InvalidSpec (reason PodRejected), stops rolling that
+   * revision out, sends the nodes (and starts new ones) at the last revision its pods ran, and
+   * keeps condition messages to one line. Node workflow (at the first rejection) and NodeSet
+   * workflow (run start, see {@code Rules}).
+   */
+  public static final String POD_REJECTED = "pod-rejected";
+
+  /**
+   * Version 1: a drained node (drained in Slurm, no job runs) labels its pod {@code
+   * tandem.dev/evictable=true}, so the NodeSet's PodDisruptionBudget lets Kubernetes evict it, and
+   * removes the label before its drain is lifted (or it drains again); a pod the pod watcher
+   * reports lost while the node is drained is recreated at once (before: on the next resync); a pod
+   * that waits unschedulable or failing to start says so as the node's problem at once (before:
+   * after the slow threshold). Node workflow.
+   */
+  public static final String EVICTABLE = "evictable";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
-      Map.of(DRAIN_NOT_RESPONDING, 1, HONEST_STATUS, 1);
+      Map.of(DRAIN_NOT_RESPONDING, 1, HONEST_STATUS, 1, POD_REJECTED, 1, EVICTABLE, 1);
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -1,6 +1,8 @@
 package dev.tandem.workflows.nodeset;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodePhase;
@@ -33,5 +35,39 @@ class NodeSetStatusCalculatorTest {
       assertEquals(
           "gpu-0: stuck; gpu-1: stuck; gpu-2: stuck; and 2 more", d.message(), rules.name());
     }
+  }
+
+  /**
+   * A node's problem may hold a client's whole exception text (a ~1.3 KB fabric8 dump, several
+   * lines): under REJECTIONS the Degraded message keeps one short line of it; HONEST keeps what it
+   * showed (recorded workflows must compute the same status).
+   */
+  @Test
+  void degradedKeepsOneLinePerProblemUnderRejections() {
+    String dump =
+        "cannot create pod: Failure executing: POST at:"
+            + " https://10.0.0.1/api/v1/namespaces/default/pods?fieldValidation=Strict. Message:"
+            + " Pod in version \"v1\" cannot be handled as a Pod: strict decoding error\n"
+            + "Received status: Status(apiVersion=v1, code=400, "
+            + "x".repeat(1300)
+            + ")";
+    NodeSetState s = new NodeSetState();
+    Entry e = new Entry();
+    e.pod = "gpu-0";
+    e.started = true;
+    e.report =
+        new NodeReport(e.pod, 0, NodePhase.UPDATING, "a", "b", "idle", false, null, null, dump, 1);
+    s.nodes.put(0, e);
+    Condition d =
+        NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH, Rules.REJECTIONS)
+            .condition(Condition.DEGRADED);
+    assertEquals(Condition.TRUE, d.status());
+    assertFalse(d.message().contains("\n"), d.message());
+    assertTrue(d.message().length() <= "gpu-0: ".length() + NodeSetConditions.MAX_LINE);
+    assertTrue(d.message().startsWith("gpu-0: cannot create pod: Failure executing: POST"));
+    Condition legacy =
+        NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH, Rules.HONEST)
+            .condition(Condition.DEGRADED);
+    assertEquals("gpu-0: " + dump, legacy.message());
   }
 }

@@ -242,6 +242,33 @@ class RecordHistoriesTest extends WorkflowTestBase {
     write("node-honest", Names.nodeWorkflowId(NS, "honest-1"));
   }
 
+  /**
+   * A revision whose pod the cluster refuses (Versions.POD_REJECTED): the rollout of b stops and
+   * the node whose old pod was deleted returns to a; then c rolls out and the NodeSet is deleted.
+   * The same scenario recorded with the code before the change is *-pod-rejected-v1.json (there the
+   * node retries b every poll).
+   */
+  @Test
+  void recordPodRejected() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    cluster.rejectRevision("b", "unknown field \"spec.containers[0].resizePolicy\"");
+    NodeSetWorkflow wf = startNodeSet("rejset", spec(1, 2, "a"));
+    await("2 ready", 120, () -> allReady(wf, 2));
+    wf.specChanged(spec(2, 2, "b"));
+    env.sleep(Duration.ofMinutes(10));
+    wf.specChanged(spec(3, 2, "c"));
+    await(
+        "2 ready at c",
+        600,
+        () ->
+            allReady(wf, 2)
+                && wf.status().nodes().stream().allMatch(n -> "c".equals(n.revision())));
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    write("nodeset-pod-rejected", Names.nodeSetWorkflowId(NS, "rejset"));
+    write("node-pod-rejected", Names.nodeWorkflowId(NS, "rejset-1"));
+  }
+
   /** The run ids of a workflow, first to latest, following continue-as-new. */
   private List<String> runs(String workflowId, String firstRunId) {
     List<String> ids = new ArrayList<>(List.of(firstRunId));

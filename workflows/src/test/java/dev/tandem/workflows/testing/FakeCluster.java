@@ -54,10 +54,15 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private final Map<String, Integer> podCreations = new TreeMap<>();
   private boolean slurmDown;
   private boolean kubeDown;
+  private boolean labelsDown;
+  private String unschedulable;
+  private final Set<String> evictable = new java.util.TreeSet<>();
   private int pingReadsAfterUndrain;
   private final Map<String, Integer> pinging = new TreeMap<>();
   private int maxOutOfService;
   private Set<String> trackedNodes = Set.of();
+  private final Map<String, String> rejectedRevisions = new TreeMap<>();
+  private final Map<String, Integer> ensurePodCalls = new TreeMap<>();
 
   // ---------------- KubeActivities ----------------
 
@@ -69,9 +74,15 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   @Override
   public synchronized PodView ensurePod(PodRequest r) {
     String name = r.node().pod();
+    ensurePodCalls.merge(r.template().revision(), 1, Integer::sum);
     PodView p = pods.get(name);
     if (p != null) {
       return p;
+    }
+    String why = rejectedRevisions.get(r.template().revision());
+    if (why != null) {
+      // What KubeActivitiesImpl throws when the API server answers 400/422 to the create.
+      throw ApplicationFailure.newNonRetryableFailure(why, KubeActivities.POD_REJECTED);
     }
     Instant created = tick();
     p =
@@ -80,13 +91,19 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
             name,
             "uid-" + (++uidSeq),
             r.template().revision(),
-            "Running",
-            true,
-            "k8s-" + (r.node().ordinal() % 3),
+            unschedulable == null ? "Running" : "Pending",
+            unschedulable == null,
+            unschedulable == null ? "k8s-" + (r.node().ordinal() % 3) : null,
             false,
             created,
-            created,
-            null);
+            unschedulable == null ? created : null,
+            unschedulable);
+    if (unschedulable != null) {
+      pods.put(name, p);
+      podCreations.merge(name, 1, Integer::sum);
+      calls.add("createPod " + name + " " + r.template().revision() + " (Pending)");
+      return p;
+    }
     pods.put(name, p);
     podCreations.merge(name, 1, Integer::sum);
     calls.add("createPod " + name + " " + r.template().revision());
@@ -111,6 +128,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
       violations.add("pod " + name + " deleted while jobs " + jobsOn(name) + " run on it");
     }
     pods.remove(name);
+    evictable.remove(name);
     calls.add("deletePod " + name);
     if (n != null) {
       n.flags.add("NOT_RESPONDING");
@@ -118,6 +136,21 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     }
     observeSafety();
     return PodView.absent(name);
+  }
+
+  @Override
+  public synchronized void markEvictable(String namespace, String name, String uid, boolean value) {
+    if (labelsDown) {
+      throw ApplicationFailure.newFailure("connection refused (fake outage)", "KubeUnavailable");
+    }
+    PodView p = pods.get(name);
+    if (p == null || (uid != null && !uid.equals(p.uid()))) {
+      return;
+    }
+    boolean changed = value ? evictable.add(name) : evictable.remove(name);
+    if (changed) {
+      calls.add((value ? "label " : "unlabel ") + name);
+    }
   }
 
   @Override
@@ -267,6 +300,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   /** {@code kubectl delete pod}: the pod goes, its slurmd stops responding, its jobs die. */
   public synchronized void deletePodBehindBack(String name) {
     pods.remove(name);
+    evictable.remove(name);
     Node n = nodes.get(name);
     if (n != null) {
       n.flags.add("NOT_RESPONDING");
@@ -280,6 +314,69 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
    */
   public synchronized void notRespondingAfterUndrain(int reads) {
     pingReadsAfterUndrain = reads;
+  }
+
+  /**
+   * What the Eviction API does under the NodeSet's PodDisruptionBudget: a pod labelled evictable
+   * goes (its slurmd with it); any other is refused. Returns whether it was evicted. A pod evicted
+   * while a job runs on it is a violation.
+   */
+  public synchronized boolean evict(String name) {
+    if (!evictable.contains(name) || !pods.containsKey(name)) {
+      return false;
+    }
+    if (!jobsOn(name).isEmpty()) {
+      violations.add("pod " + name + " evicted while jobs " + jobsOn(name) + " run on it");
+    }
+    deletePodBehindBack(name);
+    calls.add("evicted " + name);
+    return true;
+  }
+
+  /**
+   * New pods wait Pending with this scheduler message (no node takes them) until {@link
+   * #schedulePending}; null: they run at once.
+   */
+  public synchronized void unschedulable(String message) {
+    unschedulable = message;
+  }
+
+  /** A node takes the Pending pods again (an uncordon): they run, their slurmd registers. */
+  public synchronized void schedulePending() {
+    unschedulable = null;
+    for (String name : List.copyOf(pods.keySet())) {
+      PodView p = pods.get(name);
+      if ("Pending".equals(p.phase())) {
+        Instant now = tick();
+        pods.put(
+            name,
+            new PodView(
+                true,
+                name,
+                p.uid(),
+                p.revision(),
+                "Running",
+                true,
+                "k8s-0",
+                false,
+                p.createdAt(),
+                now,
+                null));
+        Node n = nodes.computeIfAbsent(name, k -> new Node());
+        n.flags.remove("NOT_RESPONDING");
+        n.slurmdStart = tick();
+      }
+    }
+  }
+
+  /** Whether the pod carries the evictable label. */
+  public synchronized boolean evictable(String name) {
+    return evictable.contains(name);
+  }
+
+  /** Kubernetes refuses (retryably) to change the evictable label until switched back. */
+  public synchronized void labelsDown(boolean down) {
+    labelsDown = down;
   }
 
   /** slurmrestd outage: every Slurm call fails (retryably) until switched back. */
@@ -296,6 +393,16 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   public synchronized void track(Set<String> names) {
     trackedNodes = Set.copyOf(names);
     maxOutOfService = 0;
+  }
+
+  /** Pod creates at {@code revision} are refused as invalid, as a real API server would. */
+  public synchronized void rejectRevision(String revision, String why) {
+    rejectedRevisions.put(revision, why);
+  }
+
+  /** How many times ensurePod was called with {@code revision} (created, found, or refused). */
+  public synchronized int ensurePodCalls(String revision) {
+    return ensurePodCalls.getOrDefault(revision, 0);
   }
 
   public synchronized int maxOutOfService() {
