@@ -77,7 +77,7 @@ class NodeSetDeletionE2EIT {
   private long lastJob = -1;
 
   @ParameterizedTest(name = "--cascade={0}")
-  @ValueSource(strings = {"foreground", "background"})
+  @ValueSource(strings = {"foreground", "background", "orphan"})
   void aDeletedNodeSetWaitsForItsRunningJob(String cascade) throws Exception {
     e2e.apply(Manifests.nodeSet(SET, 2, "slurmd:v1", ""));
     e2e.awaitPhase(SET + "-0", NodePhase.READY);
@@ -182,9 +182,11 @@ class NodeSetDeletionE2EIT {
           .inNamespace("default")
           .withName(SET)
           .withPropagationPolicy(
-              cascade.equals("foreground")
-                  ? DeletionPropagation.FOREGROUND
-                  : DeletionPropagation.BACKGROUND)
+              switch (cascade) {
+                case "foreground" -> DeletionPropagation.FOREGROUND;
+                case "orphan" -> DeletionPropagation.ORPHAN;
+                default -> DeletionPropagation.BACKGROUND;
+              })
           .delete();
     }
   }
