@@ -379,6 +379,9 @@ class GarbageCollectionTest extends ApiTestBase {
                 .watch(recorder(events));
         var w2 =
             client.configMaps().inNamespace(NS).withName("watched-cm").watch(recorder(events))) {
+      // A watch's initial ADDED events arrive after watch() returns: wait for them first, so
+      // the order below is the deletion's alone.
+      await(WAIT, () -> events.size() == 2, "both watches delivered their initial ADDED");
       deleteNodeSet("watched", "{\"propagationPolicy\":\"Foreground\"}");
       await(
           WAIT, () -> events.stream().filter(e -> e.contains("DELETED")).count() == 2, "both gone");
