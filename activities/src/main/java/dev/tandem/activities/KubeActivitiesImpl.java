@@ -73,6 +73,7 @@ public class KubeActivitiesImpl implements KubeActivities {
           if (existing != null) {
             return adopt(existing, request);
           }
+          LiveOwner.require(client, request, what);
           Pod pod = PodFactory.build(request, anchorUid(what));
           // Strict: a field this cluster does not know is a typo or a version mismatch in the
           // template; refusing it (400, KubeRejected) beats a pod silently missing the field.

@@ -66,7 +66,10 @@ class BadPodTemplateTest {
               ApplicationFailure.class,
               () ->
                   kube.ensurePod(
-                      new PodRequest(NodeRef.of(ns, "gpu-a", 0), v.template(), "uid-gpu-a")));
+                      new PodRequest(
+                          NodeRef.of(ns, "gpu-a", 0),
+                          v.template(),
+                          MockApi.nodeSet(client, ns, "gpu-a"))));
       assertEquals(KubeActivities.POD_REJECTED, f.getType());
       assertTrue(f.isNonRetryable(), "the same pod would be refused again");
       assertEquals("unknown field \"spec.hostnameOverride\"", f.getOriginalMessage());

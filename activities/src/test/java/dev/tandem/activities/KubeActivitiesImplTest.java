@@ -68,7 +68,28 @@ class KubeActivitiesImplTest {
   }
 
   private PodRequest request(String nodeSet, int ordinal) {
-    return new PodRequest(NodeRef.of(ns, nodeSet, ordinal), template, "uid-" + nodeSet);
+    return new PodRequest(
+        NodeRef.of(ns, nodeSet, ordinal), template, MockApi.nodeSet(client, ns, nodeSet));
+  }
+
+  @Test
+  void ensurePodCreatesNoPodForANodeSetThatIsGone() {
+    PodRequest orphan = new PodRequest(NodeRef.of(ns, "gone", 0), template, "uid-of-a-deleted-one");
+    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> kube.ensurePod(orphan));
+    assertEquals(KubeActivities.REJECTED, f.getType());
+    assertTrue(f.getOriginalMessage().contains("NodeSet " + ns + "/gone no longer exists"));
+    assertEquals(0, client.pods().inNamespace(ns).list().getItems().size(), "no pod");
+  }
+
+  @Test
+  void ensurePodCreatesNoPodForANodeSetBeingDeleted() {
+    String uid = MockApi.nodeSet(client, ns, "leaving", "tandem.dev/test-hold");
+    dev.tandem.k8s.NodeSetResources.generic(client).inNamespace(ns).withName("leaving").delete();
+    PodRequest r = new PodRequest(NodeRef.of(ns, "leaving", 0), template, uid);
+    ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> kube.ensurePod(r));
+    assertEquals(KubeActivities.REJECTED, f.getType());
+    assertTrue(f.getOriginalMessage().contains("is being deleted"), f.getOriginalMessage());
+    assertEquals(0, client.pods().inNamespace(ns).list().getItems().size(), "no pod");
   }
 
   @Test
@@ -85,7 +106,9 @@ class KubeActivitiesImplTest {
 
     Pod stored = client.pods().inNamespace(ns).withName("gpu-a-0").get();
     assertEquals("gpu-a-0", stored.getSpec().getHostname());
-    assertEquals("uid-gpu-a", stored.getMetadata().getOwnerReferences().get(0).getUid());
+    assertEquals(
+        MockApi.nodeSet(client, ns, "gpu-a"),
+        stored.getMetadata().getOwnerReferences().get(0).getUid());
   }
 
   /**
@@ -97,7 +120,8 @@ class KubeActivitiesImplTest {
     kube.ensurePod(request("gpu-a", 0));
     Pod stored = client.pods().inNamespace(ns).withName("gpu-a-0").get();
     assertEquals(
-        Owners.of("gpu-a", "uid-gpu-a", crdUid), stored.getMetadata().getOwnerReferences());
+        Owners.of("gpu-a", MockApi.nodeSet(client, ns, "gpu-a"), crdUid),
+        stored.getMetadata().getOwnerReferences());
   }
 
   /** Fail closed: no anchor, no pod; the failure is retryable (the CRD may be installed later). */
@@ -151,7 +175,10 @@ class KubeActivitiesImplTest {
     kube.ensurePod(request("gpu-a", 1));
     PodTemplate newer =
         new PodTemplate("0000000000", template.templateJson(), SlurmSettings.none());
-    PodView v = kube.ensurePod(new PodRequest(NodeRef.of(ns, "gpu-a", 1), newer, "uid-gpu-a"));
+    PodView v =
+        kube.ensurePod(
+            new PodRequest(
+                NodeRef.of(ns, "gpu-a", 1), newer, MockApi.nodeSet(client, ns, "gpu-a")));
     assertEquals(template.revision(), v.revision());
   }
 

@@ -40,6 +40,29 @@ final class MockApi {
     return crds.resource(Fixtures.crd()).create().getMetadata().getUid();
   }
 
+  /**
+   * Creates NodeSet {@code ns/name} (if absent) with these finalizers and returns its uid: pods are
+   * created only for a NodeSet that exists ({@code LiveOwner}).
+   */
+  static String nodeSet(KubernetesClient client, String ns, String name, String... finalizers) {
+    var nodeSets = dev.tandem.k8s.NodeSetResources.generic(client).inNamespace(ns);
+    var existing = nodeSets.withName(name).get();
+    if (existing != null) {
+      return existing.getMetadata().getUid();
+    }
+    var r = new io.fabric8.kubernetes.api.model.GenericKubernetesResource();
+    r.setApiVersion(dev.tandem.k8s.api.NodeSet.API_VERSION);
+    r.setKind(dev.tandem.k8s.api.NodeSet.KIND);
+    r.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(name)
+            .withNamespace(ns)
+            .withFinalizers(finalizers)
+            .build());
+    r.setAdditionalProperty("spec", java.util.Map.of("replicas", 1));
+    return nodeSets.resource(r).create().getMetadata().getUid();
+  }
+
   /** A fresh namespace per test, so tests sharing one server never see each other's objects. */
   static String namespace() {
     return "t" + NAMESPACES.incrementAndGet();
