@@ -49,13 +49,24 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
       WorkflowSignals signals,
       WatcherMetrics metrics,
       Duration resync) {
+    this(client, coalescer, signals, metrics, resync, new CrdAnchor(client, Clock.systemUTC()));
+  }
+
+  /** The same, reading the CRD's uid through {@code anchor} (shared with the pod watcher's). */
+  public NodeSetWatcher(
+      KubernetesClient client,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      WatcherMetrics metrics,
+      Duration resync,
+      CrdAnchor anchor) {
     super("nodeset", metrics);
     this.client = client;
     this.coalescer = coalescer;
     this.signals = signals;
     this.metrics = metrics;
     this.resync = resync;
-    this.budget = new SlurmJobsBudget(client, new CrdAnchor(client, Clock.systemUTC()));
+    this.budget = new SlurmJobsBudget(client, anchor);
   }
 
   /** Told after a spec signal was accepted (its workflow runs now). */

@@ -44,6 +44,8 @@ final class Watching implements AutoCloseable {
       Clock clock) {
     this.metrics = metrics;
     coalescer = new Coalescer(cfg.signalThreads(), Duration.ofMillis(500), metrics);
+    // One cache of the CRD's uid for the budgets (NodeSet watcher) and the pods' anchors.
+    CrdAnchor crdAnchor = new CrdAnchor(k8s, clock);
     pods = new PodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     scheduling = new SchedulingPodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     nodes =
@@ -55,7 +57,8 @@ final class Watching implements AutoCloseable {
             metrics,
             cfg.unhealthyConditions(),
             cfg.informerResync());
-    nodeSets = new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
+    nodeSets =
+        new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync(), crdAnchor);
     poller =
         new SlurmPoller(
             slurm,
@@ -83,7 +86,7 @@ final class Watching implements AutoCloseable {
           nodes.podChanged(p);
           poller.podChanged(p);
         });
-    pods.onPodSeen(new PodAnchors(k8s, new CrdAnchor(k8s, clock), coalescer, metrics)::check);
+    pods.onPodSeen(new PodAnchors(k8s, crdAnchor, coalescer, metrics)::check);
     poller.routeJobs(scheduling);
     poller.onReachability(health);
     nodeSets.onSpecSent(health::nodeSetRunning);

@@ -177,9 +177,8 @@ final class NodeSetNodes {
     PodTemplate t =
         s.spec == null
             ? new PodTemplate(e.startRevision, null, null)
-            : PodRejection.active(s, rules) && s.goodTemplate != null
-                ? s.goodTemplate
-                : s.spec.template();
+            : java.util.Objects.requireNonNullElse(
+                PodRejection.rolloutTemplate(s, rules), s.spec.template());
     String uid = s.spec != null ? s.spec.uid() : s.latest == null ? null : s.latest.uid();
     return new NodeLifecycleInput(
         ref(e), t, uid, s.spec == null ? null : s.spec.scaleDownDrain(), input.tuning(), null);
