@@ -90,6 +90,53 @@ final class SchedPods {
     return p.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
+  /**
+   * Watches pod {@code name} for condition {@code type}={@code status} from now on. A watch, not
+   * polling: a pod evicted right after the condition is written (no process to stop) can be gone
+   * before the next poll, and the watch's last event still carries that version.
+   */
+  ConditionWatch watchCondition(String name, String type, String status) {
+    java.util.concurrent.CompletableFuture<PodCondition> seen =
+        new java.util.concurrent.CompletableFuture<>();
+    io.fabric8.kubernetes.client.Watch w =
+        k8s.pods()
+            .inNamespace("default")
+            .withName(name)
+            .watch(
+                new io.fabric8.kubernetes.client.Watcher<Pod>() {
+                  @Override
+                  public void eventReceived(Action action, Pod p) {
+                    condition(p, type)
+                        .filter(c -> status.equals(c.getStatus()))
+                        .ifPresent(seen::complete);
+                  }
+
+                  @Override
+                  public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                });
+    return new ConditionWatch(name + " " + type + "=" + status, w, seen);
+  }
+
+  /** A running {@link #watchCondition}; {@link #await} waits (bounded) for the condition. */
+  record ConditionWatch(
+      String what,
+      io.fabric8.kubernetes.client.Watch watch,
+      java.util.concurrent.CompletableFuture<PodCondition> seen)
+      implements AutoCloseable {
+    PodCondition await() throws Exception {
+      try {
+        return seen.get(LIMIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new AssertionError("timed out after " + LIMIT + " waiting for " + what);
+      }
+    }
+
+    @Override
+    public void close() {
+      watch.close();
+    }
+  }
+
   /** Waits until the pod shows condition {@code type} with {@code status}; returns it. */
   PodCondition awaitCondition(String name, String type, String status) {
     return Await.until(

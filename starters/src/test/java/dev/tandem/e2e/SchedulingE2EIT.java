@@ -96,9 +96,10 @@ class SchedulingE2EIT {
     pods.awaitBound("preempt-1");
     String slurmNode = onlyJob(uid(created)).nodes().get(0);
 
+    SchedPods.ConditionWatch preempted = pods.watchCondition("preempt-1", "SlurmPreempted", "True");
     long high = sbatchHigh(slurmNode);
-    try {
-      PodCondition c = pods.awaitCondition("preempt-1", "SlurmPreempted", "True");
+    try (preempted) {
+      PodCondition c = preempted.await();
       assertEquals("Preempted", c.getReason(), c.toString());
       assertTrue(c.getMessage().contains(slurmNode) || !c.getMessage().isBlank(), c.toString());
       Event ev = pods.awaitEvent("preempt-1", "SlurmPreempted");
