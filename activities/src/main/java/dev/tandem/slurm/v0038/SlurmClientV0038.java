@@ -329,6 +329,18 @@ public final class SlurmClientV0038 implements SlurmClient {
     nodes.delete(node);
   }
 
+  /**
+   * Unsupported: the 22.05 REST API has no node creation. Slurm 22.05 makes dynamic nodes only by
+   * slurmd registration ({@code slurmd -Z}) or {@code scontrol create nodename=...}; this adapter
+   * runs scontrol for node state only, and Tandem's nodes register themselves.
+   */
+  @Override
+  public void createNode(String nodeLine) {
+    throw new SlurmUnsupportedException(
+        "create node: slurmrestd v0.0.38 (Slurm 22.05) cannot create nodes; 22.05 makes dynamic"
+            + " nodes only when slurmd -Z registers or by 'scontrol create nodename=...'");
+  }
+
   @Override
   public void close() {
     transport.close();

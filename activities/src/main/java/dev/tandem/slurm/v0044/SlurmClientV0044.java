@@ -16,4 +16,10 @@ public final class SlurmClientV0044 extends ModernSlurmClient {
   public SlurmClientV0044(SlurmTransport transport) {
     super(transport, ApiVersion.V0_0_44);
   }
+
+  /** {@code POST /new/node/} with {@code {"node_conf": "NodeName=..."}} (Slurm 25.11). */
+  @Override
+  protected boolean servesNewNode() {
+    return true;
+  }
 }

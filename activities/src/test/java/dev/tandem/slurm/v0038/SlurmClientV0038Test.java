@@ -277,4 +277,16 @@ class SlurmClientV0038Test {
         + flags
         + ",\"reason\":\"\",\"partitions\":[\"low\"]}]}";
   }
+
+  @Test
+  void createNodeIsUnsupportedOn2205AndSaysHowNodesAppearThere() {
+    dev.tandem.slurm.SlurmUnsupportedException e =
+        assertThrows(
+            dev.tandem.slurm.SlurmUnsupportedException.class,
+            () -> client().createNode("NodeName=n9 State=FUTURE CPUs=2"));
+    assertTrue(e.getMessage().contains("slurmd -Z"), e.getMessage());
+    assertTrue(e.getMessage().contains("scontrol create nodename"), e.getMessage());
+    assertTrue(rest.requests().isEmpty());
+    assertTrue(scontrol.calls.isEmpty());
+  }
 }
