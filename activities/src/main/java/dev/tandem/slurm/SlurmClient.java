@@ -26,7 +26,12 @@ public interface SlurmClient extends AutoCloseable {
   /** The REST API version this client speaks, e.g. {@code v0.0.38}. */
   ApiVersion apiVersion();
 
-  /** Whether slurmctld answers, and the Slurm version slurmrestd reports. */
+  /**
+   * Whether slurmctld answers, and the Slurm version slurmrestd reports. {@code controllerUp=false}
+   * means slurmctld does not answer; a token that slurmrestd or slurmctld refuses is a {@link
+   * SlurmUnauthorizedException}, never "down", so that a credentials problem never looks like an
+   * outage. A slurmrestd that cannot be reached at all is a {@link SlurmUnavailableException}.
+   */
   Ping ping();
 
   /**
