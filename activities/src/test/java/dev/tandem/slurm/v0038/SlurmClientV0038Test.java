@@ -289,4 +289,15 @@ class SlurmClientV0038Test {
     assertTrue(rest.requests().isEmpty());
     assertTrue(scontrol.calls.isEmpty());
   }
+
+  @Test
+  void submitPinnedToAnUnknownNodeIsRejectedNotNotFound() {
+    rest.on("POST", B + "/job/submit", 500, res("error-submit-unknown-node"));
+    SlurmRejectedException e =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> client().submit(JobSubmission.builder("x").nodeList(List.of("nx-9")).build()));
+    assertEquals(2018, e.errorNumber());
+    assertTrue(e.slurmMessage().contains("Invalid node name specified"), e.slurmMessage());
+  }
 }
