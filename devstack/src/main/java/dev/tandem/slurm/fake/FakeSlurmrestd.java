@@ -71,6 +71,11 @@ public final class FakeSlurmrestd implements AutoCloseable {
       return new Options(cluster, jwtKey, d, registrationDelay, partitionsQuirk, tick, clock, port);
     }
 
+    public Options withClock(Clock c, Duration tickEvery) {
+      return new Options(
+          cluster, jwtKey, minJobAge, registrationDelay, partitionsQuirk, tickEvery, c, port);
+    }
+
     public Options withPort(int p) {
       return new Options(
           cluster, jwtKey, minJobAge, registrationDelay, partitionsQuirk, tick, clock, p);
@@ -169,6 +174,11 @@ public final class FakeSlurmrestd implements AutoCloseable {
   /** Response body bytes sent so far. */
   public long bytesOut() {
     return bytesOut.get();
+  }
+
+  /** One slurmctld tick now (time limits, purges, scheduling), for tests on a manual clock. */
+  void tick() {
+    cluster.tick();
   }
 
   private void tickQuietly() {
