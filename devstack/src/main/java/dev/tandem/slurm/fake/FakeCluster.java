@@ -157,12 +157,16 @@ final class FakeCluster {
   }
 
   synchronized long submit(FakeJob.JobRequest r, String user) {
-    scheduler.check(r);
+    FakeAdmission.check(this, r);
     FakeJob j = new FakeJob(nextJobId++, r, user, now());
     jobs.put(j.id, j);
     jobsChanged();
     scheduler.schedule();
     return j.id;
+  }
+
+  FakeScheduler scheduler() {
+    return scheduler;
   }
 
   synchronized FakeJob job(long id) {

@@ -56,6 +56,9 @@ final class FakeJob {
   Instant endTime;
   Instant preemptTime;
 
+  /** A requeued job is not eligible before this (reason BeginTime); null = at once. */
+  Instant eligibleAt;
+
   /** The exit: return code, or a signal number when {@link #signaled}. */
   int exit;
 

@@ -143,4 +143,32 @@ final class FakeJson {
   private static void strings(ArrayNode a, Collection<String> values) {
     values.forEach(a::add);
   }
+
+  ObjectNode ping() {
+    ObjectNode o = answer();
+    o.putArray("pings")
+        .addObject()
+        .put("hostname", "fake-slurmctld")
+        .put("pinged", "UP")
+        .put("latency", 100)
+        .put("mode", "primary")
+        .put("responding", true)
+        .put("primary", true);
+    return o;
+  }
+
+  /** One {@code status[]} entry of a cancel answer: 2017, 2021 or 2020. */
+  static void cancelStatus(ArrayNode status, long id, int code) {
+    String text =
+        switch (code) {
+          case 2017 -> "Invalid job id specified";
+          case 2021 -> "Job/step already completing or completed";
+          default -> "Job can not be altered now, try again later";
+        };
+    ObjectNode s = status.addObject();
+    s.putObject("error").put("string", text).put("code", code).put("message", text);
+    s.put("step_id", Long.toString(id));
+    s.set("job_id", number(id));
+    s.putObject("federation").put("sibling", "");
+  }
 }

@@ -3,7 +3,10 @@ package dev.tandem.slurm.fake;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.slurm.fake.FakeJob.JobRequest;
 import dev.tandem.slurm.fake.FakeJob.Sharing;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -86,6 +89,21 @@ final class FakeRequests {
       a.forEach(e -> out.add(e.asText()));
     } else if (a.isTextual() && !a.asText().isBlank()) {
       out.addAll(List.of(a.asText().split(",")));
+    }
+    return out;
+  }
+
+  /** The first value of each query parameter. */
+  static Map<String, String> query(String raw) {
+    Map<String, String> out = new HashMap<>();
+    if (raw == null) {
+      return out;
+    }
+    for (String kv : raw.split("&")) {
+      int i = kv.indexOf('=');
+      String k = URLDecoder.decode(i < 0 ? kv : kv.substring(0, i), StandardCharsets.UTF_8);
+      String v = i < 0 ? "" : URLDecoder.decode(kv.substring(i + 1), StandardCharsets.UTF_8);
+      out.putIfAbsent(k, v);
     }
     return out;
   }

@@ -6,9 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -100,7 +97,7 @@ final class FakeRoutes implements HttpHandler {
               "Authentication failure",
               "rest_authenticate_http_request"));
     }
-    Map<String, String> q = query(ex.getRequestURI().getRawQuery());
+    Map<String, String> q = FakeRequests.query(ex.getRequestURI().getRawQuery());
     Matcher node = NODE.matcher(path);
     Matcher job = JOB.matcher(path);
     JsonNode body = null;
@@ -137,16 +134,7 @@ final class FakeRoutes implements HttpHandler {
   }
 
   private Answer ping() {
-    ObjectNode o = json.answer();
-    o.putArray("pings")
-        .addObject()
-        .put("hostname", "fake-slurmctld")
-        .put("pinged", "UP")
-        .put("latency", 100)
-        .put("mode", "primary")
-        .put("responding", true)
-        .put("primary", true);
-    return new Answer(200, o);
+    return new Answer(200, json.ping());
   }
 
   private Answer nodes(String updateTime) {
@@ -165,7 +153,7 @@ final class FakeRoutes implements HttpHandler {
       }
       ObjectNode o = json.answer();
       ArrayNode list = o.putArray("nodes");
-      FakeScheduler s = new FakeScheduler(cluster);
+      FakeScheduler s = cluster.scheduler();
       cluster.nodes.values().forEach(n -> json.node(list, n, s));
       o.set("last_update", FakeJson.number(cluster.nowSeconds()));
       return new Answer(200, o);
@@ -181,7 +169,7 @@ final class FakeRoutes implements HttpHandler {
             200, json.error(0, "No error", "Failure to query node " + name, "_dump_nodes"));
       }
       ObjectNode o = json.answer();
-      json.node(o.putArray("nodes"), n, new FakeScheduler(cluster));
+      json.node(o.putArray("nodes"), n, cluster.scheduler());
       o.set("last_update", FakeJson.number(cluster.nowSeconds()));
       return new Answer(200, o);
     }
@@ -245,32 +233,8 @@ final class FakeRoutes implements HttpHandler {
     ObjectNode o = json.answer();
     ArrayNode status = o.putArray("status");
     if (code != 0) {
-      ObjectNode s = status.addObject();
-      String text =
-          switch (code) {
-            case 2017 -> "Invalid job id specified";
-            case 2021 -> "Job/step already completing or completed";
-            default -> "Job is pending execution";
-          };
-      s.putObject("error").put("string", text).put("code", code).put("message", text);
-      s.put("step_id", Long.toString(id));
-      s.set("job_id", FakeJson.number(id));
-      s.putObject("federation").put("sibling", "");
+      FakeJson.cancelStatus(status, id, code);
     }
     return new Answer(200, o);
-  }
-
-  private static Map<String, String> query(String raw) {
-    Map<String, String> out = new HashMap<>();
-    if (raw == null) {
-      return out;
-    }
-    for (String kv : raw.split("&")) {
-      int i = kv.indexOf('=');
-      String k = URLDecoder.decode(i < 0 ? kv : kv.substring(0, i), StandardCharsets.UTF_8);
-      String v = i < 0 ? "" : URLDecoder.decode(kv.substring(i + 1), StandardCharsets.UTF_8);
-      out.putIfAbsent(k, v);
-    }
-    return out;
   }
 }

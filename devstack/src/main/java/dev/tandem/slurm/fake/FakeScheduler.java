@@ -3,9 +3,11 @@ package dev.tandem.slurm.fake;
 import dev.tandem.slurm.fake.FakeJob.Sharing;
 import dev.tandem.slurm.fake.FakeJob.State;
 import dev.tandem.slurm.fake.FakePartition.PreemptMode;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -32,44 +34,24 @@ import java.util.stream.Stream;
  * </ol>
  */
 final class FakeScheduler {
+  /**
+   * How long a requeued job waits (reason BeginTime) before it is eligible again. 22.05 was seen to
+   * hold a requeued job for seconds before it ran again; without a hold the fake would restart it
+   * within the same pass, and nobody could see it PENDING.
+   */
+  static final Duration REQUEUE_HOLD = Duration.ofSeconds(5);
+
   private final FakeCluster c;
+  private final Map<String, List<FakeJob>> running = new HashMap<>();
 
   FakeScheduler(FakeCluster c) {
     this.c = c;
   }
 
-  /** Refusals at submit time, with 25.11's error numbers. */
-  void check(FakeJob.JobRequest r) {
-    if (r.partition() == null || !c.partitions.containsKey(r.partition())) {
-      throw FakeSlurmError.refused(
-          2000, "Invalid partition name specified", "Batch job submission failed");
-    }
-    if (r.reservation() != null) {
-      // The fake has no reservations.
-      throw FakeSlurmError.refused(
-          2053, "Invalid reservation name specified", "Batch job submission failed");
-    }
-    for (String n : r.required()) {
-      if (!c.nodes.containsKey(n)) {
-        throw FakeSlurmError.refused(
-            2018, "Invalid node name specified", "Batch job submission failed");
-      }
-    }
-    FakePartition p = c.partitions.get(r.partition());
-    long possible =
-        c.nodes.values().stream()
-            .filter(n -> p.holds(n.name) && !r.excluded().contains(n.name))
-            .filter(n -> n.cpus >= r.cpusPerNode() && n.memoryMb >= r.memoryMbPerNode())
-            .filter(n -> gresFits(n, r.gres(), Map.of()))
-            .count();
-    if (possible < r.nodeCount()) {
-      throw FakeSlurmError.refused(
-          2014, "Requested node configuration is not available", "Batch job submission failed");
-    }
-  }
-
+  /** Running jobs on {@code node}, from an index kept by start and release (listings are hot). */
   Stream<FakeJob> jobsOn(String node) {
-    return c.jobs.values().stream().filter(j -> j.state == State.RUNNING && j.nodes.contains(node));
+    List<FakeJob> there = running.get(node);
+    return there == null ? Stream.empty() : there.stream();
   }
 
   int allocCpus(FakeNode n) {
@@ -101,7 +83,11 @@ final class FakeScheduler {
             .filter(j -> j.state == State.PENDING)
             .sorted(Comparator.comparingInt((FakeJob j) -> -tier(j)).thenComparingLong(j -> j.id))
             .toList();
+    Instant now = c.now();
     for (FakeJob j : pending) {
+      if (j.eligibleAt != null && j.eligibleAt.isAfter(now)) {
+        continue;
+      }
       List<String> fit = place(j, x -> true);
       if (fit == null) {
         Predicate<FakeJob> stays = other -> !preemptableBy(other, j);
@@ -174,8 +160,7 @@ final class FakeScheduler {
         && gresFits(n, j.gres, gresUsed(n, counted));
   }
 
-  private static boolean gresFits(
-      FakeNode n, Map<String, Integer> want, Map<String, Integer> used) {
+  static boolean gresFits(FakeNode n, Map<String, Integer> want, Map<String, Integer> used) {
     for (Map.Entry<String, Integer> e : want.entrySet()) {
       int total = n.gresTotal.getOrDefault(e.getKey(), 0);
       if (used.getOrDefault(Gres.name(e.getKey()), 0) + e.getValue() > total) {
@@ -190,6 +175,9 @@ final class FakeScheduler {
     j.reason = "None";
     j.nodes = new ArrayList<>(nodes);
     j.startTime = c.now();
+    for (String n : nodes) {
+      running.computeIfAbsent(n, k -> new ArrayList<>()).add(j);
+    }
     touch(j);
   }
 
@@ -203,6 +191,7 @@ final class FakeScheduler {
       victim.nodes = new ArrayList<>();
       victim.state = State.PENDING;
       victim.reason = "BeginTime";
+      victim.eligibleAt = now.plus(REQUEUE_HOLD);
       victim.restarts++;
       victim.startTime = null;
       touch(victim);
@@ -226,6 +215,7 @@ final class FakeScheduler {
         j.nodes = new ArrayList<>();
         j.state = State.PENDING;
         j.reason = "BeginTime";
+        j.eligibleAt = c.now().plus(REQUEUE_HOLD);
         j.restarts++;
         touch(j);
       } else {
@@ -236,6 +226,13 @@ final class FakeScheduler {
 
   private void release(FakeJob j) {
     for (String name : j.nodes) {
+      List<FakeJob> there = running.get(name);
+      if (there != null) {
+        there.remove(j);
+        if (there.isEmpty()) {
+          running.remove(name);
+        }
+      }
       FakeNode n = c.nodes.get(name);
       if (n != null) {
         n.lastBusy = c.now();

@@ -79,7 +79,7 @@ class FakeSchedulerTest {
   private SlurmJob await(long id, String state) {
     return Await.until(
         "job " + id + " " + state,
-        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
         () -> client.getJob(id),
         j -> state.equals(j.state()));
   }
@@ -133,6 +133,8 @@ class FakeSchedulerTest {
     await(fixed, "RUNNING");
     client.down("a", "tandem:test: down");
     assertEquals("NODE_FAIL", await(fixed, "NODE_FAIL").state());
+    // Held for FakeScheduler.REQUEUE_HOLD (reason BeginTime), then started on the other node.
+    assertEquals("BeginTime", await(requeueable, "PENDING").stateReason());
     SlurmJob again = await(requeueable, "RUNNING");
     assertEquals(List.of("b"), again.nodeList(), "requeued and started elsewhere");
     assertEquals(1, again.restartCount());
