@@ -200,6 +200,17 @@ final class FakeCluster {
     return 0;
   }
 
+  /** The job's batch script exited with {@code exitCode}: COMPLETED (0) or FAILED. */
+  synchronized void complete(long id, int exitCode) {
+    FakeJob j = jobs.get(id);
+    if (j == null || j.state != State.RUNNING) {
+      throw new IllegalStateException("job " + id + " is not running");
+    }
+    j.exit = exitCode;
+    scheduler.finish(j, exitCode == 0 ? State.COMPLETED : State.FAILED);
+    scheduler.schedule();
+  }
+
   /** Time limits, MinJobAge purges, then a scheduling pass. */
   synchronized void tick() {
     Instant now = now();

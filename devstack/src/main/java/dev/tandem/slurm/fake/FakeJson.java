@@ -127,11 +127,18 @@ final class FakeJson {
       }
     }
     ObjectNode exit = o.putObject("exit_code");
-    exit.putArray("status").add(!j.state.ended() ? "PENDING" : j.signaled ? "SIGNALED" : "SUCCESS");
+    exit.putArray("status").add(exitStatus(j));
     exit.set("return_code", number(j.signaled ? 0L : (long) j.exit));
     ObjectNode sig = exit.putObject("signal");
     sig.set("id", number(j.signaled ? (long) j.exit : null));
     sig.put("name", "");
+  }
+
+  private static String exitStatus(FakeJob j) {
+    if (!j.state.ended()) {
+      return "PENDING";
+    }
+    return j.signaled ? "SIGNALED" : j.exit != 0 ? "ERROR" : "SUCCESS";
   }
 
   private static String gres(Map<String, Integer> used) {

@@ -164,6 +164,11 @@ public final class FakeSlurmrestd implements AutoCloseable {
     cluster.slurmdLost(name);
   }
 
+  /** A running job's script exits (jobs run nothing here): COMPLETED for 0, else FAILED. */
+  public void completeJob(long id, int exitCode) {
+    cluster.complete(id, exitCode);
+  }
+
   /** Whether slurmctld knows the node (registered and not deleted). */
   public boolean knows(String name) {
     synchronized (cluster) {

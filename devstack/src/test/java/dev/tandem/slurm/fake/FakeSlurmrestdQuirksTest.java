@@ -155,6 +155,18 @@ class FakeSlurmrestdQuirksTest {
     assertEquals("TIMEOUT", state(id));
   }
 
+  @Test
+  void completedJobKeepsItsExitCode() {
+    long ok = submit();
+    long bad = submit();
+    fake.completeJob(ok, 0);
+    fake.completeJob(bad, 3);
+    assertEquals("COMPLETED", state(ok));
+    assertEquals("FAILED", state(bad));
+    JsonNode exit = json(get("/job/" + bad, null)).path("jobs").get(0).path("exit_code");
+    assertEquals(3, exit.path("return_code").path("number").asInt());
+  }
+
   private String state(long id) {
     return json(get("/job/" + id, null)).path("jobs").get(0).path("job_state").get(0).asText();
   }
