@@ -68,6 +68,14 @@ class ImageLayoutIT {
   }
 
   @Test
+  void theWorkerStartsFromTheLayoutAndChecksItsConfiguration() throws Exception {
+    // Past --help: the worker's own classes load from lib/ and read the (empty) environment.
+    Run worker = tandem(Map.of(), "worker");
+    assertEquals(2, worker.code(), worker.toString());
+    assertTrue(worker.err().contains("configuration error: SLURM_REST_URL"), worker.toString());
+  }
+
+  @Test
   void theDevCommandsAreAbsent() throws Exception {
     for (String command : List.of("dev", "bench")) {
       // `help <command>`, not the command itself: were it present, it would start a dev stack.
@@ -78,19 +86,33 @@ class ImageLayoutIT {
   }
 
   private Run tandem(String... args) throws Exception {
+    return tandem(null, args);
+  }
+
+  /** Runs the laid-out tandem; with {@code only}, in that environment (plus PATH and JAVA_HOME). */
+  private Run tandem(Map<String, String> only, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(dest.resolve("bin").resolve("tandem").toString());
     cmd.addAll(List.of(args));
-    return run(cmd);
+    return run(cmd, only);
+  }
+
+  private static Run run(List<String> cmd) throws Exception {
+    return run(cmd, null);
   }
 
   /** Runs {@code cmd} with this JVM's java first on PATH; bounded by {@link #LIMIT_S}. */
-  private static Run run(List<String> cmd) throws Exception {
+  private static Run run(List<String> cmd, Map<String, String> only) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(cmd);
     Path javaHome = Path.of(System.getProperty("java.home"));
     Map<String, String> env = pb.environment();
+    String path = env.getOrDefault("PATH", "/usr/bin:/bin");
+    if (only != null) {
+      env.clear();
+      env.putAll(only);
+    }
     env.put("JAVA_HOME", javaHome.toString());
-    env.put("PATH", javaHome.resolve("bin") + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put("PATH", javaHome.resolve("bin") + ":" + path);
     env.remove("TANDEM_JAVA_OPTS");
     Path out = Files.createTempFile("image-layout", ".out");
     Path err = Files.createTempFile("image-layout", ".err");
