@@ -193,6 +193,21 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
     return synced() && running();
   }
 
+  /** A scan of the cache (only the scheduler's pods are cached): cheap next to a Slurm call. */
+  @Override
+  public boolean podsWaiting() {
+    SharedIndexInformer<Pod> informer = informer();
+    if (informer == null) {
+      return false;
+    }
+    for (Pod p : informer.getStore().list()) {
+      if (route(p, false).start()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** {@code <ns>.<group>} for a pod with annotation {@code tandem.dev/pod-group}. */
   static Optional<String> groupTag(Pod pod) {
     Map<String, String> a = pod.getMetadata().getAnnotations();

@@ -69,6 +69,11 @@ final class SlurmJobTracker {
     this.routes = r;
   }
 
+  /** Whether a pod waits for its placeholder to start (the poller then lists jobs sooner). */
+  boolean podsWaiting() {
+    return routes.podsWaiting();
+  }
+
   /** Lists jobs (all of them when {@code full}), signals what changed, then sweeps orphans. */
   void poll(boolean full, Instant now) {
     Listing<SlurmJob> lj = slurm.listJobs(full ? null : since);

@@ -107,6 +107,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertEquals(10L, start.request().terminationGracePeriodSeconds());
     assertTrue(start.view().exists());
     assertNull(start.view().k8sNode());
+    assertTrue(watcher.podsWaiting(), "an unbound pod waits: the poller lists jobs sooner");
 
     Binding b =
         new BindingBuilder()
@@ -125,6 +126,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
         () -> observed(workflowId(p)).stream().anyMatch(v -> "k1".equals(v.k8sNode())));
     assertTrue(coalescer.drain(Duration.ofSeconds(5)));
     assertEquals(1, starts().size(), "a bound pod never starts a workflow");
+    assertFalse(watcher.podsWaiting(), "a bound pod waits no more");
 
     client.pods().inNamespace("default").withName("train-0").withGracePeriod(0).delete();
     Wait.until(
