@@ -96,7 +96,10 @@ final class SlurmJobTracker {
       seen.put(j.id(), t);
       Tracked before = jobs.put(j.id(), t);
       boolean lost = undelivered.remove(j.id()) != null;
-      if (full || lost || before == null || !sameJob(before.view(), t.view())) {
+      // A job first seen waiting is what its submit already answered: no signal (a workflow
+      // task per pod saved); every later change, and each full resync, is sent.
+      boolean news = before == null ? !waiting(t.view()) : !sameJob(before.view(), t.view());
+      if (full || lost || news) {
         metrics.event("slurm", "job");
         send(t.tag(), t.view());
       }
@@ -155,6 +158,10 @@ final class SlurmJobTracker {
         last.nodes(),
         last.restartCount(),
         now);
+  }
+
+  private static boolean waiting(SlurmJobView v) {
+    return "PENDING".equals(v.state()) && v.restartCount() == 0;
   }
 
   static boolean sameJob(SlurmJobView a, SlurmJobView b) {

@@ -220,6 +220,26 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertEquals("gpu", st.request().annotation("tandem.dev/partition"));
   }
 
+  /** Pending turning Running, or Ready flapping, would cost a workflow task per pod for nothing. */
+  @Test
+  void aBoundPodsStartOrReadinessIsNotSentButItsEndIs() {
+    PodView pending =
+        new PodView(true, "p", "u1", null, "Pending", false, "k1", false, null, null, null);
+    PodView running =
+        new PodView(true, "p", "u1", null, "Running", true, "k1", false, null, null, null);
+    assertTrue(SchedulingPodWatcher.sameForScheduling(pending, running));
+    PodView failed =
+        new PodView(true, "p", "u1", null, "Failed", false, "k1", false, null, null, null);
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, failed));
+    PodView going =
+        new PodView(true, "p", "u1", null, "Running", true, "k1", true, null, null, null);
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, going));
+    PodView moved =
+        new PodView(true, "p", "u1", null, "Running", true, "k2", false, null, null, null);
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, moved));
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, PodView.absent("p")));
+  }
+
   @Test
   void aResyncPassSendsAgain() {
     watcher.close();
