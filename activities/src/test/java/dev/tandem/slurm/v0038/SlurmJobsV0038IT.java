@@ -187,5 +187,12 @@ class SlurmJobsV0038IT {
             SlurmRejectedException.class,
             () -> client.submit(JobSubmission.builder("bad").partition("no-such").build()));
     assertEquals(2000, e.errorNumber(), e.getMessage());
+    // Pinned to a node Slurm does not know: refused (2018), not "not found".
+    SlurmRejectedException pinned =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> client.submit(JobSubmission.builder("bad").nodeList(List.of("nx-9")).build()));
+    assertEquals(2018, pinned.errorNumber(), pinned.getMessage());
+    assertTrue(pinned.slurmMessage().contains("Invalid node name"), pinned.slurmMessage());
   }
 }
