@@ -7,9 +7,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Tandem's placeholder jobs by tag, as one worker's scheduling activities see them: kept by job
@@ -18,16 +21,24 @@ import java.util.Map;
  * pods submitted at once share a handful of listings (docs/scheduling.md, "Scale").
  *
  * <ol>
- *   <li>A caller that finds the index younger than {@code fresh} uses it as it is.
+ *   <li>A caller asking at time T needs a listing that <em>started</em> after T − {@code fresh} (a
+ *       listing shows every job submitted before it started). If the last listing did, it uses the
+ *       index as it is.
  *   <li>Otherwise it lists jobs changed since the last listing ({@code update_time}: slurmrestd
  *       answers "unchanged" cheaply), all of them on first use and every {@code full} (which drops
- *       jobs Slurm purged after {@code MinJobAge}). A job's newest view replaces the old one.
- *   <li>Callers hold the lock while one of them lists: those that waited find a fresh index, so
- *       concurrent activities share one listing.
- *   <li>A job this worker submits is added at once ({@link #put}); a job another worker (or a lost
- *       answer) submitted shows in the next listing. A retried submit comes at least a retry
- *       interval (1 s) after the failed one, longer than {@code fresh}, so its listing is younger
- *       than the job it must find: a retry never submits a second job.
+ *       jobs Slurm purged after {@code MinJobAge}, but never one added after that listing began). A
+ *       job's newest view replaces the old one.
+ *   <li>One caller lists at a time; the others wait for it and then check step 1 against their own
+ *       T. A listing slower than {@code fresh} therefore serves every caller that arrived before it
+ *       started, and the callers that arrived during it share the next one: at most two listings
+ *       per caller, never one each. (Before, freshness was measured when the lock came free, so
+ *       behind a listing slower than {@code fresh} every waiting submit listed again, one after the
+ *       other: 200 pods created at once were submitted at ~10 per second.)
+ *   <li>A job this worker submits is added at once ({@link #put}), without waiting for a listing in
+ *       progress; a job another worker (or a lost answer) submitted shows in the next listing. A
+ *       retried submit comes at least a retry interval (1 s) after the failed one, longer than
+ *       {@code fresh}, so its listing started after the job it must find was submitted: a retry
+ *       never submits a second job.
  * </ol>
  */
 final class PlaceholderIndex {
@@ -37,15 +48,19 @@ final class PlaceholderIndex {
   /** How often a full listing replaces the index. */
   static final Duration FULL = Duration.ofSeconds(60);
 
+  /** A job and when this index last learnt of it (a put, or the start of a listing). */
+  private record Entry(PlaceholderJob job, Instant seen) {}
+
   private final SlurmClient slurm;
   private final Clock clock;
   private final Duration fresh;
   private final Duration full;
-  private final Map<Long, PlaceholderJob> byId = new HashMap<>();
-  private Instant listedAt;
+  private final Map<Long, Entry> byId = new ConcurrentHashMap<>();
+  private final Object listing = new Object();
+  private volatile Instant listedAt; // start of the last listing that completed
   private Instant fullAt;
   private Instant since;
-  private long listings;
+  private final AtomicLong listings = new AtomicLong();
 
   PlaceholderIndex(SlurmClient slurm, Clock clock, Duration fresh, Duration full) {
     this.slurm = slurm;
@@ -54,46 +69,58 @@ final class PlaceholderIndex {
     this.full = full;
   }
 
-  /** Every job tagged {@code tag} (any state), from an index at most {@code fresh} old. */
-  synchronized List<PlaceholderJob> find(String tag) {
-    refresh();
+  /** Every job tagged {@code tag} (any state), from a listing begun at most {@code fresh} ago. */
+  List<PlaceholderJob> find(String tag) {
+    Instant asked = clock.instant();
+    synchronized (listing) {
+      Instant last = listedAt;
+      if (last == null || !last.isAfter(asked.minus(fresh))) {
+        refresh();
+      }
+    }
     List<PlaceholderJob> out = new ArrayList<>();
-    for (PlaceholderJob j : byId.values()) {
-      if (j.podUid().equals(tag)) {
-        out.add(j);
+    for (Entry e : byId.values()) {
+      if (e.job().podUid().equals(tag)) {
+        out.add(e.job());
       }
     }
     return out;
   }
 
   /** A job just submitted or read by id: known at once, before the next listing. */
-  synchronized void put(PlaceholderJob job) {
-    byId.put(job.jobId(), job);
+  void put(PlaceholderJob job) {
+    byId.put(job.jobId(), new Entry(job, clock.instant()));
   }
 
   /** How many listings this index made (for tests and figures). */
-  synchronized long listings() {
-    return listings;
+  long listings() {
+    return listings.get();
   }
 
+  /** Called holding {@link #listing}. */
   private void refresh() {
-    Instant now = clock.instant();
-    if (listedAt != null && Duration.between(listedAt, now).compareTo(fresh) < 0) {
-      return;
-    }
-    boolean whole = fullAt == null || Duration.between(fullAt, now).compareTo(full) >= 0;
+    Instant start = clock.instant();
+    boolean whole = fullAt == null || Duration.between(fullAt, start).compareTo(full) >= 0;
     Listing<PlaceholderJob> l = slurm.listPlaceholderJobs(whole ? null : since);
-    listings++;
-    if (whole) {
-      byId.clear();
-      fullAt = now;
-    }
+    listings.incrementAndGet();
+    Set<Long> listed = new HashSet<>();
     if (l.changed()) {
       for (PlaceholderJob j : l.items()) {
-        byId.put(j.jobId(), j);
+        listed.add(j.jobId());
+        // A put during the listing may hold a newer view than the listing's: keep the newer.
+        byId.merge(
+            j.jobId(),
+            new Entry(j, start),
+            (old, listedNow) -> old.seen().isAfter(start) ? old : listedNow);
       }
     }
+    if (whole) {
+      // Purged by Slurm: not listed, and known from before this listing began.
+      byId.entrySet()
+          .removeIf(e -> !listed.contains(e.getKey()) && !e.getValue().seen().isAfter(start));
+      fullAt = start;
+    }
     since = l.updateTime();
-    listedAt = now;
+    listedAt = start;
   }
 }

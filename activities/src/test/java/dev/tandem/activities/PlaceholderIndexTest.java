@@ -84,6 +84,58 @@ class PlaceholderIndexTest {
     assertEquals(1, index.listings(), "200 lookups, one listing");
   }
 
+  /**
+   * A listing slower than the freshness bound (a loaded slurmrestd with many jobs) still serves
+   * every lookup that was waiting for it: freshness counts from when a caller asked, not from when
+   * the lock came free (before: each waiting submit listed again, one after the other).
+   */
+  @Test
+  void lookupsWaitingBehindASlowListingShareIt() throws Exception {
+    java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(8);
+    when(slurm.listPlaceholderJobs(any()))
+        .thenAnswer(
+            inv -> {
+              asked.await(5, TimeUnit.SECONDS); // every caller has asked (at T0)
+              Thread.sleep(50); // and is waiting for this listing
+              advance(800); // which took longer than "fresh"
+              return new Listing<>(true, List.of(job(1, "a", "PENDING")), T0);
+            });
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<List<PlaceholderJob>>> got = new java.util.ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        got.add(
+            pool.submit(
+                () -> {
+                  asked.countDown();
+                  return index.find("a");
+                }));
+      }
+      for (Future<List<PlaceholderJob>> f : got) {
+        assertEquals(1, f.get(10, TimeUnit.SECONDS).size());
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(1, index.listings(), "8 lookups asked at once, one listing");
+    index.find("a");
+    assertEquals(2, index.listings(), "asked after the listing began + fresh: a new one");
+  }
+
+  /** A job put while a full listing runs (submitted after it began) is not dropped by it. */
+  @Test
+  void aJobPutDuringAFullListingSurvivesIt() throws Exception {
+    when(slurm.listPlaceholderJobs(any()))
+        .thenAnswer(
+            inv -> {
+              advance(10);
+              index.put(job(2, "b", "PENDING")); // submitted while the listing ran
+              return new Listing<>(true, List.of(job(1, "a", "PENDING")), T0);
+            });
+    index.find("a");
+    assertEquals(List.of(2L), index.find("b").stream().map(PlaceholderJob::jobId).toList());
+  }
+
   @Test
   void aStaleIndexListsWhatChangedSinceAndKeepsTheNewestView() {
     when(slurm.listPlaceholderJobs(isNull()))
