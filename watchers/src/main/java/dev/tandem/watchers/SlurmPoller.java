@@ -3,6 +3,7 @@ package dev.tandem.watchers;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
@@ -226,9 +227,20 @@ public final class SlurmPoller implements AutoCloseable {
       }
       delay =
           delay.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay.multipliedBy(2);
-      reachability.observed(
-          ClusterHealth.SLURM, false, "cannot reach slurmrestd: " + e.getMessage());
+      reachability.observed(ClusterHealth.SLURM, false, problem(e));
     }
+  }
+
+  /**
+   * What the NodeSets' SlurmReachable condition says: a refused token is not an outage, and the
+   * operator's fix differs (the token, not slurmrestd).
+   */
+  static String problem(RuntimeException e) {
+    if (e instanceof SlurmUnauthorizedException) {
+      return "slurmrestd answers but refuses Tandem's credentials (check the token): "
+          + e.getMessage();
+    }
+    return "cannot reach slurmrestd: " + e.getMessage();
   }
 
   private void pollOnce(boolean withNodes) {

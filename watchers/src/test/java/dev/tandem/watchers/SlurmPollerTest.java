@@ -160,6 +160,16 @@ class SlurmPollerTest extends WatcherTestBase {
     assertEquals(1.0, registry.get("tandem.slurm.up").gauge().value());
   }
 
+  @Test
+  void aRefusedTokenIsReportedAsSuchNotAsAnOutage() {
+    assertTrue(
+        SlurmPoller.problem(new dev.tandem.slurm.SlurmUnauthorizedException("Slurm error 1007"))
+            .startsWith("slurmrestd answers but refuses Tandem's credentials"));
+    assertTrue(
+        SlurmPoller.problem(new dev.tandem.slurm.SlurmUnavailableException("connection refused"))
+            .startsWith("cannot reach slurmrestd"));
+  }
+
   private boolean coalescerDrained() {
     try {
       return coalescer.drain(Duration.ofSeconds(5));
