@@ -92,3 +92,48 @@ app.kubernetes.io/component: worker
 {{- define "tandem.slurm.jwtSecretName" -}}
 {{- default (printf "%s-slurm-jwt" (include "tandem.fullname" .)) .Values.slurm.jwt.existingSecret }}
 {{- end }}
+
+{{- define "tandem.slurm.mungeSecretName" -}}
+{{- default (printf "%s-slurm-munge" (include "tandem.fullname" .)) .Values.slurm.munge.existingSecret }}
+{{- end }}
+
+{{/* slurmctld's StatefulSet and headless Service share this name; its pod is <name>-0. */}}
+{{- define "tandem.slurm.ctld" -}}
+{{- printf "%s-slurmctld" (include "tandem.fullname" .) }}
+{{- end }}
+
+{{/* The munged sidecar every Slurm pod here runs (the daemons authenticate with munge). */}}
+{{- define "tandem.slurm.munged" -}}
+- name: munged
+  image: {{ .Values.slurm.images.slurmctld }}
+  imagePullPolicy: {{ .Values.slurm.imagePullPolicy }}
+  command: ["munged", "--foreground", "--key-file=/etc/munge-key/munge.key"]
+  volumeMounts:
+    - name: munge-key
+      mountPath: /etc/munge-key
+      readOnly: true
+    - name: munge-run
+      mountPath: /run/munge
+{{- end }}
+
+{{/* Volumes every Slurm pod here has: slurm.conf and friends, the munge key and socket. */}}
+{{- define "tandem.slurm.volumes" -}}
+- name: slurm-conf
+  configMap:
+    name: {{ include "tandem.fullname" . }}-slurm-conf
+    defaultMode: 0755
+- name: munge-key
+  secret:
+    secretName: {{ include "tandem.slurm.mungeSecretName" . }}
+    defaultMode: 0400
+- name: munge-run
+  emptyDir: {}
+{{- end }}
+
+{{- define "tandem.slurm.mounts" -}}
+- name: slurm-conf
+  mountPath: /etc/slurm
+  readOnly: true
+- name: munge-run
+  mountPath: /run/munge
+{{- end }}

@@ -40,8 +40,13 @@ final class Chart {
 
   /** {@code helm template} with the values file (may be null) and {@code --set}s, as text. */
   static String template(Path valuesFile, Map<String, ?> sets) {
+    return template(DIR, valuesFile, sets);
+  }
+
+  /** As {@link #template(Path, Map)}, of the chart in {@code chartDir}. */
+  static String template(Path chartDir, Path valuesFile, Map<String, ?> sets) {
     TemplateCommand t =
-        new Helm(DIR)
+        new Helm(chartDir)
             .template()
             .withName("tandem")
             .withNamespace("tandem")
@@ -73,6 +78,36 @@ final class Chart {
 
   static List<HasMetadata> render(Path valuesFile, Map<String, ?> sets) {
     return parse(template(valuesFile, sets));
+  }
+
+  /**
+   * The chart's hooks, rendered. helm-java 0.0.21's template leaves hooks out (its
+   * manusa/helm-java#416 adds them), so this renders a copy of the chart whose hook annotations are
+   * renamed; everything else is the chart's own template.
+   */
+  static List<HasMetadata> renderHooks(Path tmp, Path valuesFile, Map<String, ?> sets) {
+    try {
+      Path copy = tmp.resolve("tandem");
+      try (Stream<Path> files = Files.walk(DIR)) {
+        for (Path f : files.toList()) {
+          Path to = copy.resolve(DIR.relativize(f).toString());
+          if (Files.isDirectory(f)) {
+            Files.createDirectories(to);
+          } else {
+            Files.writeString(
+                to, Files.readString(f).replace("helm.sh/hook", "test.tandem.dev/hook"));
+          }
+        }
+      }
+      return parse(template(copy, valuesFile, sets)).stream()
+          .filter(
+              o ->
+                  o.getMetadata().getAnnotations() != null
+                      && o.getMetadata().getAnnotations().containsKey("test.tandem.dev/hook"))
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static <T extends HasMetadata> List<T> ofType(List<HasMetadata> objects, Class<T> type) {
