@@ -1,5 +1,6 @@
 package dev.tandem.chart;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +41,14 @@ class ChartLintTest {
     for (HasMetadata o : objects) {
       assertTrue(o.getMetadata().getName() != null, () -> "no name: " + o);
     }
-    Chart.worker(objects);
+    var c = Chart.worker(objects).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertEquals("/healthz", c.getLivenessProbe().getHttpGet().getPath());
+    assertEquals("/readyz", c.getReadinessProbe().getHttpGet().getPath());
+    assertTrue(c.getImage().startsWith("ghcr.io/tandem-dev/tandem:"), c.getImage());
+    // The worker's rules do not depend on the setup: the RBAC check covers every values file.
+    assertEquals(
+        ChartRbacIT.granted(Chart.render(null, Map.of())),
+        ChartRbacIT.granted(objects),
+        values.toString());
   }
 }

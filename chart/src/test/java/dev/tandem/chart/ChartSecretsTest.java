@@ -12,9 +12,13 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Secrets only by reference: mounted from or pointing at Secrets the user made, never inline. */
 class ChartSecretsTest {
@@ -67,6 +71,16 @@ class ChartSecretsTest {
         secretBehind(objects, e.getValue());
       }
     }
+  }
+
+  static Stream<Path> valuesFiles() {
+    return Chart.ciValuesFiles().stream();
+  }
+
+  @ParameterizedTest
+  @MethodSource("valuesFiles")
+  void everyValuesFileReferencesSecretsOnly(Path values) {
+    assertOnlyReferences(Chart.render(values, Map.of()));
   }
 
   @Test
