@@ -26,7 +26,12 @@ public interface SlurmClient extends AutoCloseable {
   /** The REST API version this client speaks, e.g. {@code v0.0.38}. */
   ApiVersion apiVersion();
 
-  /** Whether slurmctld answers, and the Slurm version slurmrestd reports. */
+  /**
+   * Whether slurmctld answers, and the Slurm version slurmrestd reports. {@code controllerUp=false}
+   * means slurmctld does not answer; a token that slurmrestd or slurmctld refuses is a {@link
+   * SlurmUnauthorizedException}, never "down", so that a credentials problem never looks like an
+   * outage. A slurmrestd that cannot be reached at all is a {@link SlurmUnavailableException}.
+   */
   Ping ping();
 
   /**
@@ -60,6 +65,24 @@ public interface SlurmClient extends AutoCloseable {
    * SlurmUnsupportedException} when it cannot be done.
    */
   void deleteNode(String node);
+
+  /**
+   * Creates a dynamic node from one {@code slurm.conf} node line, as {@code scontrol create
+   * nodename=...} does, e.g. {@code NodeName=gpu-a-7 State=FUTURE CPUs=8 RealMemory=64000
+   * Gres=gpu:h100:8 Feature=h100,ib}. Slurm accepts only {@code State=FUTURE}, {@code CLOUD} or
+   * {@code EXTERNAL} here, needs select/cons_tres and an operator token. The line must name one
+   * node ({@link IllegalArgumentException} for a hostlist or several lines, before anything is
+   * sent). Not idempotent: a node of that name is {@link SlurmRejectedException} 2168 ("Node
+   * already exists"), and a retrying caller compares {@link #getNode} with what it wanted.
+   *
+   * <p>{@link SlurmUnsupportedException} where the API version has no way to do it (only v0.0.44,
+   * Slurm 25.11, serves {@code POST /new/node/}); a node can always join by registering itself
+   * ({@code slurmd -Z}).
+   */
+  default void createNode(String nodeLine) {
+    throw new SlurmUnsupportedException(
+        "create node: slurmrestd " + apiVersion().path() + " cannot create nodes");
+  }
 
   /** Submits a job and returns its id. */
   long submit(JobSubmission job);

@@ -77,7 +77,8 @@ class ChartConfigTest {
     String doc = Chart.read(Chart.ROOT.resolve("docs/configuration.md"));
     String worker =
         doc.substring(doc.indexOf("## Temporal"), doc.indexOf("## The `tandem` command line"));
-    String logging = doc.substring(doc.indexOf("## Logging"));
+    // The launcher's JVM options and Logging: the sections after `tandem dev`'s.
+    String logging = doc.substring(doc.indexOf("## The `tandem` launcher"));
     Set<String> names = new TreeSet<>();
     for (String section : List.of(worker, logging)) {
       for (String line : section.lines().toList()) {

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
             + " kubelet running slurmd pods, the worker. Ctrl-C stops it all.",
     mixinStandardHelpOptions = true)
 final class DevCommand implements Callable<Integer> {
-  static final String DEFAULT_STATE_DIR = "/var/tmp/tandem-dev";
+  static final String DEFAULT_STATE_DIR = TandemCli.DEV_STATE_DIR;
 
   @Spec CommandSpec spec;
 

@@ -158,7 +158,8 @@ class EvictionE2EIT {
           LIMIT,
           EVERY,
           () -> e2e.slurm.getJob(job).state(),
-          s -> !"RUNNING".equals(s));
+          // COMPLETING is the end on its way (epilog, a loaded machine): wait for the final state.
+          s -> !"RUNNING".equals(s) && !"COMPLETING".equals(s));
       SlurmJob ended = e2e.slurm.getJob(job);
       assertEquals("COMPLETED", ended.state(), "job " + ended);
       assertEquals(0, ended.restartCount(), "never requeued");

@@ -26,4 +26,13 @@ public interface JobRoutes {
    * and its informer runs), rather than "not known yet".
    */
   boolean routesKnown();
+
+  /**
+   * Whether some pod waits for Slurm to place it (no node yet, not going away): its placeholder's
+   * start should be seen soon, so the poller lists jobs more often ({@code
+   * TANDEM_SLURM_PENDING_POLL}).
+   */
+  default boolean podsWaiting() {
+    return false;
+  }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -109,7 +110,7 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
   @Override
   protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
     PodView after = PodViews.of(pod);
-    if (resyncPass || !PodWatcher.meaningfullySame(PodViews.of(old), after)) {
+    if (resyncPass || !sameForScheduling(PodViews.of(old), after)) {
       send(pod, route(pod, false), after, null);
       return;
     }
@@ -117,6 +118,19 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
     if (!SchedulingPods.request(old).equals(request)) {
       send(pod, route(pod, false), after, request);
     }
+  }
+
+  /**
+   * Whether two views of a pod make its scheduling workflow decide the same: it acts on the pod
+   * being there (uid), its node, its deletion and its end (Failed or Succeeded), not on Pending
+   * turning Running or Ready flapping, each of which would otherwise cost a workflow task per pod.
+   */
+  static boolean sameForScheduling(PodView a, PodView b) {
+    return a.exists() == b.exists()
+        && Objects.equals(a.uid(), b.uid())
+        && Objects.equals(a.k8sNode(), b.k8sNode())
+        && a.terminating() == b.terminating()
+        && a.failed() == b.failed();
   }
 
   @Override
@@ -191,6 +205,21 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
   @Override
   public boolean routesKnown() {
     return synced() && running();
+  }
+
+  /** A scan of the cache (only the scheduler's pods are cached): cheap next to a Slurm call. */
+  @Override
+  public boolean podsWaiting() {
+    SharedIndexInformer<Pod> informer = informer();
+    if (informer == null) {
+      return false;
+    }
+    for (Pod p : informer.getStore().list()) {
+      if (route(p, false).start()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@code <ns>.<group>} for a pod with annotation {@code tandem.dev/pod-group}. */

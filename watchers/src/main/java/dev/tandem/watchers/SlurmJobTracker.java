@@ -69,6 +69,11 @@ final class SlurmJobTracker {
     this.routes = r;
   }
 
+  /** Whether a pod waits for its placeholder to start (the poller then lists jobs sooner). */
+  boolean podsWaiting() {
+    return routes.podsWaiting();
+  }
+
   /** Lists jobs (all of them when {@code full}), signals what changed, then sweeps orphans. */
   void poll(boolean full, Instant now) {
     Listing<SlurmJob> lj = slurm.listJobs(full ? null : since);
@@ -91,7 +96,10 @@ final class SlurmJobTracker {
       seen.put(j.id(), t);
       Tracked before = jobs.put(j.id(), t);
       boolean lost = undelivered.remove(j.id()) != null;
-      if (full || lost || before == null || !sameJob(before.view(), t.view())) {
+      // A job first seen waiting is what its submit already answered: no signal (a workflow
+      // task per pod saved); every later change, and each full resync, is sent.
+      boolean news = before == null ? !waiting(t.view()) : !sameJob(before.view(), t.view());
+      if (full || lost || news) {
         metrics.event("slurm", "job");
         send(t.tag(), t.view());
       }
@@ -150,6 +158,10 @@ final class SlurmJobTracker {
         last.nodes(),
         last.restartCount(),
         now);
+  }
+
+  private static boolean waiting(SlurmJobView v) {
+    return "PENDING".equals(v.state()) && v.restartCount() == 0;
   }
 
   static boolean sameJob(SlurmJobView a, SlurmJobView b) {

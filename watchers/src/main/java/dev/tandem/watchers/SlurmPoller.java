@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Every interval (default 2 s) list nodes and jobs incrementally: an unchanged cluster costs
- *       one 304 each.
+ *       one 304 each. While a pod waits for Slurm to place it ({@link JobRoutes#podsWaiting}), jobs
+ *       are listed every pending interval (default 250 ms) instead, so a placeholder's start is
+ *       seen, and its pod bound, within a fraction of a second; nodes stay on the interval.
  *   <li>Diff against the last view by state, flags, reason and slurmd start; only differences
  *       become signals. Every {@code fullResync} the whole view is listed and sent again, so a lost
  *       signal or a missed change is repaired.
@@ -53,6 +55,8 @@ public final class SlurmPoller implements AutoCloseable {
   private final Duration interval;
   private final Duration fullResync;
   private final Clock clock;
+  private volatile Duration pendingInterval = Duration.ZERO;
+  private Instant lastNodes = Instant.EPOCH;
 
   private final Map<String, SlurmNodeView> nodes = new ConcurrentHashMap<>();
 
@@ -128,6 +132,15 @@ public final class SlurmPoller implements AutoCloseable {
     jobs.routes(routes);
   }
 
+  /**
+   * How often jobs are listed while a pod waits for Slurm; zero or not shorter than the interval:
+   * no faster listing.
+   */
+  public SlurmPoller pendingInterval(Duration d) {
+    this.pendingInterval = d;
+    return this;
+  }
+
   /** Told the outcome of every poll (the cluster health reporter). */
   public void onReachability(ReachabilityListener l) {
     this.reachability = l;
@@ -158,20 +171,40 @@ public final class SlurmPoller implements AutoCloseable {
 
   private void loop() {
     while (!closed) {
-      pollOnceSafely();
+      step();
       try {
-        Thread.sleep(delay.toMillis());
+        Thread.sleep(nextDelay().toMillis());
       } catch (InterruptedException e) {
         return;
       }
     }
   }
 
-  /** One poll; failures are reported, never thrown. Public for tests and benchmarks. */
+  /** The pending interval while pods wait and Slurm answers, else the interval (or backoff). */
+  Duration nextDelay() {
+    Duration p = pendingInterval;
+    if (p.isZero() || p.compareTo(delay) >= 0 || !delay.equals(interval)) {
+      return delay;
+    }
+    return jobs.podsWaiting() ? p : delay;
+  }
+
+  /** One poll of nodes and jobs; failures are reported, never thrown. For tests and benchmarks. */
   public void pollOnceSafely() {
+    poll(true);
+  }
+
+  /** One turn of the poller's loop: jobs, and nodes when the interval has passed since the last. */
+  void step() {
+    // Within a few ms of the interval counts as due: the sleep before this poll was that long.
+    Duration since = Duration.between(lastNodes, clock.instant());
+    poll(since.plusMillis(20).compareTo(interval) >= 0);
+  }
+
+  private void poll(boolean withNodes) {
     long t0 = System.nanoTime();
     try {
-      pollOnce();
+      pollOnce(withNodes);
       metrics.slurmPoll(Duration.ofNanos(System.nanoTime() - t0), "ok");
       if (downSince != null) {
         log.info(
@@ -198,9 +231,20 @@ public final class SlurmPoller implements AutoCloseable {
     }
   }
 
-  private void pollOnce() {
+  private void pollOnce(boolean withNodes) {
     Instant now = clock.instant();
     boolean full = Duration.between(lastFull, now).compareTo(fullResync) >= 0;
+    if (withNodes || full) {
+      pollNodes(full, now);
+      lastNodes = now;
+    }
+    jobs.poll(full, now);
+    if (full) {
+      lastFull = now;
+    }
+  }
+
+  private void pollNodes(boolean full, Instant now) {
     Listing<SlurmNode> ln = slurm.listNodes(full ? null : nodesSince);
     if (ln.changed()) {
       Map<String, SlurmNodeView> seen = new HashMap<>();
@@ -227,10 +271,6 @@ public final class SlurmPoller implements AutoCloseable {
         }
       }
       nodesSince = ln.updateTime();
-    }
-    jobs.poll(full, now);
-    if (full) {
-      lastFull = now;
     }
   }
 

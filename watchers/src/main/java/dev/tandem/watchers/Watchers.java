@@ -88,6 +88,7 @@ public final class Watchers implements AutoCloseable {
   public record Config(
       Duration informerResync,
       Duration slurmInterval,
+      Duration slurmPendingInterval,
       Duration slurmFullResync,
       Set<String> unhealthyConditions,
       int signalThreads,

@@ -70,6 +70,7 @@ final class Watching implements AutoCloseable {
             cfg.slurmInterval(),
             cfg.slurmFullResync(),
             clock);
+    poller.pendingInterval(cfg.slurmPendingInterval());
     Duration probe = cfg.reachability().kubernetesProbe();
     health =
         new ClusterHealthReporter(

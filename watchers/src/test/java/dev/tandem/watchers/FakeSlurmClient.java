@@ -26,6 +26,7 @@ class FakeSlurmClient implements SlurmClient {
   volatile boolean cancelFails;
   volatile boolean down;
   final AtomicInteger nodeCalls = new AtomicInteger();
+  final AtomicInteger jobCalls = new AtomicInteger();
   final AtomicInteger unchangedAnswers = new AtomicInteger();
 
   synchronized void put(String name, String state, Set<String> flags, String reason) {
@@ -130,6 +131,7 @@ class FakeSlurmClient implements SlurmClient {
 
   @Override
   public synchronized Listing<SlurmJob> listJobs(Instant since) {
+    jobCalls.incrementAndGet();
     if (down) {
       throw new SlurmUnavailableException("connection refused (fake)");
     }

@@ -52,6 +52,7 @@ final class Replica implements AutoCloseable {
                 new Watchers.Config(
                     Duration.ofMinutes(1),
                     Duration.ofMillis(500),
+                    Duration.ofMillis(250),
                     Duration.ofMinutes(1),
                     Set.of(),
                     2,

@@ -107,6 +107,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertEquals(10L, start.request().terminationGracePeriodSeconds());
     assertTrue(start.view().exists());
     assertNull(start.view().k8sNode());
+    assertTrue(watcher.podsWaiting(), "an unbound pod waits: the poller lists jobs sooner");
 
     Binding b =
         new BindingBuilder()
@@ -125,6 +126,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
         () -> observed(workflowId(p)).stream().anyMatch(v -> "k1".equals(v.k8sNode())));
     assertTrue(coalescer.drain(Duration.ofSeconds(5)));
     assertEquals(1, starts().size(), "a bound pod never starts a workflow");
+    assertFalse(watcher.podsWaiting(), "a bound pod waits no more");
 
     client.pods().inNamespace("default").withName("train-0").withGracePeriod(0).delete();
     Wait.until(
@@ -216,6 +218,26 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     Wait.until("annotation sent", () -> starts().size() == 2);
     ScheduleStart st = (ScheduleStart) starts().get(1).payload();
     assertEquals("gpu", st.request().annotation("tandem.dev/partition"));
+  }
+
+  /** Pending turning Running, or Ready flapping, would cost a workflow task per pod for nothing. */
+  @Test
+  void aBoundPodsStartOrReadinessIsNotSentButItsEndIs() {
+    PodView pending =
+        new PodView(true, "p", "u1", null, "Pending", false, "k1", false, null, null, null);
+    PodView running =
+        new PodView(true, "p", "u1", null, "Running", true, "k1", false, null, null, null);
+    assertTrue(SchedulingPodWatcher.sameForScheduling(pending, running));
+    PodView failed =
+        new PodView(true, "p", "u1", null, "Failed", false, "k1", false, null, null, null);
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, failed));
+    PodView going =
+        new PodView(true, "p", "u1", null, "Running", true, "k1", true, null, null, null);
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, going));
+    PodView moved =
+        new PodView(true, "p", "u1", null, "Running", true, "k2", false, null, null, null);
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, moved));
+    assertFalse(SchedulingPodWatcher.sameForScheduling(running, PodView.absent("p")));
   }
 
   @Test

@@ -91,6 +91,7 @@ public record TandemConfig(
       String identity,
       Duration informerResync,
       Duration slurmInterval,
+      Duration slurmPendingInterval,
       Duration slurmFullResync,
       Set<String> unhealthyConditions,
       int signalThreads,
@@ -155,6 +156,7 @@ public record TandemConfig(
             env.duration("TANDEM_INFORMER_RESYNC", Duration.ofMinutes(10), Duration.ofSeconds(10)),
             env.duration(
                 "TANDEM_SLURM_POLL_INTERVAL", Duration.ofSeconds(2), Duration.ofMillis(100)),
+            pendingPoll(env),
             env.duration("TANDEM_SLURM_FULL_RESYNC", Duration.ofMinutes(1), Duration.ofSeconds(1)),
             env.list("TANDEM_UNHEALTHY_CONDITIONS", Set.of("GpuUnhealthy", "KernelDeadlock")),
             env.integer("TANDEM_SIGNAL_THREADS", 4, 1, 64),
@@ -236,5 +238,17 @@ public record TandemConfig(
     } catch (Exception e) {
       return "tandem";
     }
+  }
+
+  /** 0s turns the faster job listing off; anything shorter than 50ms would hammer slurmrestd. */
+  private static Duration pendingPoll(Env env) {
+    Duration d = env.duration("TANDEM_SLURM_PENDING_POLL", Duration.ofMillis(250), Duration.ZERO);
+    if (!d.isZero() && d.toMillis() < 50) {
+      throw new ConfigException(
+          "TANDEM_SLURM_PENDING_POLL="
+              + d.toMillis()
+              + "ms is too short: 0s (off) or at least 50ms");
+    }
+    return d;
   }
 }

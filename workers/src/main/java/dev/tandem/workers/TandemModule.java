@@ -209,6 +209,7 @@ public final class TandemModule extends AbstractModule {
         new Watchers.Config(
             w.informerResync(),
             w.slurmInterval(),
+            w.slurmPendingInterval(),
             w.slurmFullResync(),
             w.unhealthyConditions(),
             w.signalThreads(),

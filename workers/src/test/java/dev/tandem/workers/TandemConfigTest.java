@@ -24,6 +24,21 @@ class TandemConfigTest {
   }
 
   @Test
+  void pendingPollDefaultsTo250msCanBeTurnedOffAndRefusesAHammer() {
+    assertEquals(Duration.ofMillis(250), watching(Map.of()).slurmPendingInterval());
+    assertEquals(
+        Duration.ZERO, watching(Map.of("TANDEM_SLURM_PENDING_POLL", "0s")).slurmPendingInterval());
+    assertEquals(
+        Duration.ofMillis(100),
+        watching(Map.of("TANDEM_SLURM_PENDING_POLL", "100ms")).slurmPendingInterval());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class, () -> watching(Map.of("TANDEM_SLURM_PENDING_POLL", "10ms")));
+    assertEquals(
+        "TANDEM_SLURM_PENDING_POLL=10ms is too short: 0s (off) or at least 50ms", e.getMessage());
+  }
+
+  @Test
   void shortLeaseTimingsAreAccepted() {
     TandemConfig.Watching w =
         watching(

@@ -64,6 +64,34 @@ public final class ModernRequests {
     return o;
   }
 
+  /** The key of a node line, any case as slurm.conf allows, then one node name. */
+  private static final Pattern NODE_LINE = Pattern.compile("(?i:NodeName)=([^\\s]+)(\\s.*)?");
+
+  /**
+   * The node name of a slurm.conf node line, checked to be one name: {@code NodeName=n[1-9]} would
+   * create nine nodes, and a second line would be a second node.
+   */
+  public static String nodeLineName(String nodeLine) {
+    if (nodeLine == null || nodeLine.contains("\n") || nodeLine.contains("\r")) {
+      throw new IllegalArgumentException("a node line is one line: " + nodeLine);
+    }
+    java.util.regex.Matcher m = NODE_LINE.matcher(nodeLine.strip());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "a node line starts with NodeName=<name>, e.g. 'NodeName=gpu-a-7 State=FUTURE CPUs=8': "
+              + nodeLine);
+    }
+    return checkNodeName(m.group(1));
+  }
+
+  /** {@code openapi_create_node_req}: the node line as {@code node_conf}. */
+  public static ObjectNode createNode(String nodeLine) {
+    nodeLineName(nodeLine);
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    o.put("node_conf", nodeLine.strip());
+    return o;
+  }
+
   /** {@code job_submit_req} with everything in {@code job}. */
   public static ObjectNode submit(JobSubmission s) {
     validate(s);

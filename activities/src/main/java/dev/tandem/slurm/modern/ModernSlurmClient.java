@@ -53,30 +53,10 @@ public abstract class ModernSlurmClient implements SlurmClient {
     return version;
   }
 
+  /** See {@link ModernPing}: a refused token is unauthorized, never "controller down". */
   @Override
   public Ping ping() {
-    String ctx = "ping slurmctld";
-    Response r = transport.send(Request.get(base + "/ping/"));
-    JsonNode body = Responses.parseQuietly(r.body());
-    if (!r.ok()) {
-      SlurmException e = SlurmErrors.toException(ctx, r.status(), body, r.body());
-      if (e instanceof SlurmUnavailableException) {
-        // slurmrestd answered but could not reach slurmctld: that is the answer to a ping.
-        return new Ping(false, ModernParsers.slurmVersion(body), ModernParsers.clusterName(body));
-      }
-      throw e;
-    }
-    body = Responses.requireJson(ctx, r);
-    boolean up = false;
-    for (JsonNode p : body.path("pings")) {
-      // v0.0.44 says "responding"; v0.0.41 only "pinged": "UP" (deprecated in v0.0.44).
-      JsonNode responding = p.get("responding");
-      up |=
-          responding != null && responding.isBoolean()
-              ? responding.asBoolean()
-              : "UP".equalsIgnoreCase(p.path("pinged").asText(""));
-    }
-    return new Ping(up, ModernParsers.slurmVersion(body), ModernParsers.clusterName(body));
+    return ModernPing.ping(transport, base);
   }
 
   @Override
@@ -190,6 +170,38 @@ public abstract class ModernSlurmClient implements SlurmClient {
     }
   }
 
+  /**
+   * Whether this version serves {@code POST /new/node/} (v0.0.44 does; the v0.0.41 spec has no such
+   * path).
+   */
+  protected boolean servesNewNode() {
+    return false;
+  }
+
+  @Override
+  public void createNode(String nodeLine) {
+    String json = Responses.write(ModernRequests.createNode(nodeLine));
+    String ctx = "create node " + ModernRequests.nodeLineName(nodeLine);
+    if (!servesNewNode()) {
+      throw new SlurmUnsupportedException(
+          ctx
+              + ": slurmrestd "
+              + version.path()
+              + " has no POST /new/node/ (v0.0.44, Slurm 25.11, has); a node can still join"
+              + " by registering itself (slurmd -Z)");
+    }
+    Response r = transport.send(Request.post(base + "/new/node/", json));
+    SlurmErrors.SlurmError e =
+        r.ok() ? null : SlurmErrors.primary(SlurmErrors.errors(Responses.parseQuietly(r.body())));
+    if (e != null && e.number() == -1) {
+      // slurmctld answers SLURM_ERROR only when it cannot parse or apply the line (an outage is a
+      // 1000/1800 number): retrying the same line cannot help.
+      throw new SlurmRejectedException(
+          -1, "slurmctld could not parse or apply the node line (" + e.text() + ")", ctx);
+    }
+    Responses.requireSuccess(ctx, r);
+  }
+
   @Override
   public long submit(JobSubmission job) {
     String ctx = "submit job " + job.name();
@@ -202,14 +214,17 @@ public abstract class ModernSlurmClient implements SlurmClient {
     Response r = transport.send(Request.post(base + "/job/submit", json));
     JsonNode body = Responses.parseQuietly(r.body());
     if (!r.ok()) {
-      throw SlurmErrors.toException(ctx, r.status(), body, r.body());
+      throw submitRefused(
+          ctx + " (HTTP " + r.status() + ")",
+          SlurmErrors.toException(ctx, r.status(), body, r.body()),
+          body);
     }
     body = Responses.requireJson(ctx, r);
     Long id = Json.number(body.get("job_id"));
     if (id == null || id <= 0) {
       SlurmErrors.SlurmError e = SlurmErrors.primary(SlurmErrors.errors(body));
       if (e != null) {
-        throw SlurmErrors.fromNumber(ctx, e.number(), e.text());
+        throw submitRefused(ctx, SlurmErrors.fromNumber(ctx, e.number(), e.text()), body);
       }
       throw new SlurmUnavailableException(ctx + ": slurmrestd answered without a job_id");
     }
@@ -217,6 +232,20 @@ public abstract class ModernSlurmClient implements SlurmClient {
       log.info("{}: job {} submitted with a Slurm warning: {}", ctx, id, w);
     }
     return id;
+  }
+
+  /**
+   * A submission names no existing object, so "not found" cannot be its answer: a job pinned to an
+   * unknown node (2018) or depending on an unknown job (2017) is refused, with Slurm's words.
+   */
+  private static SlurmException submitRefused(String where, SlurmException e, JsonNode body) {
+    if (!(e instanceof SlurmNotFoundException)) {
+      return e;
+    }
+    SlurmErrors.SlurmError err = SlurmErrors.primary(SlurmErrors.errors(body));
+    int number = err == null ? 0 : err.number();
+    String text = err == null ? e.getMessage() : err.text();
+    return new SlurmRejectedException(number, text, where);
   }
 
   @Override
@@ -258,44 +287,10 @@ public abstract class ModernSlurmClient implements SlurmClient {
         lastUpdate);
   }
 
+  /** See {@link ModernCancel} (Slurm error 1 from 25.11 is slurmctld not answering). */
   @Override
   public void cancel(long id, String signal) {
-    ModernRequests.checkSignal(signal);
-    String ctx = (signal == null ? "cancel job " : "signal " + signal + " to job ") + id;
-    Map<String, List<String>> query = signal == null ? Map.of() : Map.of("signal", List.of(signal));
-    Response r = transport.send(Request.delete(base + "/job/" + id, query));
-    JsonNode body = Responses.parseQuietly(r.body());
-    if (!r.ok()) {
-      SlurmErrors.SlurmError e = SlurmErrors.primary(SlurmErrors.errors(body));
-      if (e != null && endedAlready(e.number())) {
-        return;
-      }
-      throw SlurmErrors.toException(ctx, r.status(), body, r.body());
-    }
-    if (r.body() == null || r.body().isBlank()) {
-      return; // an empty 200/204 carries no error
-    }
-    body = Responses.requireJson(ctx, r);
-    // v0.0.44: 200 with {"status":[...]}; an empty list is success, per-job failures sit in
-    // status[i].error.code. v0.0.41: errors[] (an already ended job is only a warning there).
-    for (JsonNode s : body.path("status")) {
-      int code = Json.intValue(s.path("error").get("code"), 0);
-      if (code != 0 && !endedAlready(code)) {
-        String msg = Json.text(s.path("error").get("message"));
-        String str = Json.text(s.path("error").get("string"));
-        throw SlurmErrors.fromNumber(ctx, code, msg != null ? msg : str != null ? str : "?");
-      }
-    }
-    for (SlurmErrors.SlurmError e : SlurmErrors.errors(body)) {
-      if (e.number() != 0 && !endedAlready(e.number())) {
-        throw SlurmErrors.fromNumber(ctx, e.number(), e.text());
-      }
-    }
-  }
-
-  /** Cancelling a job that ended (2021) or was already purged (2017) reaches the goal. */
-  private static boolean endedAlready(int slurmError) {
-    return slurmError == SlurmErrors.ALREADY_DONE || slurmError == SlurmErrors.INVALID_JOB_ID;
+    ModernCancel.cancel(transport, base, id, signal);
   }
 
   /**

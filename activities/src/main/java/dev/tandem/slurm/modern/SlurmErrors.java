@@ -22,6 +22,13 @@ import java.util.List;
 public final class SlurmErrors {
   private SlurmErrors() {}
 
+  /**
+   * A plain errno EPERM. slurmctld never answers a cancel with it (its refusals are 2002, 2010);
+   * 25.11's {@code slurm_kill_jobs()} reports every failure to reach slurmctld as 1 (see {@link
+   * ModernCancel}).
+   */
+  public static final int EPERM = 1;
+
   public static final int NO_CHANGE_IN_DATA = 1900;
   public static final int ACCESS_DENIED = 2002;
   public static final int NODES_BUSY = 2016;
@@ -30,6 +37,7 @@ public final class SlurmErrors {
   public static final int TRANSITION_STATE_NO_UPDATE = 2020;
   public static final int ALREADY_DONE = 2021;
   public static final int INVALID_NODE_STATE = 2028;
+  public static final int NODE_ALREADY_EXISTS = 2168;
   public static final int INVALID_NODE_STATE_TRANSITION = 2180;
   public static final int PROTOCOL_AUTHENTICATION_ERROR = 1007;
 

@@ -243,7 +243,20 @@ public final class SlurmClientV0038 implements SlurmClient {
               + " user only");
     }
     String context = "submit job '" + job.name() + "'";
-    JsonNode root = call(Request.post(BASE + "/job/submit", SubmitBody.json(job)), context);
+    long start = System.nanoTime();
+    Response r = transport.send(Request.post(BASE + "/job/submit", SubmitBody.json(job)));
+    if (!r.ok()) {
+      SlurmException e = failure(r, context, Duration.ofNanos(System.nanoTime() - start));
+      if (e instanceof SlurmNotFoundException) {
+        // 22.05 answers a job pinned to an unknown node with HTTP 500 and 2018: a submission names
+        // nothing that could be gone, so it is a refusal, with Slurm's words.
+        List<V0038Errors.SlurmError> errors = V0038Errors.errors(V0038Errors.tryParse(r.body()));
+        int n = errors.isEmpty() ? 0 : errors.get(0).number();
+        throw new SlurmRejectedException(n, V0038Errors.join(errors), context);
+      }
+      throw e;
+    }
+    JsonNode root = V0038Json.parse(r.body(), context);
     JsonNode id = root.get("job_id");
     if (id == null || !id.canConvertToLong() || id.asLong() <= 0) {
       throw new SlurmUnavailableException(
@@ -327,6 +340,18 @@ public final class SlurmClientV0038 implements SlurmClient {
   @Override
   public void deleteNode(String node) {
     nodes.delete(node);
+  }
+
+  /**
+   * Unsupported: the 22.05 REST API has no node creation. Slurm 22.05 makes dynamic nodes only by
+   * slurmd registration ({@code slurmd -Z}) or {@code scontrol create nodename=...}; this adapter
+   * runs scontrol for node state only, and Tandem's nodes register themselves.
+   */
+  @Override
+  public void createNode(String nodeLine) {
+    throw new SlurmUnsupportedException(
+        "create node: slurmrestd v0.0.38 (Slurm 22.05) cannot create nodes; 22.05 makes dynamic"
+            + " nodes only when slurmd -Z registers or by 'scontrol create nodename=...'");
   }
 
   @Override

@@ -8,12 +8,20 @@ import dev.tandem.slurm.modern.ModernSlurmClient;
  *
  * <p>Behaviour specific to this version, all handled in {@link ModernSlurmClient}: {@code DELETE
  * /job/{id}} answers 200 with a {@code status} list (per-job errors inside, an empty list is
- * success); a bad token is HTTP 511 (Slurm error 1007); an unknown job is 404; {@code pings[]}
- * carry a {@code responding} boolean; the job description has no {@code exclusive} field (Tandem
- * sends {@code shared:["none"]}, valid in v0.0.41 too). See docs/slurm-versions.md.
+ * success), and HTTP 500 with Slurm error 1 when slurmctld did not answer (a Slurm bug, {@code
+ * ModernCancel}); a bad token is HTTP 511 (Slurm error 1007) except on {@code /ping/}, which
+ * answers 200 with {@code responding:false} ({@code ModernPing} then probes); an unknown job is
+ * 404; {@code POST /new/node/} creates dynamic nodes; the job description has no {@code exclusive}
+ * field (Tandem sends {@code shared:["none"]}, valid in v0.0.41 too). See docs/slurm-versions.md.
  */
 public final class SlurmClientV0044 extends ModernSlurmClient {
   public SlurmClientV0044(SlurmTransport transport) {
     super(transport, ApiVersion.V0_0_44);
+  }
+
+  /** {@code POST /new/node/} with {@code {"node_conf": "NodeName=..."}} (Slurm 25.11). */
+  @Override
+  protected boolean servesNewNode() {
+    return true;
   }
 }

@@ -241,6 +241,19 @@ class RequestsMatchSpecTest {
     assertEquals(Map.of("signal", List.of("SIGTERM")), signal.query());
   }
 
+  @org.junit.jupiter.api.Test
+  void createNodeBodyMatchesV0044() {
+    // Only v0.0.44 serves POST /new/node/ (CreateNodeTest covers the answers and v0.0.41).
+    Adapter a = adapter("v0.0.44");
+    a.fake().onResource("POST", a.p() + "/new/node/", 200, a.p() + "/node-create-ok.json");
+    a.client().createNode("NodeName=gpu-a-7 State=FUTURE CPUs=8 Gres=gpu:h100:8 Feature=h100,ib");
+    JsonNode body = a.lastBody();
+    assertEquals(List.of("node_conf"), fieldNames(body));
+    assertEquals(
+        "NodeName=gpu-a-7 State=FUTURE CPUs=8 Gres=gpu:h100:8 Feature=h100,ib",
+        body.get("node_conf").asText());
+  }
+
   private static List<String> fieldNames(JsonNode n) {
     List<String> out = new java.util.ArrayList<>();
     n.fieldNames().forEachRemaining(out::add);

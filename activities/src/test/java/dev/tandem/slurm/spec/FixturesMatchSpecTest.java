@@ -54,11 +54,21 @@ class FixturesMatchSpecTest {
                 op(v, "cancel-invalid-id.json", "DELETE", p + "/job/999999", 200),
                 op(v, "cancel-cannot-alter.json", "DELETE", p + "/job/4243", 200),
                 op(v, "cancel-access-denied.json", "DELETE", p + "/job/4244", 200),
+                op(v, "cancel-slurmctld-unreachable.json", "DELETE", p + "/job/4242", 500),
+                op(v, "ping-no-pong.json", "GET", p + "/ping/", 200),
+                op(v, "licenses.json", "GET", p + "/licenses/", 200),
+                op(v, "licenses-slurmctld-down.json", "GET", p + "/licenses/", 502),
+                op(v, "licenses-bad-token.json", "GET", p + "/licenses/", 511),
+                op(v, "submit-unknown-node.json", "POST", p + "/job/submit", 500),
+                op(v, "node-create-ok.json", "POST", p + "/new/node/", 200),
+                op(v, "node-create-exists.json", "POST", p + "/new/node/", 500),
+                op(v, "node-create-bad-line.json", "POST", p + "/new/node/", 500),
                 schema(v, "auth-511.json", "openapi_resp"))
             : Stream.of(
                 op(v, "cancel-ok.json", "DELETE", p + "/job/4242", 200),
                 op(v, "cancel-already-done.json", "DELETE", p + "/job/4242", 200),
                 op(v, "cancel-invalid-id.json", "DELETE", p + "/job/999999", 404),
+                op(v, "ping-no-pong.json", "GET", p + "/ping/", 200),
                 schema(v, "auth-bad-token.json", "openapi_resp"));
     return Stream.concat(common, specific);
   }

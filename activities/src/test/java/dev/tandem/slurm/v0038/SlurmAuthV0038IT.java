@@ -1,120 +1,12 @@
 package dev.tandem.slurm.v0038;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.tandem.slurm.contract.SlurmAuthContract;
+import dev.tandem.slurm.contract.SlurmContractTarget;
 
-import dev.tandem.slurm.Jwt;
-import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.SlurmClientConfig;
-import dev.tandem.slurm.SlurmClients;
-import dev.tandem.slurm.SlurmUnauthorizedException;
-import dev.tandem.slurm.SlurmUnavailableException;
-import dev.tandem.slurm.TokenSource;
-import dev.tandem.slurm.testing.LocalSlurm;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
-/** Tokens and failures against the real local Slurm 22.05. */
-class SlurmAuthV0038IT {
-  private static LocalSlurm slurm;
-
-  @BeforeAll
-  static void start() {
-    slurm = LocalSlurm.get();
-  }
-
-  private static SlurmClient clientWith(TokenSource tokens) {
-    return SlurmClients.create(
-        slurm.config().withTokenSource(tokens).withApiVersion(SlurmClient.ApiVersion.V0_0_38));
-  }
-
-  @Test
-  void tokenFileAndMintedTokensWork() {
-    Map<String, String> env = new HashMap<>(slurm.env());
-    env.remove("SLURM_JWT_KEY_FILE");
-    try (SlurmClient c = SlurmClients.create(SlurmClientConfig.fromEnv(env))) {
-      assertTrue(c.ping().controllerUp());
-      assertFalse(c.listNodes(null).items().isEmpty());
-    }
-    try (SlurmClient c = slurm.client()) { // minted from the key
-      assertFalse(c.listNodes(null).items().isEmpty());
-      c.undrain("n1"); // scontrol accepts the minted token too
-    }
-  }
-
-  @Test
-  void garbageTokenIsUnauthorizedOverRestAndScontrol() {
-    try (SlurmClient c = clientWith(TokenSource.fixed("garbage"))) {
-      SlurmUnauthorizedException e =
-          assertThrows(SlurmUnauthorizedException.class, () -> c.listNodes(null));
-      assertFalse(e.getMessage().contains("garbage"), e.getMessage());
-      assertThrows(SlurmUnauthorizedException.class, () -> c.getJob(1));
-      assertThrows(SlurmUnauthorizedException.class, () -> c.undrain("n1"));
-    }
-  }
-
-  @Test
-  void tokenSignedWithAnotherKeyIsUnauthorized() {
-    byte[] key = new byte[32];
-    new SecureRandom().nextBytes(key);
-    Instant now = Instant.now();
-    String forged = Jwt.mintHs256(key, "root", now, now.plusSeconds(600));
-    try (SlurmClient c = clientWith(TokenSource.fixed(forged))) {
-      SlurmUnauthorizedException e =
-          assertThrows(SlurmUnauthorizedException.class, () -> c.getNode("n1"));
-      assertFalse(e.getMessage().contains(forged));
-    }
-  }
-
-  @Test
-  void expiredTokenIsRefusedBeforeSending() {
-    byte[] key = new byte[32];
-    Instant now = Instant.now();
-    String expired = Jwt.mintHs256(key, "root", now.minusSeconds(7200), now.minusSeconds(3600));
-    try (SlurmClient c = clientWith(TokenSource.fixed(expired))) {
-      SlurmUnauthorizedException e =
-          assertThrows(SlurmUnauthorizedException.class, () -> c.listNodes(null));
-      assertTrue(e.getMessage().contains("expired"), e.getMessage());
-    }
-  }
-
-  @Test
-  void unreachableSlurmrestdIsUnavailable() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
-    SlurmClientConfig cfg =
-        slurm
-            .config()
-            .withBaseUrl(URI.create("http://127.0.0.1:" + port))
-            .withApiVersion(SlurmClient.ApiVersion.V0_0_38);
-    try (SlurmClient c = SlurmClients.create(cfg)) {
-      SlurmUnavailableException e =
-          assertThrows(SlurmUnavailableException.class, () -> c.listNodes(null));
-      assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
-      assertTrue(e.retryable());
-      assertThrows(SlurmUnavailableException.class, c::ping);
-    }
-    // Detection needs the server too.
-    assertThrows(
-        SlurmUnavailableException.class, () -> SlurmClients.create(cfg.withApiVersion(null)));
-  }
-
-  @Test
-  void detectsV0038FromTheServer() {
-    try (SlurmClient c = SlurmClients.create(slurm.config().withApiVersion(null))) {
-      assertEquals(SlurmClient.ApiVersion.V0_0_38, c.apiVersion());
-    }
-    assertTrue(Path.of(slurm.env().get("SLURM_TOKEN_FILE")).toFile().canRead());
+/** {@link SlurmAuthContract} against the real local Slurm 22.05 through v0.0.38. */
+class SlurmAuthV0038IT extends SlurmAuthContract {
+  @Override
+  protected SlurmContractTarget target() {
+    return LocalSlurmTarget.INSTANCE;
   }
 }

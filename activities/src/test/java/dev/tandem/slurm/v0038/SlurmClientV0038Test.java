@@ -277,4 +277,27 @@ class SlurmClientV0038Test {
         + flags
         + ",\"reason\":\"\",\"partitions\":[\"low\"]}]}";
   }
+
+  @Test
+  void createNodeIsUnsupportedOn2205AndSaysHowNodesAppearThere() {
+    dev.tandem.slurm.SlurmUnsupportedException e =
+        assertThrows(
+            dev.tandem.slurm.SlurmUnsupportedException.class,
+            () -> client().createNode("NodeName=n9 State=FUTURE CPUs=2"));
+    assertTrue(e.getMessage().contains("slurmd -Z"), e.getMessage());
+    assertTrue(e.getMessage().contains("scontrol create nodename"), e.getMessage());
+    assertTrue(rest.requests().isEmpty());
+    assertTrue(scontrol.calls.isEmpty());
+  }
+
+  @Test
+  void submitPinnedToAnUnknownNodeIsRejectedNotNotFound() {
+    rest.on("POST", B + "/job/submit", 500, res("error-submit-unknown-node"));
+    SlurmRejectedException e =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> client().submit(JobSubmission.builder("x").nodeList(List.of("nx-9")).build()));
+    assertEquals(2018, e.errorNumber());
+    assertTrue(e.slurmMessage().contains("Invalid node name specified"), e.slurmMessage());
+  }
 }

@@ -143,4 +143,15 @@ class SlurmClientV0041Test {
                 () -> client.submit(dev.tandem.slurm.JobSubmission.builder("x").build()))
             .errorNumber());
   }
+
+  @Test
+  void pingWithARefusedTokenIsUnauthorizedNotDown() {
+    // Same probe as v0.0.44; 24.05 reports a refused token as HTTP 500 with error 1007.
+    fake.onResource("GET", P + "/ping/", 200, P + "/ping-no-pong.json");
+    fake.onResource("GET", P + "/licenses/", 500, P + "/auth-bad-token.json");
+    fails(SlurmUnauthorizedException.class, client::ping);
+    fake.onResource("GET", P + "/ping/", 200, P + "/ping-no-pong.json");
+    fake.onResource("GET", P + "/licenses/", 500, P + "/slurmctld-down.json");
+    assertFalse(client.ping().controllerUp());
+  }
 }

@@ -224,6 +224,8 @@ class SlurmClientV0044ParsingTest {
         200,
         "{\"pings\":[{\"hostname\":\"c0\",\"pinged\":\"DOWN\",\"responding\":false,"
             + "\"primary\":true}],\"meta\":{\"slurm\":{\"release\":\"25.11.7\"}}}");
+    // No pong: a read whose error slurmrestd reports tells an outage from a refused token.
+    fake.onResource("GET", P + "/licenses/", 502, P + "/licenses-slurmctld-down.json");
     assertFalse(client.ping().controllerUp());
   }
 

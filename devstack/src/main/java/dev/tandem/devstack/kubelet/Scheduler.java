@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * {@code pods/{name}/binding} subresource, exactly what kube-scheduler does. Pods for another
  * scheduler ({@code tandem-slurm}) are left alone. A pod that fits nowhere gets {@code
  * PodScheduled=False/Unschedulable} with the reason, and is retried on node changes and resyncs.
+ *
+ * <p>Like kube-scheduler's cache, a pod it has just bound is <em>assumed</em> on its node until the
+ * pod cache shows the binding: two pods scheduled a few milliseconds apart must not both see the
+ * same empty node (before, two slurmd pods of one NodeSet could land on one node when created
+ * together, which no real cluster does).
  */
 final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -32,6 +37,9 @@ final class Scheduler {
   private final Set<String> myNodes;
   private final Supplier<List<Node>> nodes;
   private final Supplier<List<Pod>> pods;
+
+  /** Pods bound by this scheduler that the pod cache does not show bound yet, by uid. */
+  private final Map<String, Pod> assumed = new java.util.concurrent.ConcurrentHashMap<>();
 
   Scheduler(
       KubernetesClient client,
@@ -68,7 +76,21 @@ final class Scheduler {
       }
     }
     Map<String, List<Pod>> byNode = new HashMap<>();
-    for (Pod p : pods.get()) {
+    List<Pod> cached = pods.get();
+    Map<String, Pod> stillAssumed = new HashMap<>();
+    Map<String, Pod> byUid = new HashMap<>();
+    cached.forEach(p -> byUid.put(p.getMetadata().getUid(), p));
+    for (Map.Entry<String, Pod> a : assumed.entrySet()) {
+      Pod seen = byUid.get(a.getKey());
+      if (seen == null || !isBlank(seen.getSpec().getNodeName())) {
+        assumed.remove(a.getKey()); // gone, or the cache shows it bound now
+      } else {
+        stillAssumed.put(a.getKey(), a.getValue());
+      }
+    }
+    List<Pod> all = new ArrayList<>(cached);
+    all.addAll(stillAssumed.values());
+    for (Pod p : all) {
       String n = p.getSpec().getNodeName();
       String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
       if (n != null && !n.isEmpty() && !"Succeeded".equals(phase) && !"Failed".equals(phase)) {
@@ -95,6 +117,7 @@ final class Scheduler {
     try {
       client.raw("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", "POST", binding);
       log.info("bound pod {}/{} to {}", ns, name, d.node());
+      assume(pod, d.node());
       return d.node();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {
@@ -103,6 +126,20 @@ final class Scheduler {
       }
       throw e;
     }
+  }
+
+  private void assume(Pod pod, String node) {
+    Pod copy =
+        new io.fabric8.kubernetes.api.model.PodBuilder(pod)
+            .editSpec()
+            .withNodeName(node)
+            .endSpec()
+            .build();
+    assumed.put(pod.getMetadata().getUid(), copy);
+  }
+
+  private static boolean isBlank(String s) {
+    return s == null || s.isEmpty();
   }
 
   private void markUnschedulable(Pod pod, String message) {

@@ -29,6 +29,9 @@ final class GroupEffects {
 
   private final ActivityCalls calls;
 
+  /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
+  boolean localCalls;
+
   GroupEffects(PodGroupInput in, PodGroupState s) {
     this.in = in;
     this.s = s;
@@ -204,7 +207,7 @@ final class GroupEffects {
   }
 
   private SchedulingActivities api(String summary) {
-    return ActivityStubs.scheduling(summary);
+    return ActivityStubs.scheduling(summary, localCalls);
   }
 
   private <T> T call(String what, Supplier<T> f) {

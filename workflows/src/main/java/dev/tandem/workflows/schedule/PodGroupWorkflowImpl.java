@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -70,6 +71,8 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
 
   @Override
   public GroupPhase run(PodGroupInput in) {
+    // First, before any command: a history recorded before the change replays its activity tasks.
+    fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
     GroupPhases phases = new GroupPhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));

@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -63,6 +64,8 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
 
   @Override
   public SchedulePhase run(PodScheduleInput in) {
+    // First, before any command: a history recorded before the change replays its activity tasks.
+    fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, in.pod().ref());

@@ -30,6 +30,9 @@ final class ScheduleEffects {
 
   private final ActivityCalls calls;
 
+  /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
+  boolean localCalls;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;
@@ -153,7 +156,7 @@ final class ScheduleEffects {
   }
 
   private SchedulingActivities api(String summary) {
-    return ActivityStubs.scheduling(summary);
+    return ActivityStubs.scheduling(summary, localCalls);
   }
 
   private <T> T call(String what, Supplier<T> f) {

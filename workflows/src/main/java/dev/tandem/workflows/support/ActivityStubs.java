@@ -4,6 +4,7 @@ import dev.tandem.workflows.activities.KubeActivities;
 import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -28,13 +29,7 @@ public final class ActivityStubs {
         ActivityOptions.newBuilder()
             .setStartToCloseTimeout(CALL_TIMEOUT)
             .setScheduleToCloseTimeout(GIVE_UP_AFTER)
-            .setRetryOptions(
-                RetryOptions.newBuilder()
-                    .setInitialInterval(Duration.ofSeconds(1))
-                    .setBackoffCoefficient(2.0)
-                    .setMaximumInterval(Duration.ofSeconds(20))
-                    .setDoNotRetry(doNotRetry)
-                    .build());
+            .setRetryOptions(retry(doNotRetry));
     if (summary != null) {
       b.setSummary(summary);
     }
@@ -58,5 +53,39 @@ public final class ActivityStubs {
     return Workflow.newActivityStub(
         SchedulingActivities.class,
         options(summary, KubeActivities.REJECTED, SlurmActivities.REJECTED));
+  }
+
+  /**
+   * A scheduling activity stub whose calls run as local activities when {@code local}, else as
+   * {@link #scheduling(String)}'s. The scheduling workflows' calls are single short HTTP requests
+   * (submit, bind, a condition, an event); as local activities they run inside the workflow task
+   * that asks for them, recorded as markers in the history (the Temporal UI shows them as local
+   * activities, with the summary), instead of costing a task-queue round trip and another workflow
+   * task each: about a fifth of the Temporal traffic per pod (docs/scheduling.md, "Throughput").
+   * Same timeouts, retries and refusals as the regular stub; a retry longer than a few seconds
+   * waits on a workflow timer, so a Slurm outage does not hold the workflow task open.
+   */
+  public static SchedulingActivities scheduling(String summary, boolean local) {
+    if (!local) {
+      return scheduling(summary);
+    }
+    return Workflow.newLocalActivityStub(
+        SchedulingActivities.class,
+        LocalActivityOptions.newBuilder()
+            .setStartToCloseTimeout(CALL_TIMEOUT)
+            .setScheduleToCloseTimeout(GIVE_UP_AFTER)
+            .setLocalRetryThreshold(Duration.ofSeconds(5))
+            .setRetryOptions(retry(KubeActivities.REJECTED, SlurmActivities.REJECTED))
+            .setSummary(summary)
+            .build());
+  }
+
+  private static RetryOptions retry(String... doNotRetry) {
+    return RetryOptions.newBuilder()
+        .setInitialInterval(Duration.ofSeconds(1))
+        .setBackoffCoefficient(2.0)
+        .setMaximumInterval(Duration.ofSeconds(20))
+        .setDoNotRetry(doNotRetry)
+        .build();
   }
 }

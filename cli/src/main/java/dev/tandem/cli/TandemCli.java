@@ -2,8 +2,6 @@ package dev.tandem.cli;
 
 import dev.tandem.k8s.KubeClients;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -22,12 +20,15 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       HistoryCommand.class,
       PodsCommand.class,
-      WorkerCommand.class,
-      DevCommand.class,
-      BenchCommand.class,
-      CommandLine.HelpCommand.class
+      WorkerCommand.class
     })
 public final class TandemCli implements Runnable {
+  /**
+   * Where {@code tandem dev} keeps its state; the kubeconfig there is the last resort of commands
+   * that read Kubernetes (see {@link PodLookup#kubernetes}).
+   */
+  static final String DEV_STATE_DIR = "/var/tmp/tandem-dev";
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -37,7 +38,7 @@ public final class TandemCli implements Runnable {
 
   /** Runs a command line; returns the exit code (for tests and {@link #main}). */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cli = new CommandLine(new TandemCli());
+    CommandLine cli = commandLine();
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(
@@ -69,6 +70,22 @@ public final class TandemCli implements Runnable {
     return code;
   }
 
+  /**
+   * The command tree: the operator commands, then those of every {@link CliExtension} on the class
+   * path (the dev stack's {@code dev} and {@code bench}), then {@code help}. Built before the
+   * output and handlers are set: picocli applies those only to the subcommands present.
+   */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new TandemCli());
+    for (CliExtension extension : CliExtension.installed()) {
+      for (Object command : extension.commands()) {
+        cli.addSubcommand(command);
+      }
+    }
+    cli.addSubcommand(new CommandLine.HelpCommand());
+    return cli;
+  }
+
   public static void main(String[] args) {
     configureLogging(args);
     int code = run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
@@ -77,30 +94,20 @@ public final class TandemCli implements Runnable {
 
   /**
    * Sets the properties logback.xml reads, before anything logs. Short commands log warnings only;
-   * {@code dev} logs to a file in its state dir and keeps the terminal for progress; {@code worker}
-   * logs at TANDEM_LOG_LEVEL (default INFO). Done here, not in the command, because logback reads
-   * its configuration once, on the first logger.
+   * {@code worker} logs at TANDEM_LOG_LEVEL (default INFO); an extension's command may choose its
+   * own (e.g. {@code dev} logs to a file in its state dir and keeps the terminal for progress).
+   * Done here, not in the command, because logback reads its configuration once, on the first
+   * logger.
    */
   static void configureLogging(String[] args) {
     String command = args.length > 0 ? args[0] : "";
+    for (CliExtension extension : CliExtension.installed()) {
+      if (extension.configureLogging(args)) {
+        return;
+      }
+    }
     boolean explicit = System.getenv("TANDEM_LOG_LEVEL") != null;
-    if (command.equals("dev")) {
-      String dir = DevCommand.DEFAULT_STATE_DIR;
-      for (int i = 1; i < args.length; i++) {
-        if (args[i].equals("--state-dir") && i + 1 < args.length) {
-          dir = args[i + 1];
-        } else if (args[i].startsWith("--state-dir=")) {
-          dir = args[i].substring("--state-dir=".length());
-        }
-      }
-      try {
-        Files.createDirectories(Path.of(dir));
-        System.setProperty("tandem.log.file", Path.of(dir, "tandem.log").toString());
-        System.setProperty("tandem.log.console", "WARN");
-      } catch (java.io.IOException | RuntimeException e) {
-        // The command itself reports an unusable state dir; keep logging on the terminal.
-      }
-    } else if (!command.equals("worker") && !explicit) {
+    if (!command.equals("worker") && !explicit) {
       System.setProperty("tandem.log.level", "WARN");
     }
   }

@@ -92,7 +92,7 @@ final class PodLookup {
           devKubeconfig(
               System.getenv("KUBECONFIG"),
               Path.of(System.getProperty("user.home"), ".kube", "config"),
-              Path.of(DevCommand.DEFAULT_STATE_DIR, "kubeconfig"));
+              Path.of(TandemCli.DEV_STATE_DIR, "kubeconfig"));
     }
     try {
       Config c =

@@ -1,0 +1,207 @@
+package dev.tandem.slurm.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.slurm.JobSubmission;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClient.Listing;
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmRejectedException;
+import dev.tandem.slurm.testing.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Jobs: placeholders, cancel, preemption, incremental lists; the contract every target keeps
+ * ({@link SlurmContractTarget} names where they differ). Subclasses: {@code SlurmJobsV0038IT},
+ * {@code SlurmJobsFakeTest}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class SlurmJobsContract {
+  private static final Duration START = Duration.ofSeconds(30);
+  private SlurmClient client;
+  private final List<Long> submitted = new ArrayList<>();
+
+  /** The Slurm this suite runs against. */
+  protected abstract SlurmContractTarget target();
+
+  @BeforeAll
+  void connect() {
+    client = target().client();
+  }
+
+  @AfterAll
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+
+  /** Each test leaves the cluster as it found it: its jobs cancelled. */
+  @AfterEach
+  void cancelOwnJobs() {
+    for (long id : submitted) {
+      client.cancel(id, null);
+    }
+  }
+
+  private long submit(JobSubmission.Builder b) {
+    long id = client.submit(b.build());
+    submitted.add(id);
+    return id;
+  }
+
+  private static JobSubmission.Builder placeholder(String node, String partition) {
+    return JobSubmission.builder("tandem-it-" + partition)
+        .comment("it:" + UUID.randomUUID())
+        .partition(partition)
+        .nodeList(List.of(node))
+        .exclusive(true);
+  }
+
+  private SlurmJob awaitState(long id, String state) {
+    return Await.until(
+        "job " + id + " " + state, START, () -> client.getJob(id), j -> state.equals(j.state()));
+  }
+
+  @Test
+  void placeholderRunsOnItsNodeAndCancelEndsIt() {
+    JobSubmission.Builder b = placeholder("n2", "low");
+    long id = submit(b);
+    SlurmJob running = awaitState(id, "RUNNING");
+    assertEquals(List.of("n2"), running.nodeList());
+    assertEquals("tandem-it-low", running.name());
+    assertTrue(running.comment().startsWith("it:"));
+    assertEquals("low", running.partition());
+    assertEquals("root", running.userName());
+    assertTrue(running.active());
+    assertTrue(
+        client.listJobs(null).items().stream().anyMatch(j -> j.id() == id), "listed while running");
+
+    client.cancel(id, null);
+    SlurmJob gone =
+        Await.until("job " + id + " to end", START, () -> client.getJob(id), SlurmJob::finished);
+    assertEquals("CANCELLED", gone.state());
+    assertFalse(gone.active());
+    client.cancel(id, null); // cancelling an ended job is not an error
+  }
+
+  @Test
+  void signalReachesARunningJob() {
+    long id = submit(placeholder("n2", "low"));
+    awaitState(id, "RUNNING");
+    // A signal reaches only the job's launched steps: a job that Slurm has just shown RUNNING may
+    // not have its batch step yet, and the signal is then lost. Sent again while it runs.
+    SlurmJob ended =
+        Await.until(
+            "job " + id + " to end",
+            START,
+            Duration.ofSeconds(1),
+            () -> {
+              SlurmJob j = client.getJob(id);
+              if (!j.finished()) {
+                client.cancel(id, "SIGTERM");
+              }
+              return j;
+            },
+            SlurmJob::finished);
+    assertFalse(ended.running());
+  }
+
+  @Test
+  void highTierPreemptsLowPlaceholderWhichIsRequeued() {
+    long low = submit(placeholder("n4", "low"));
+    SlurmJob lowRunning = awaitState(low, "RUNNING");
+    long high = submit(placeholder("n4", "high"));
+    awaitState(high, "RUNNING");
+    // PreemptMode=REQUEUE: RUNNING -> PENDING with restart_cnt + 1, no visible PREEMPTED state
+    // (what 22.05 does, and what the fake does).
+    SlurmJob requeued =
+        Await.until(
+            "low job " + low + " requeued",
+            START,
+            () -> client.getJob(low),
+            j -> j.pending() && j.restartCount() > lowRunning.restartCount());
+    assertFalse(requeued.running());
+  }
+
+  @Test
+  void highTierPreemptsNoRequeuePlaceholderWhichEndsPreempted() {
+    long low = submit(placeholder("n3", "low").noRequeue(true));
+    awaitState(low, "RUNNING");
+    long high = submit(placeholder("n3", "high"));
+    awaitState(high, "RUNNING");
+    SlurmJob preempted = awaitState(low, "PREEMPTED");
+    assertTrue(preempted.finished());
+  }
+
+  @Test
+  void placeholderWithGpusAndSizesRuns() {
+    long id =
+        submit(
+            JobSubmission.builder("tandem-it-gpu")
+                .nodeCount(1)
+                .cpusPerNode(2)
+                .memoryMbPerNode(1000L)
+                .gresPerNode("gpu:2")
+                .timeLimitMinutes(30L)
+                .excludeNodes(List.of("n1", "n2")));
+    SlurmJob j = awaitState(id, "RUNNING");
+    assertTrue(List.of("n3", "n4").contains(j.nodeList().get(0)), j.nodes());
+    assertEquals(30L, j.timeLimitMinutes());
+  }
+
+  @Test
+  void incrementalJobListingSeesNothingThenTheNewJob() {
+    Listing<SlurmJob> first = client.listJobs(null);
+    Listing<SlurmJob> quiet =
+        Await.until(
+            "an unchanged job listing",
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            new Supplier<Listing<SlurmJob>>() {
+              Listing<SlurmJob> prev = first;
+
+              @Override
+              public Listing<SlurmJob> get() {
+                prev = client.listJobs(prev.updateTime());
+                return prev;
+              }
+            },
+            l -> !l.changed());
+    long id = submit(placeholder("n2", "low"));
+    Listing<SlurmJob> after = client.listJobs(quiet.updateTime());
+    assertTrue(after.changed());
+    assertTrue(after.items().stream().anyMatch(j -> j.id() == id));
+  }
+
+  @Test
+  void unknownJobIsNotFoundAndBadSubmissionIsRejected() {
+    assertThrows(SlurmNotFoundException.class, () -> client.getJob(987_654_321L));
+    client.cancel(987_654_321L, null); // unknown or purged: gone, as a retried cancel wants
+    SlurmRejectedException e =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> client.submit(JobSubmission.builder("bad").partition("no-such").build()));
+    assertEquals(2000, e.errorNumber(), e.getMessage());
+    // Pinned to a node Slurm does not know: refused (2018), not "not found".
+    SlurmRejectedException pinned =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> client.submit(JobSubmission.builder("bad").nodeList(List.of("nx-9")).build()));
+    assertEquals(2018, pinned.errorNumber(), pinned.getMessage());
+    assertTrue(pinned.slurmMessage().contains("Invalid node name"), pinned.slurmMessage());
+  }
+}
