@@ -1,6 +1,7 @@
 package dev.tandem.watchers;
 
 import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.k8s.KubeClients;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -37,7 +38,9 @@ final class Replica implements AutoCloseable {
     Config c =
         LocalApi.workerLikeConfig(api)
             .withRequestTimeout(10_000)
-            .withUserAgent("tandem-replica-" + id)
+            // The worker's User-Agent (so the local API records these calls for the chart's RBAC
+            // check) plus the replica, which LeadershipIT's faults pick.
+            .withUserAgent(KubeClients.USER_AGENT + " tandem-replica-" + id)
             .build();
     client = new KubernetesClientBuilder().withConfig(c).build();
     watchers =

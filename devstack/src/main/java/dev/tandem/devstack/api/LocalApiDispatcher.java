@@ -105,6 +105,7 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
               request.getHeader("Content-Type"),
               request.getHeader("User-Agent"),
               request.getBody() == null ? null : request.getBody().readUtf8());
+      ApiAudit.get().record(req);
       if (req.isWatch() && !"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
         throw ApiException.badRequest(
             "the local API serves watches over WebSocket only (what fabric8 informers and"
