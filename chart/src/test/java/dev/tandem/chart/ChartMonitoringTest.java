@@ -88,9 +88,16 @@ class ChartMonitoringTest {
           documented.contains("`" + metric), () -> metric + " is not in docs/configuration.md");
     }
     for (String alert :
-        List.of("TandemSlurmUnreachable", "TandemKubernetesUnreachable", "TandemNoWatcherLeader")) {
+        List.of(
+            "TandemSlurmUnreachable",
+            "TandemKubernetesUnreachable",
+            "TandemNoWatcherLeader",
+            "TandemDrainStuck")) {
       assertTrue(spec.contains("alert=" + alert), alert);
     }
+    assertTrue(
+        spec.contains("tandem_slurm_drain_oldest_seconds > 86400"),
+        "the drain-stuck threshold comes from values: " + spec);
   }
 
   @Test

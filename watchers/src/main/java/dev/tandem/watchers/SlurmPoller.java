@@ -56,6 +56,7 @@ public final class SlurmPoller implements AutoCloseable {
   private final Duration interval;
   private final Duration fullResync;
   private final Clock clock;
+  private final DrainAges drainAges;
   private volatile Duration pendingInterval = Duration.ZERO;
   private Instant lastNodes = Instant.EPOCH;
 
@@ -123,6 +124,8 @@ public final class SlurmPoller implements AutoCloseable {
     this.clock = clock;
     this.delay = interval;
     this.jobs = new SlurmJobTracker(slurm, coalescer, signals, metrics, orphanMinAge);
+    this.drainAges = new DrainAges(clock);
+    metrics.drains(null, drainAges);
   }
 
   /**
@@ -273,6 +276,7 @@ public final class SlurmPoller implements AutoCloseable {
       for (String gone : List.copyOf(nodes.keySet())) {
         if (!seen.containsKey(gone)) {
           nodes.remove(gone);
+          drainAges.gone(gone);
           undeliveredNodes.remove(gone);
           onNode(SlurmNodeView.unknown(gone, now));
         }
@@ -297,8 +301,10 @@ public final class SlurmPoller implements AutoCloseable {
   private void onNode(SlurmNodeView v) {
     Pod pod = pods.podFor(v.name()).orElse(null);
     if (pod == null) {
+      drainAges.gone(v.name());
       return; // not a Tandem-managed node (static nodes, other pools)
     }
+    drainAges.observed(v, v.observedAt());
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     Instant seen = clock.instant();
@@ -340,6 +346,7 @@ public final class SlurmPoller implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    metrics.drains(drainAges, null);
     Thread t = thread;
     if (t != null) {
       t.interrupt();

@@ -17,12 +17,21 @@ public final class WatcherMetrics implements Coalescer.Listener {
   private final AtomicInteger slurmUp = new AtomicInteger(1);
   private final AtomicInteger leader = new AtomicInteger(0);
   private final AtomicInteger kubernetesUp = new AtomicInteger(1);
+  private final java.util.concurrent.atomic.AtomicReference<DrainAges> drains =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   public WatcherMetrics(MeterRegistry registry) {
     this.registry = registry;
     registry.gauge("tandem.slurm.up", slurmUp);
     registry.gauge("tandem.watchers.leader", leader);
     registry.gauge("tandem.kubernetes.up", kubernetesUp);
+    // Read at scrape time from the current leader term's poller; 0 on a replica that does not lead.
+    registry.gauge(
+        "tandem.slurm.draining.nodes", drains, r -> r.get() == null ? 0 : r.get().count());
+    registry.gauge(
+        "tandem.slurm.drain.oldest.seconds",
+        drains,
+        r -> r.get() == null ? 0 : r.get().oldestSeconds());
     // Counters a dashboard or alert rates over exist from the start at 0, so `increase(...)` sees
     // the first error instead of a series appearing out of nowhere (Prometheus' advice).
     for (String source : ERROR_SOURCES) {
@@ -91,6 +100,18 @@ public final class WatcherMetrics implements Coalescer.Listener {
         .tag("outcome", outcome)
         .register(registry)
         .record(d);
+  }
+
+  /**
+   * The drain ages the gauges show: a new poller takes over ({@code old} null), a closing one lets
+   * go of its own only (a new term's poller may already have taken over).
+   */
+  void drains(DrainAges old, DrainAges d) {
+    if (old == null) {
+      drains.set(d);
+    } else {
+      drains.compareAndSet(old, d);
+    }
   }
 
   public void slurmUp(boolean up) {

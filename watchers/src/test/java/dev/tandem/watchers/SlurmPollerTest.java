@@ -160,6 +160,36 @@ class SlurmPollerTest extends WatcherTestBase {
     assertEquals(1.0, registry.get("tandem.slurm.up").gauge().value());
   }
 
+  /** The drain-stuck alert's inputs: Tandem's nodes draining with jobs still on them. */
+  @Test
+  void drainingNodesAndTheOldestDrainAreMeasured() {
+    slurm.put("gpu-0", "mixed", Set.of("DRAIN"), "tandem:manual: x");
+    slurm.put("n1", "mixed", Set.of("DRAIN"), "admin"); // not Tandem's: no pod
+    poller.pollOnceSafely();
+    assertEquals(1.0, registry.get("tandem.slurm.draining.nodes").gauge().value());
+    assertTrue(registry.get("tandem.slurm.drain.oldest.seconds").gauge().value() >= 0);
+    slurm.put("gpu-0", "idle", Set.of("DRAIN"), "tandem:manual: x"); // drained: no job left
+    poller.pollOnceSafely();
+    assertEquals(0.0, registry.get("tandem.slurm.draining.nodes").gauge().value());
+    assertEquals(0.0, registry.get("tandem.slurm.drain.oldest.seconds").gauge().value());
+  }
+
+  @Test
+  void aDrainingNodesAgeCountsFromTheFirstListingThatShowedIt() {
+    dev.tandem.slurm.testing.MutableClock clock =
+        new dev.tandem.slurm.testing.MutableClock(java.time.Instant.parse("2026-11-24T10:00:00Z"));
+    DrainAges ages = new DrainAges(clock);
+    dev.tandem.workflows.model.SlurmNodeView v =
+        new dev.tandem.workflows.model.SlurmNodeView(
+            "gpu-0", true, "allocated", Set.of("DRAIN"), "r", "root", null, clock.instant());
+    ages.observed(v, clock.instant());
+    clock.advance(Duration.ofHours(3));
+    ages.observed(v, clock.instant()); // still draining: the first sighting counts
+    assertEquals(3 * 3600.0, ages.oldestSeconds());
+    ages.gone("gpu-0");
+    assertEquals(0, ages.count());
+  }
+
   @Test
   void aRefusedTokenIsReportedAsSuchNotAsAnOutage() {
     assertTrue(
