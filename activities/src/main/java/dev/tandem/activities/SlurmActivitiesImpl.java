@@ -32,10 +32,12 @@ public class SlurmActivitiesImpl implements SlurmActivities {
 
   private final SlurmClient slurm;
   private final Clock clock;
+  private final SharedJobListing jobListing;
 
   public SlurmActivitiesImpl(SlurmClient slurm, Clock clock) {
     this.slurm = Objects.requireNonNull(slurm, "slurm");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.jobListing = new SharedJobListing(slurm, clock);
   }
 
   @Override
@@ -126,7 +128,8 @@ public class SlurmActivitiesImpl implements SlurmActivities {
     return run(
         "list jobs on node " + name,
         () -> {
-          SlurmClient.Listing<SlurmJob> jobs = slurm.listJobs(null);
+          // Shared with the other drain waits asking now; begun after this call (SharedJobListing).
+          SlurmClient.Listing<SlurmJob> jobs = jobListing.all();
           if (!jobs.changed()) {
             // A full listing was asked for; "unchanged" would mean "don't know": fail closed.
             throw ApplicationFailure.newFailure(
