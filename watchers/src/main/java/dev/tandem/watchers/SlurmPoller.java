@@ -1,30 +1,22 @@
 package dev.tandem.watchers;
 
 import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.SlurmClient.Listing;
-import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmUnauthorizedException;
-import dev.tandem.slurm.SlurmViews;
-import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Polls slurmrestd and turns what changed into signals: {@code slurmObserved} to the node workflow
- * of each Tandem-managed Slurm node, {@code jobObserved} to the workflow that owns a placeholder
- * job (found from the job's tag by {@link JobRoutes}), the cancelling of placeholder jobs no
- * workflow owns ({@link OrphanJobs}), and the mirror of administrators' drains onto pods.
+ * Polls slurmrestd and turns what changed into signals (nodes: {@link SlurmNodeTracker}; jobs:
+ * {@link SlurmJobTracker}): {@code slurmObserved} to the node workflow of each Tandem-managed Slurm
+ * node, {@code jobObserved} to the workflow that owns a placeholder job (found from the job's tag
+ * by {@link JobRoutes}), the cancelling of placeholder jobs no workflow owns ({@link OrphanJobs}),
+ * and the mirror of administrators' drains onto pods.
  *
  * <ol>
  *   <li>Every interval (default 2 s) list nodes and jobs incrementally: an unchanged cluster costs
@@ -47,25 +39,14 @@ public final class SlurmPoller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SlurmPoller.class);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
-  private final SlurmClient slurm;
-  private final PodWatcher pods;
-  private final Coalescer coalescer;
-  private final WorkflowSignals signals;
-  private final SlurmMirror mirror;
   private final WatcherMetrics metrics;
   private final Duration interval;
   private final Duration fullResync;
   private final Clock clock;
-  private final DrainAges drainAges;
   private volatile Duration pendingInterval = Duration.ZERO;
   private Instant lastNodes = Instant.EPOCH;
 
-  private final Map<String, SlurmNodeView> nodes = new ConcurrentHashMap<>();
-
-  /** Views whose signal was given up: sent again on the next changed listing. */
-  private final Map<String, SlurmNodeView> undeliveredNodes = new ConcurrentHashMap<>();
-
-  private Instant nodesSince;
+  private final SlurmNodeTracker nodes;
   private final SlurmJobTracker jobs;
   private Instant lastFull = Instant.EPOCH;
   private Instant downSince;
@@ -113,19 +94,13 @@ public final class SlurmPoller implements AutoCloseable {
       Duration fullResync,
       Clock clock,
       Duration orphanMinAge) {
-    this.slurm = slurm;
-    this.pods = pods;
-    this.coalescer = coalescer;
-    this.signals = signals;
-    this.mirror = mirror;
     this.metrics = metrics;
     this.interval = interval;
     this.fullResync = fullResync;
     this.clock = clock;
     this.delay = interval;
+    this.nodes = new SlurmNodeTracker(slurm, pods, coalescer, signals, mirror, metrics, clock);
     this.jobs = new SlurmJobTracker(slurm, coalescer, signals, metrics, orphanMinAge);
-    this.drainAges = new DrainAges(clock);
-    metrics.drains(null, drainAges);
   }
 
   /**
@@ -250,7 +225,7 @@ public final class SlurmPoller implements AutoCloseable {
     Instant now = clock.instant();
     boolean full = Duration.between(lastFull, now).compareTo(fullResync) >= 0;
     if (withNodes || full) {
-      pollNodes(full, now);
+      nodes.poll(full, now);
       lastNodes = now;
     }
     jobs.poll(full, now);
@@ -259,94 +234,20 @@ public final class SlurmPoller implements AutoCloseable {
     }
   }
 
-  private void pollNodes(boolean full, Instant now) {
-    Listing<SlurmNode> ln = slurm.listNodes(full ? null : nodesSince);
-    if (ln.changed()) {
-      Map<String, SlurmNodeView> seen = new HashMap<>();
-      for (SlurmNode n : ln.items()) {
-        SlurmNodeView v = SlurmViews.node(n, now);
-        seen.put(n.name(), v);
-        SlurmNodeView before = nodes.put(n.name(), v);
-        boolean lost = undeliveredNodes.remove(n.name()) != null;
-        if (full || lost || before == null || !sameNode(before, v)) {
-          metrics.event("slurm", "node");
-          onNode(v);
-        }
-      }
-      for (String gone : List.copyOf(nodes.keySet())) {
-        if (!seen.containsKey(gone)) {
-          nodes.remove(gone);
-          drainAges.gone(gone);
-          undeliveredNodes.remove(gone);
-          onNode(SlurmNodeView.unknown(gone, now));
-        }
-      }
-      for (String lost : List.copyOf(undeliveredNodes.keySet())) {
-        if (!seen.containsKey(lost) && undeliveredNodes.remove(lost) != null) {
-          onNode(SlurmNodeView.unknown(lost, now)); // its end was never heard
-        }
-      }
-      nodesSince = ln.updateTime();
-    }
-  }
-
   /** A pod appeared or changed: bring its mirror up to date with what Slurm last said. */
   public void podChanged(Pod pod) {
-    SlurmNodeView v = nodes.get(pod.getMetadata().getName());
-    if (v != null) {
-      submitMirror(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), v);
-    }
-  }
-
-  private void onNode(SlurmNodeView v) {
-    Pod pod = pods.podFor(v.name()).orElse(null);
-    if (pod == null) {
-      drainAges.gone(v.name());
-      return; // not a Tandem-managed node (static nodes, other pools)
-    }
-    drainAges.observed(v, v.observedAt());
-    String ns = pod.getMetadata().getNamespace();
-    String name = pod.getMetadata().getName();
-    Instant seen = clock.instant();
-    coalescer.submit(
-        ns + "/" + name + ":slurm",
-        () -> {
-          boolean ok = signals.node(ns, name, Names.SIGNAL_SLURM_OBSERVED, v);
-          undeliveredNodes.remove(v.name(), v);
-          metrics.signal(Names.SIGNAL_SLURM_OBSERVED, ok ? "sent" : "not-running");
-          metrics.lag("slurm", Duration.between(seen, clock.instant()));
-        },
-        () -> undeliveredNodes.put(v.name(), v));
-    submitMirror(ns, name, v);
-  }
-
-  private void submitMirror(String ns, String name, SlurmNodeView v) {
-    Instant seen = clock.instant();
-    coalescer.submit(
-        ns + "/" + name + ":mirror",
-        () -> {
-          mirror.apply(ns, name, v);
-          metrics.lag("mirror", Duration.between(seen, clock.instant()));
-        });
-  }
-
-  static boolean sameNode(SlurmNodeView a, SlurmNodeView b) {
-    return a.known() == b.known()
-        && Objects.equals(a.state(), b.state())
-        && a.flags().equals(b.flags())
-        && Objects.equals(a.reason(), b.reason())
-        && Objects.equals(a.slurmdStartTime(), b.slurmdStartTime());
+    nodes.podChanged(pod);
   }
 
   /** The last view of a Slurm node, if any. */
   public SlurmNodeView lastView(String node) {
-    return nodes.get(node);
+    return nodes.lastView(node);
   }
 
   @Override
   public void close() {
     closed = true;
-    metrics.drains(drainAges, null);
+    nodes.close();
     Thread t = thread;
     if (t != null) {
       t.interrupt();

@@ -1,0 +1,153 @@
+package dev.tandem.watchers;
+
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClient.Listing;
+import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmViews;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.SlurmNodeView;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The node half of the {@link SlurmPoller}: {@code slurmObserved} signals to the node workflow of
+ * each Tandem-managed Slurm node when it changes or leaves Slurm, the mirror of administrators'
+ * drains onto pods ({@link SlurmMirror}), and the drain ages behind the drain-stuck alert ({@link
+ * DrainAges}). Same memory rules as the jobs ({@link SlurmJobTracker}): a view is remembered when
+ * read, a signal the coalescer gives up is marked undelivered and sent again with the next changed
+ * listing, and a node that vanished while its last signal was lost is reported unknown later.
+ * Polled from the poller thread only (the undelivered marks also from the coalescer's threads).
+ */
+final class SlurmNodeTracker {
+  private final SlurmClient slurm;
+  private final PodWatcher pods;
+  private final Coalescer coalescer;
+  private final WorkflowSignals signals;
+  private final SlurmMirror mirror;
+  private final WatcherMetrics metrics;
+  private final Clock clock;
+  private final DrainAges drainAges;
+  private final Map<String, SlurmNodeView> nodes = new ConcurrentHashMap<>();
+
+  /** Views whose signal was given up: sent again on the next changed listing. */
+  private final Map<String, SlurmNodeView> undelivered = new ConcurrentHashMap<>();
+
+  private Instant since;
+
+  SlurmNodeTracker(
+      SlurmClient slurm,
+      PodWatcher pods,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      SlurmMirror mirror,
+      WatcherMetrics metrics,
+      Clock clock) {
+    this.slurm = slurm;
+    this.pods = pods;
+    this.coalescer = coalescer;
+    this.signals = signals;
+    this.mirror = mirror;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.drainAges = new DrainAges(clock);
+    metrics.drains(null, drainAges);
+  }
+
+  /** Lists nodes (all of them when {@code full}) and signals what changed. */
+  void poll(boolean full, Instant now) {
+    Listing<SlurmNode> ln = slurm.listNodes(full ? null : since);
+    if (!ln.changed()) {
+      return;
+    }
+    Map<String, SlurmNodeView> seen = new HashMap<>();
+    for (SlurmNode n : ln.items()) {
+      SlurmNodeView v = SlurmViews.node(n, now);
+      seen.put(n.name(), v);
+      SlurmNodeView before = nodes.put(n.name(), v);
+      boolean lost = undelivered.remove(n.name()) != null;
+      if (full || lost || before == null || !sameNode(before, v)) {
+        metrics.event("slurm", "node");
+        onNode(v);
+      }
+    }
+    for (String gone : List.copyOf(nodes.keySet())) {
+      if (!seen.containsKey(gone)) {
+        nodes.remove(gone);
+        drainAges.gone(gone);
+        undelivered.remove(gone);
+        onNode(SlurmNodeView.unknown(gone, now));
+      }
+    }
+    for (String lost : List.copyOf(undelivered.keySet())) {
+      if (!seen.containsKey(lost) && undelivered.remove(lost) != null) {
+        onNode(SlurmNodeView.unknown(lost, now)); // its end was never heard
+      }
+    }
+    since = ln.updateTime();
+  }
+
+  /** A pod appeared or changed: bring its mirror up to date with what Slurm last said. */
+  void podChanged(Pod pod) {
+    SlurmNodeView v = nodes.get(pod.getMetadata().getName());
+    if (v != null) {
+      submitMirror(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), v);
+    }
+  }
+
+  /** The last view of a Slurm node, if any. */
+  SlurmNodeView lastView(String node) {
+    return nodes.get(node);
+  }
+
+  /** This term's drain ages stop being shown. */
+  void close() {
+    metrics.drains(drainAges, null);
+  }
+
+  private void onNode(SlurmNodeView v) {
+    Pod pod = pods.podFor(v.name()).orElse(null);
+    if (pod == null) {
+      drainAges.gone(v.name());
+      return; // not a Tandem-managed node (static nodes, other pools)
+    }
+    drainAges.observed(v, v.observedAt());
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    Instant seen = clock.instant();
+    coalescer.submit(
+        ns + "/" + name + ":slurm",
+        () -> {
+          boolean ok = signals.node(ns, name, Names.SIGNAL_SLURM_OBSERVED, v);
+          undelivered.remove(v.name(), v);
+          metrics.signal(Names.SIGNAL_SLURM_OBSERVED, ok ? "sent" : "not-running");
+          metrics.lag("slurm", Duration.between(seen, clock.instant()));
+        },
+        () -> undelivered.put(v.name(), v));
+    submitMirror(ns, name, v);
+  }
+
+  private void submitMirror(String ns, String name, SlurmNodeView v) {
+    Instant seen = clock.instant();
+    coalescer.submit(
+        ns + "/" + name + ":mirror",
+        () -> {
+          mirror.apply(ns, name, v);
+          metrics.lag("mirror", Duration.between(seen, clock.instant()));
+        });
+  }
+
+  static boolean sameNode(SlurmNodeView a, SlurmNodeView b) {
+    return a.known() == b.known()
+        && Objects.equals(a.state(), b.state())
+        && a.flags().equals(b.flags())
+        && Objects.equals(a.reason(), b.reason())
+        && Objects.equals(a.slurmdStartTime(), b.slurmdStartTime());
+  }
+}
