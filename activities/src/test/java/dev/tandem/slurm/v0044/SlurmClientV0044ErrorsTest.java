@@ -2,37 +2,23 @@ package dev.tandem.slurm.v0044;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.JobSubmission;
 import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.SlurmException;
 import dev.tandem.slurm.SlurmNotFoundException;
 import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.SlurmUnsupportedException;
-import dev.tandem.slurm.spec.OpenApiSpec;
-import dev.tandem.slurm.spec.SpecOperations;
 import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** HTTP status and Slurm error numbers of 25.11 mapped to the typed exceptions. */
-class SlurmClientV0044ErrorsTest {
-  static final String P = "/slurm/v0.0.44";
-
-  private final FakeSlurmTransport fake =
-      new FakeSlurmTransport().checkedAgainst(new SpecOperations(OpenApiSpec.load("v0.0.44")));
-  private final SlurmClient client = new SlurmClientV0044(fake);
-
-  private <T extends SlurmException> T fails(Class<T> type, Runnable call) {
-    SlurmException e = assertThrows(SlurmException.class, call::run);
-    return assertInstanceOf(type, e, e.toString());
-  }
+class SlurmClientV0044ErrorsTest extends V0044AnswersTestBase {
 
   @Test
   void badTokenIs511AndUnauthorized() {

@@ -5,29 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmUnauthorizedException;
 import dev.tandem.slurm.SlurmUnavailableException;
-import dev.tandem.slurm.spec.OpenApiSpec;
-import dev.tandem.slurm.spec.SpecOperations;
-import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Incremental listings: update_time, 304, the 500 fallback, and the "no job changes" answer. */
-class SlurmClientV0044IncrementalTest {
-  static final String P = "/slurm/v0.0.44";
+class SlurmClientV0044IncrementalTest extends V0044AnswersTestBase {
   static final Instant SINCE = Instant.ofEpochSecond(1763699000L);
   static final Instant T0 = Instant.ofEpochSecond(1763700000L);
-
-  private final FakeSlurmTransport fake =
-      new FakeSlurmTransport().checkedAgainst(new SpecOperations(OpenApiSpec.load("v0.0.44")));
-  private final SlurmClient client = new SlurmClientV0044(fake);
 
   @Test
   void unchangedNodesAre304() {

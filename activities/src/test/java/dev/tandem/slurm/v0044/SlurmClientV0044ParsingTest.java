@@ -9,9 +9,6 @@ import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
-import dev.tandem.slurm.spec.OpenApiSpec;
-import dev.tandem.slurm.spec.SpecOperations;
-import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -21,13 +18,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** 25.11 answers (fixtures that validate against v0.0.44) parsed into version-neutral records. */
-class SlurmClientV0044ParsingTest {
-  static final String P = "/slurm/v0.0.44";
+class SlurmClientV0044ParsingTest extends V0044AnswersTestBase {
   static final Instant T0 = Instant.ofEpochSecond(1763700000L);
-
-  private final FakeSlurmTransport fake =
-      new FakeSlurmTransport().checkedAgainst(new SpecOperations(OpenApiSpec.load("v0.0.44")));
-  private final SlurmClient client = new SlurmClientV0044(fake);
 
   private Map<String, SlurmNode> nodes() {
     fake.onResource("GET", P + "/nodes/", 200, P + "/nodes.json");
