@@ -10,21 +10,15 @@ import dev.tandem.slurm.JobSubmission.Exclusivity;
 import dev.tandem.slurm.PlaceholderJob;
 import dev.tandem.slurm.PlaceholderJob.Phase;
 import dev.tandem.slurm.PlaceholderTag;
-import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.testing.Await;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Placeholder jobs (docs/slurm-client.md, "Placeholder jobs"): tagged submit, found by tag,
@@ -32,41 +26,8 @@ import org.junit.jupiter.api.TestInstance;
  * target keeps ({@link SlurmContractTarget} names where they differ). Subclasses: {@code
  * PlaceholderJobsV0038IT}, {@code PlaceholderJobsFakeTest}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class PlaceholderJobsContract {
+public abstract class PlaceholderJobsContract extends JobsContractBase {
   private static final Duration WAIT = Duration.ofSeconds(40);
-  private SlurmContractTarget slurm;
-  private SlurmClient client;
-  private final List<Long> submitted = new ArrayList<>();
-
-  /** The Slurm this suite runs against. */
-  protected abstract SlurmContractTarget target();
-
-  @BeforeAll
-  void connect() {
-    slurm = target();
-    client = slurm.client();
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
-  }
-
-  @AfterEach
-  void cancelOwnJobs() {
-    for (long id : submitted) {
-      client.cancel(id, null);
-    }
-  }
-
-  private long submit(JobSubmission s) {
-    long id = client.submit(s);
-    submitted.add(id);
-    return id;
-  }
 
   /** A small placeholder: one CPU, 100 MB, shared, nowhere in particular. */
   private static JobSubmission.Builder small(String uid) {

@@ -6,61 +6,27 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.JobSubmission;
-import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNotFoundException;
 import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.testing.Await;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Jobs: placeholders, cancel, preemption, incremental lists; the contract every target keeps
  * ({@link SlurmContractTarget} names where they differ). Subclasses: {@code SlurmJobsV0038IT},
  * {@code SlurmJobsFakeTest}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class SlurmJobsContract {
+public abstract class SlurmJobsContract extends JobsContractBase {
   private static final Duration START = Duration.ofSeconds(30);
-  private SlurmClient client;
-  private final List<Long> submitted = new ArrayList<>();
-
-  /** The Slurm this suite runs against. */
-  protected abstract SlurmContractTarget target();
-
-  @BeforeAll
-  void connect() {
-    client = target().client();
-  }
-
-  @AfterAll
-  void close() {
-    if (client != null) {
-      client.close();
-    }
-  }
-
-  /** Each test leaves the cluster as it found it: its jobs cancelled. */
-  @AfterEach
-  void cancelOwnJobs() {
-    for (long id : submitted) {
-      client.cancel(id, null);
-    }
-  }
 
   private long submit(JobSubmission.Builder b) {
-    long id = client.submit(b.build());
-    submitted.add(id);
-    return id;
+    return submit(b.build());
   }
 
   private static JobSubmission.Builder placeholder(String node, String partition) {
