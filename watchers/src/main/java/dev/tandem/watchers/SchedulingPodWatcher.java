@@ -89,10 +89,7 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
    */
   static Route route(Pod pod, boolean deleted) {
     var meta = pod.getMetadata();
-    boolean waiting =
-        !deleted
-            && (pod.getSpec() == null || isBlank(pod.getSpec().getNodeName()))
-            && meta.getDeletionTimestamp() == null;
+    boolean waiting = !deleted && waiting(pod);
     Map<String, String> a = meta.getAnnotations();
     String group = a == null ? null : a.get(ScheduleAnnotations.POD_GROUP);
     if (!isBlank(group)) {
@@ -215,11 +212,17 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
       return false;
     }
     for (Pod p : informer.getStore().list()) {
-      if (route(p, false).start()) {
+      if (waiting(p)) {
         return true;
       }
     }
     return false;
+  }
+
+  /** No node yet and not going away: the pod waits for Slurm to place it. */
+  static boolean waiting(Pod pod) {
+    return (pod.getSpec() == null || isBlank(pod.getSpec().getNodeName()))
+        && pod.getMetadata().getDeletionTimestamp() == null;
   }
 
   /** {@code <ns>.<group>} for a pod with annotation {@code tandem.dev/pod-group}. */
