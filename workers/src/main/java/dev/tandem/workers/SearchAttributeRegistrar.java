@@ -35,7 +35,8 @@ public final class SearchAttributeRegistrar {
           Names.SA_K8S_NODE,
           Names.SA_PHASE,
           Names.SA_POD,
-          Names.SA_JOB_ID);
+          Names.SA_JOB_ID,
+          Names.SA_REMEDIATION_STEP);
 
   private SearchAttributeRegistrar() {}
 

@@ -23,6 +23,7 @@ public final class Names {
   public static final String SA_PHASE = "TandemPhase";
   public static final String SA_POD = "TandemPod";
   public static final String SA_JOB_ID = "TandemJobId";
+  public static final String SA_REMEDIATION_STEP = "TandemRemediationStep";
 
   // Signals: the public control surface.
   public static final String SIGNAL_DRAIN = "drain";
@@ -37,6 +38,33 @@ public final class Names {
   public static final String SIGNAL_RESYNC = "resync";
   public static final String SIGNAL_CLUSTER_HEALTH = "clusterHealth";
   public static final String SIGNAL_MEMBER_OBSERVED = "memberObserved";
+
+  /** To {@code remediation/<k8s-node>}: a trigger (watcher or operator) starts or joins it. */
+  public static final String SIGNAL_TRIGGER = "trigger";
+
+  /** To {@code remediation/<k8s-node>}: a watcher saw the node change; re-check now. */
+  public static final String SIGNAL_RECHECK = "recheck";
+
+  /** To {@code remediation/<k8s-node>}: the budget granted its slot. */
+  public static final String SIGNAL_SLOT_GRANTED = "slotGranted";
+
+  /** To {@link #REMEDIATION_BUDGET_ID}: a node asks for a remediation slot. */
+  public static final String SIGNAL_ACQUIRE = "acquire";
+
+  /** To {@link #REMEDIATION_BUDGET_ID}: a node gives its slot (or its place in line) back. */
+  public static final String SIGNAL_RELEASE = "release";
+
+  /** The one workflow that grants remediation slots within the budgets (docs/remediation.md). */
+  public static final String REMEDIATION_BUDGET_ID = "remediation-budget";
+
+  /** Node annotation: a reboot was asked for, value = the request token (docs/remediation.md). */
+  public static final String ANNOTATION_REBOOT_REQUESTED = PREFIX + "reboot-requested";
+
+  /** Node annotation a node agent sets to the token of the reboot it carried out. */
+  public static final String ANNOTATION_REBOOTED = PREFIX + "rebooted";
+
+  /** Node annotation: Tandem asks the provider to replace this node; value = the reason. */
+  public static final String ANNOTATION_REPLACE_REQUESTED = PREFIX + "replace-requested";
 
   // Queries.
   public static final String QUERY_STATUS = "status";

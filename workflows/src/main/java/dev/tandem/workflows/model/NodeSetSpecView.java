@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.workflows.remediation.RemediationPolicy;
 import java.util.List;
 
 /**
@@ -21,6 +22,8 @@ import java.util.List;
  * @param problems problems the watcher already found while converting (shown as InvalidSpec)
  * @param rejected why a {@code specChanged} payload is unusable (see {@link Payloads}), or null:
  *     unlike {@code problems} this says nothing about the NodeSet, only about the signal
+ * @param remediation {@code spec.remediation} with defaults filled in; {@link
+ *     RemediationPolicy#disabled()} when the NodeSet has none (null in older payloads means that)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSpecView(
@@ -32,7 +35,31 @@ public record NodeSetSpecView(
     DrainPolicy updateDrain,
     DrainPolicy scaleDownDrain,
     List<String> problems,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected,
+    @JsonInclude(JsonInclude.Include.NON_NULL) RemediationPolicy remediation) {
+  public NodeSetSpecView(
+      long generation,
+      String uid,
+      Integer replicas,
+      PodTemplate template,
+      UpdateStrategy updateStrategy,
+      DrainPolicy updateDrain,
+      DrainPolicy scaleDownDrain,
+      List<String> problems,
+      String rejected) {
+    this(
+        generation,
+        uid,
+        replicas,
+        template,
+        updateStrategy,
+        updateDrain,
+        scaleDownDrain,
+        problems,
+        rejected,
+        null);
+  }
+
   public NodeSetSpecView(
       long generation,
       String uid,
@@ -60,7 +87,7 @@ public record NodeSetSpecView(
     return Payloads.read(
         n,
         NodeSetSpecView.class,
-        why -> new NodeSetSpecView(0, null, null, null, null, null, null, List.of(), why));
+        why -> new NodeSetSpecView(0, null, null, null, null, null, null, List.of(), why, null));
   }
 
   public NodeSetSpecView {
@@ -68,5 +95,10 @@ public record NodeSetSpecView(
     updateStrategy = updateStrategy == null ? UpdateStrategy.rolling("1") : updateStrategy;
     updateDrain = updateDrain == null ? DrainPolicy.waitForever() : updateDrain;
     scaleDownDrain = scaleDownDrain == null ? DrainPolicy.waitForever() : scaleDownDrain;
+  }
+
+  /** The remediation policy; disabled when the NodeSet has no {@code spec.remediation}. */
+  public RemediationPolicy remediationPolicy() {
+    return remediation == null ? RemediationPolicy.disabled() : remediation;
   }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.support;
 
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.RemediationActivities;
 import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import io.temporal.activity.ActivityOptions;
@@ -46,6 +47,13 @@ public final class ActivityStubs {
   public static SlurmActivities slurm(String summary) {
     return Workflow.newActivityStub(
         SlurmActivities.class, options(summary, SlurmActivities.REJECTED));
+  }
+
+  /** A remediation activity stub whose calls show {@code summary} in the Temporal UI. */
+  public static RemediationActivities remediation(String summary) {
+    return Workflow.newActivityStub(
+        RemediationActivities.class,
+        options(summary, KubeActivities.REJECTED, SlurmActivities.REJECTED));
   }
 
   /** A scheduling activity stub; neither side's refusals are retried. */

@@ -25,6 +25,8 @@ public final class SearchAttributes {
   public static final SearchAttributeKey<String> POD = SearchAttributeKey.forKeyword(Names.SA_POD);
   public static final SearchAttributeKey<String> JOB_ID =
       SearchAttributeKey.forKeyword(Names.SA_JOB_ID);
+  public static final SearchAttributeKey<String> REMEDIATION_STEP =
+      SearchAttributeKey.forKeyword(Names.SA_REMEDIATION_STEP);
 
   private final boolean enabled;
   private final Map<String, String> last = new HashMap<>();

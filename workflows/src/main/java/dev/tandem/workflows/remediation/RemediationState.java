@@ -1,0 +1,46 @@
+package dev.tandem.workflows.remediation;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The one serializable state of a remediation (query answer and continue-as-new carrier).
+ *
+ * @param k8sNode the Kubernetes node
+ * @param step where it stands
+ * @param stepSince when it entered {@code step}
+ * @param startedAt when the first trigger arrived
+ * @param triggers every trigger received, first one first (the first is the cause)
+ * @param target what the node was when the ladder began (null while observing)
+ * @param rung index into the policy's steps of the action being tried (-1 before the first)
+ * @param lastCheck the last re-check, or null
+ * @param outcome one line for a terminal state (why Failed, Dismissed or Recovered), else null
+ * @param timeline the record shown by {@code tandem history}, bounded (oldest dropped first)
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record RemediationState(
+    String k8sNode,
+    RemediationStep step,
+    Instant stepSince,
+    Instant startedAt,
+    List<RemediationTrigger> triggers,
+    RemediationTarget target,
+    int rung,
+    NodeHealth lastCheck,
+    String outcome,
+    List<RemediationTimelineEntry> timeline) {
+  public RemediationState {
+    triggers = triggers == null ? List.of() : List.copyOf(triggers);
+    timeline = timeline == null ? List.of() : List.copyOf(timeline);
+  }
+
+  /** The first valid trigger's cause, or null. */
+  public String cause() {
+    return triggers.stream()
+        .filter(RemediationTrigger::valid)
+        .findFirst()
+        .map(RemediationTrigger::cause)
+        .orElse(null);
+  }
+}

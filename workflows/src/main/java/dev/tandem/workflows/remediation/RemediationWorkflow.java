@@ -1,0 +1,35 @@
+package dev.tandem.workflows.remediation;
+
+import dev.tandem.workflows.Names;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * The repair of one Kubernetes node, from the first trigger to a terminal state. Workflow id {@code
+ * remediation/<k8s-node>}; started with signal-with-start of {@code trigger}, so a second trigger
+ * joins the running one. See docs/remediation.md.
+ */
+@WorkflowInterface
+public interface RemediationWorkflow {
+
+  /** Runs the ladder; returns RECOVERED, FAILED or DISMISSED. */
+  @WorkflowMethod(name = "Remediation")
+  RemediationStep run(RemediationInput input);
+
+  /** A trigger (watcher or operator); the first starts the ladder, later ones join it. */
+  @SignalMethod(name = Names.SIGNAL_TRIGGER)
+  void trigger(RemediationTrigger trigger);
+
+  /** A watcher saw the node or its Slurm nodes change: re-check now instead of at the next tick. */
+  @SignalMethod(name = Names.SIGNAL_RECHECK)
+  void recheck();
+
+  /** The budget granted this node its slot. */
+  @SignalMethod(name = Names.SIGNAL_SLOT_GRANTED)
+  void slotGranted(SlotRequest granted);
+
+  @QueryMethod(name = Names.QUERY_STATUS)
+  RemediationState status();
+}
