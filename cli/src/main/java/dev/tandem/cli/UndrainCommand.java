@@ -11,15 +11,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tandem undrain NODE}: releases the manual drain. Drains of other owners (a cordon, an
- * update) and an administrator's drain set in Slurm stay; the command says so.
+ * {@code tandem undrain NODE}: releases the manual drain (or, with {@code --owner remediation}, the
+ * drain a remediation that ended Failed left behind: docs/remediation.md, runbook). Drains of other
+ * owners (a cordon, an update) and an administrator's drain set in Slurm stay; the command says so.
  */
 @Command(
     name = "undrain",
-    description = "Release a manual drain (other owners' and administrators' drains stay).",
+    description =
+        "Release a manual drain, or a failed remediation's (other owners' and administrators'"
+            + " drains stay).",
     mixinStandardHelpOptions = true)
 final class UndrainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -29,6 +33,14 @@ final class UndrainCommand implements Callable<Integer> {
 
   @Option(names = "--reason", defaultValue = "undrained by an operator", description = "why")
   String reason;
+
+  @Option(
+      names = "--owner",
+      defaultValue = "manual",
+      description =
+          "whose drain to release: manual (default) or remediation (after a remediation ended"
+              + " Failed and the machine was repaired by hand)")
+  String owner;
 
   @Option(names = "--wait", description = "wait until the node is back in service")
   boolean waitReady;
@@ -44,7 +56,13 @@ final class UndrainCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     NodeLookup.Target t = target.target();
-    NodeCommand command = NodeCommand.of(DrainCause.MANUAL, reason);
+    DrainCause cause;
+    try {
+      cause = liftable(owner);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    NodeCommand command = NodeCommand.of(cause, reason);
     TemporalSession session = temporal.connect();
     try {
       if (session.workers().state() == WorkerPresence.State.GONE) {
@@ -61,18 +79,20 @@ final class UndrainCommand implements Callable<Integer> {
             session, spec.commandLine().getErr(), waitReady, "the undrain");
       }
       NodeStatus s = NodeLookup.status(session, t);
-      if (!s.holds().containsKey(DrainCause.MANUAL.label())) {
+      if (!s.holds().containsKey(cause.label())) {
         String held = s.holds().isEmpty() ? "nothing" : String.join(", ", s.holds().keySet());
         throw new CliException(
             t
-                + " has no manual drain to release (Tandem holds it for: "
+                + " has no "
+                + cause.label()
+                + " drain to release (Tandem holds it for: "
                 + held
                 + ")"
                 + adminNote(s));
       }
       signal(session, t, command);
-      s.holds().remove(DrainCause.MANUAL.label());
-      out.printf("manual drain released for %s%n", t);
+      s.holds().remove(cause.label());
+      out.printf("%s drain released for %s%n", cause.label(), t);
       if (!s.holds().isEmpty()) {
         out.printf("note: %s stays drained for: %s%n", t, String.join(", ", s.holds().keySet()));
       }
@@ -87,6 +107,32 @@ final class UndrainCommand implements Callable<Integer> {
     } finally {
       session.close();
     }
+  }
+
+  /**
+   * The owners a human may release; the others are lifted by what set them.
+   *
+   * @throws IllegalArgumentException saying why {@code owner} is not one
+   */
+  static DrainCause liftable(String owner) {
+    DrainCause c =
+        DrainCause.fromLabel(owner)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "--owner must be manual or remediation, got '" + owner + "'"));
+    return switch (c) {
+      case MANUAL, REMEDIATION -> c;
+      case K8S_CORDON ->
+          throw new IllegalArgumentException(
+              "--owner k8s-cordon: that drain is lifted by uncordoning the Kubernetes node");
+      case K8S_UNHEALTHY ->
+          throw new IllegalArgumentException(
+              "--owner k8s-unhealthy: that drain is lifted when the node's condition recovers");
+      default ->
+          throw new IllegalArgumentException(
+              "--owner " + c.label() + ": that drain is Tandem's own, lifted when its step ends");
+    };
   }
 
   private static void signal(TemporalSession session, NodeLookup.Target t, NodeCommand command) {

@@ -163,6 +163,24 @@ class BadCliArgsTest {
     usageError("Missing required parameter: 'NODE'", tandem("history"));
   }
 
+  @Test
+  void undrainOwnerNobodyMayLift() {
+    usageError(
+        "--owner k8s-cordon: that drain is lifted by uncordoning the Kubernetes node",
+        tandem("undrain", "gpu-a-0", "--owner", "k8s-cordon"));
+    usageError(
+        "--owner must be manual or remediation, got 'bob'",
+        tandem("undrain", "gpu-a-0", "--owner", "bob"));
+  }
+
+  /** A remediation drain that is not there: exit 1 with what the node holds, nothing sent. */
+  @Test
+  void undrainRemediationNotHeld() {
+    CliRun r = tandem("undrain", "gpu-a-0", "--owner", "remediation");
+    assertEquals(1, r.code(), r.toString());
+    assertTrue(r.err().contains("has no remediation drain to release"), r.err());
+  }
+
   /** Used to exit 1, as if the operation had failed. */
   @Test
   void emptyReason() {
