@@ -37,8 +37,9 @@ class ChartMonitoringTest {
    */
   static Set<String> exportedByCode() throws IOException {
     Set<String> names = new TreeSet<>();
-    Pattern meter = Pattern.compile("\"(tandem\\.[a-z.]+)\"");
-    for (String module : List.of("workers", "watchers", "activities")) {
+    // Micrometer meters are dotted; the workflows' (through the SDK's metrics scope) are not.
+    Pattern meter = Pattern.compile("\"(tandem[._][a-z._]+)\"");
+    for (String module : List.of("workers", "watchers", "activities", "workflows")) {
       try (Stream<Path> files = Files.walk(Chart.ROOT.resolve(module + "/src/main/java"))) {
         for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
           Matcher m = meter.matcher(Files.readString(f));
@@ -81,8 +82,10 @@ class ChartMonitoringTest {
     Set<String> exported = exportedByCode();
     String documented = Chart.read(Chart.ROOT.resolve("docs/configuration.md"));
     for (String metric : used) {
+      // A counter is exported as <name>_total.
+      String meter = metric.endsWith("_total") ? metric.substring(0, metric.length() - 6) : metric;
       assertTrue(
-          exported.contains(metric),
+          exported.contains(metric) || exported.contains(meter),
           () -> metric + " is not a meter the code registers: " + exported);
       assertTrue(
           documented.contains("`" + metric), () -> metric + " is not in docs/configuration.md");
@@ -92,12 +95,15 @@ class ChartMonitoringTest {
             "TandemSlurmUnreachable",
             "TandemKubernetesUnreachable",
             "TandemNoWatcherLeader",
-            "TandemDrainStuck")) {
+            "TandemDrainStuck",
+            "TandemRemediationFailed")) {
       assertTrue(spec.contains("alert=" + alert), alert);
     }
     assertTrue(
         spec.contains("tandem_slurm_drain_oldest_seconds > 86400"),
         "the drain-stuck threshold comes from values: " + spec);
+    assertTrue(
+        spec.contains("outcome=\"Failed\"}[6h]"), "the failed window comes from values: " + spec);
   }
 
   @Test
