@@ -8,16 +8,27 @@ import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.remediation.RemediationInput;
+import dev.tandem.workflows.remediation.RemediationStep;
+import dev.tandem.workflows.remediation.RemediationTrigger;
 import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodGroupInput;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleInput;
 import dev.tandem.workflows.schedule.SchedulingConfig;
 import dev.tandem.workflows.support.SearchAttributes;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /** {@link WorkflowSignals} on a Temporal {@link WorkflowClient}. */
 public final class TemporalWorkflowSignals implements WorkflowSignals {
@@ -118,9 +129,70 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
   }
 
   @Override
+  public void remediation(String k8sNode, RemediationTrigger trigger) {
+    WorkflowOptions.Builder o =
+        WorkflowOptions.newBuilder()
+            .setWorkflowId(Names.remediationWorkflowId(k8sNode))
+            .setTaskQueue(Names.TASK_QUEUE)
+            .setStaticSummary("Remediation of node " + k8sNode);
+    if (tuning.searchAttributes()) {
+      o.setTypedSearchAttributes(
+          io.temporal.common.SearchAttributes.newBuilder()
+              .set(SearchAttributes.K8S_NODE, k8sNode)
+              .build());
+    }
+    client
+        .newUntypedWorkflowStub("Remediation", o.build())
+        .signalWithStart(
+            Names.SIGNAL_TRIGGER,
+            new Object[] {trigger},
+            new Object[] {new RemediationInput(k8sNode, null)});
+  }
+
+  @Override
+  public Optional<RemediationStep> remediationEnded(String k8sNode) {
+    String id = Names.remediationWorkflowId(k8sNode);
+    WorkflowExecutionInfo info;
+    try {
+      info =
+          client
+              .getWorkflowServiceStubs()
+              .blockingStub()
+              .describeWorkflowExecution(
+                  DescribeWorkflowExecutionRequest.newBuilder()
+                      .setNamespace(client.getOptions().getNamespace())
+                      .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+                      .build())
+              .getWorkflowExecutionInfo();
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    if (info.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
+      return Optional.empty();
+    }
+    // Closed: its result is in its history already, so this does not wait.
+    WorkflowStub run =
+        client.newUntypedWorkflowStub(
+            id, Optional.of(info.getExecution().getRunId()), Optional.empty());
+    try {
+      return Optional.ofNullable(run.getResult(10, TimeUnit.SECONDS, RemediationStep.class));
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("no result of the closed workflow " + id + " within 10s", e);
+    }
+  }
+
+  @Override
   public boolean workflow(String workflowId, String signal, Object payload) {
     try {
-      client.newUntypedWorkflowStub(workflowId).signal(signal, payload);
+      WorkflowStub stub = client.newUntypedWorkflowStub(workflowId);
+      if (payload == null) {
+        stub.signal(signal); // a signal without arguments, e.g. recheck
+      } else {
+        stub.signal(signal, payload);
+      }
       return true;
     } catch (WorkflowNotFoundException e) {
       return false;

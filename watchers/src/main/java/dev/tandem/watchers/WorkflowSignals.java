@@ -5,8 +5,11 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.remediation.RemediationStep;
+import dev.tandem.workflows.remediation.RemediationTrigger;
 import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodRequest;
+import java.util.Optional;
 
 /**
  * What watchers send to workflows. One implementation talks to Temporal; tests record calls.
@@ -53,6 +56,23 @@ public interface WorkflowSignals {
    */
   void podGroupMember(String namespace, String group, GroupMember member);
 
-  /** A signal to any workflow by id (e.g. a placeholder job's owner); false if it does not run. */
+  /**
+   * A signal to any workflow by id (e.g. a placeholder job's owner); false if it does not run. A
+   * null {@code payload} sends the signal without arguments (e.g. {@code recheck}).
+   */
   boolean workflow(String workflowId, String signal, Object payload);
+
+  /**
+   * {@code trigger} to {@code remediation/<k8sNode>}, starting it if it does not run
+   * (signal-with-start: a second trigger joins the running remediation; after one ended, it starts
+   * a new run).
+   */
+  void remediation(String k8sNode, RemediationTrigger trigger);
+
+  /**
+   * How the latest run of {@code remediation/<k8sNode>} ended, or empty while it runs or if there
+   * never was one. A run that ended otherwise than by returning a step (terminated, timed out)
+   * reads as empty.
+   */
+  Optional<RemediationStep> remediationEnded(String k8sNode);
 }

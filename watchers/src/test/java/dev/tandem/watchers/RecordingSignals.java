@@ -6,10 +6,14 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.remediation.RemediationStep;
+import dev.tandem.workflows.remediation.RemediationTrigger;
 import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -27,6 +31,21 @@ final class RecordingSignals implements WorkflowSignals {
 
   /** Workflow ids {@link #workflow} answers false for (no such workflow runs). */
   final Set<String> notRunning = ConcurrentHashMap.newKeySet();
+
+  /** Per Kubernetes node: how its last remediation ended ({@link #remediationEnded}). */
+  final Map<String, RemediationStep> remediationsEnded = new ConcurrentHashMap<>();
+
+  @Override
+  public synchronized void remediation(String k8sNode, RemediationTrigger trigger) {
+    check();
+    sent.add(new Sent(Names.remediationWorkflowId(k8sNode), Names.SIGNAL_TRIGGER, trigger));
+  }
+
+  @Override
+  public Optional<RemediationStep> remediationEnded(String k8sNode) {
+    check();
+    return Optional.ofNullable(remediationsEnded.get(k8sNode));
+  }
 
   @Override
   public synchronized void nodeSetSpec(NodeSetRef ref, NodeSetSpecView spec) {

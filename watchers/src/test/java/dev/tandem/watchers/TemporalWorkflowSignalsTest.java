@@ -8,6 +8,13 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.remediation.RemediationInput;
+import dev.tandem.workflows.remediation.RemediationState;
+import dev.tandem.workflows.remediation.RemediationStep;
+import dev.tandem.workflows.remediation.RemediationTrigger;
+import dev.tandem.workflows.remediation.RemediationWorkflow;
+import dev.tandem.workflows.remediation.SlotRequest;
+import dev.tandem.workflows.remediation.TriggerKind;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleInput;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
@@ -24,6 +31,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -66,6 +74,45 @@ class TemporalWorkflowSignalsTest {
     }
   }
 
+  /** Stands in for the remediation: records starts, triggers, rechecks; ends on "give up". */
+  public static final class RecordingRemediation implements RemediationWorkflow {
+    static final List<RemediationInput> inputs = new CopyOnWriteArrayList<>();
+    static final List<RemediationTrigger> triggers = new CopyOnWriteArrayList<>();
+    static final List<String> rechecks = new CopyOnWriteArrayList<>();
+    static final Map<String, String> nodeAttribute = new ConcurrentHashMap<>();
+    private boolean giveUp;
+
+    @Override
+    public RemediationStep run(RemediationInput input) {
+      inputs.add(input);
+      String sa = Workflow.getTypedSearchAttributes().get(SearchAttributes.K8S_NODE);
+      if (sa != null) {
+        nodeAttribute.put(Workflow.getInfo().getWorkflowId(), sa);
+      }
+      Workflow.await(() -> giveUp);
+      return RemediationStep.FAILED;
+    }
+
+    @Override
+    public void trigger(RemediationTrigger t) {
+      triggers.add(t);
+      giveUp |= "give up".equals(t.detail());
+    }
+
+    @Override
+    public void recheck() {
+      rechecks.add(Workflow.getInfo().getWorkflowId());
+    }
+
+    @Override
+    public void slotGranted(SlotRequest granted) {}
+
+    @Override
+    public RemediationState status() {
+      return null;
+    }
+  }
+
   private TestWorkflowEnvironment env;
   private WorkflowClient client;
 
@@ -74,10 +121,15 @@ class TemporalWorkflowSignalsTest {
     RecordingPodSchedule.inputs.clear();
     RecordingPodSchedule.pods.clear();
     RecordingPodSchedule.podAttribute.clear();
+    RecordingRemediation.inputs.clear();
+    RecordingRemediation.triggers.clear();
+    RecordingRemediation.rechecks.clear();
+    RecordingRemediation.nodeAttribute.clear();
     env = TestWorkflowEnvironment.newInstance();
     env.registerSearchAttribute(Names.SA_POD, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    env.registerSearchAttribute(Names.SA_K8S_NODE, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     Worker w = env.newWorker(Names.TASK_QUEUE);
-    w.registerWorkflowImplementationTypes(RecordingPodSchedule.class);
+    w.registerWorkflowImplementationTypes(RecordingPodSchedule.class, RecordingRemediation.class);
     env.start();
     client = env.getWorkflowClient();
   }
@@ -136,5 +188,41 @@ class TemporalWorkflowSignalsTest {
     assertTrue(RecordingPodSchedule.podAttribute.isEmpty());
 
     assertEquals(SchedulingConfig.defaults(), RecordingPodSchedule.inputs.get(0).config());
+  }
+
+  @Test
+  void remediationStartsOneWorkflowPerNodeThatLaterTriggersJoinAndRecheckReaches() {
+    TemporalWorkflowSignals signals = new TemporalWorkflowSignals(client, Tuning.defaults());
+    String id = Names.remediationWorkflowId("node-17");
+    assertEquals(Optional.empty(), signals.remediationEnded("node-17"), "never ran");
+
+    signals.remediation(
+        "node-17", RemediationTrigger.of(TriggerKind.CONDITION, "GpuUnhealthy=True: Xid 79", "w"));
+    signals.remediation(
+        "node-17", RemediationTrigger.of(TriggerKind.SLURM_REASON, "gpu-a-0: NHC failed", "w"));
+    Wait.until(
+        "started, both triggers",
+        Duration.ofSeconds(20),
+        () -> RecordingRemediation.triggers.size() == 2);
+    assertEquals(List.of(new RemediationInput("node-17", null)), RecordingRemediation.inputs);
+    assertEquals(TriggerKind.CONDITION, RecordingRemediation.triggers.get(0).kind());
+    assertEquals("SlurmReason: gpu-a-0: NHC failed", RecordingRemediation.triggers.get(1).cause());
+    assertEquals("node-17", RecordingRemediation.nodeAttribute.get(id));
+    assertEquals(Optional.empty(), signals.remediationEnded("node-17"), "still running");
+
+    // recheck takes no argument: the workflow gets it through workflow(id, signal, null).
+    assertTrue(signals.workflow(id, Names.SIGNAL_RECHECK, null));
+    Wait.until("recheck", Duration.ofSeconds(20), () -> RecordingRemediation.rechecks.size() == 1);
+    assertFalse(signals.workflow(Names.remediationWorkflowId("other"), Names.SIGNAL_RECHECK, null));
+
+    signals.remediation("node-17", RemediationTrigger.of(TriggerKind.OPERATOR, "give up", "t"));
+    Wait.until(
+        "ended", Duration.ofSeconds(20), () -> signals.remediationEnded("node-17").isPresent());
+    assertEquals(Optional.of(RemediationStep.FAILED), signals.remediationEnded("node-17"));
+
+    // After the end, a trigger starts a new run, which runs again.
+    signals.remediation("node-17", RemediationTrigger.of(TriggerKind.OPERATOR, "again", "t"));
+    Wait.until("second run", Duration.ofSeconds(20), () -> RecordingRemediation.inputs.size() == 2);
+    assertEquals(Optional.empty(), signals.remediationEnded("node-17"));
   }
 }
