@@ -80,6 +80,7 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
   private final Map<String, String> firstPass = new ConcurrentHashMap<>();
 
   private volatile Duration redeliverAfter = REDELIVER_AFTER;
+  private volatile RemediationWatch remediation;
 
   /** How a pass treats a (pod, owner) whose state this watcher has not asked for yet. */
   private enum Pass {
@@ -113,6 +114,17 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
     this.resync = resync;
   }
 
+  /** Also sends the remediation triggers and rechecks these nodes call for. */
+  void remediation(RemediationWatch r) {
+    this.remediation = r;
+  }
+
+  /** A node in the cache, or null. */
+  Node cached(String name) {
+    SharedIndexInformer<Node> informer = informer();
+    return informer == null ? null : informer.getStore().getByKey(name);
+  }
+
   @Override
   protected SharedIndexInformer<Node> newInformer() {
     primed = false;
@@ -133,7 +145,14 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
     apply(n, resyncPass ? Pass.RESYNC : Pass.CHANGE);
   }
 
-  // onDelete: the pods on it are lost too; the pod watcher and node workflows take over.
+  // The pods on a deleted node are lost too; the pod watcher and node workflows take over.
+  @Override
+  protected void onDelete(Node n, boolean unknownFinalState) {
+    RemediationWatch r = remediation;
+    if (r != null) {
+      r.nodeGone(n.getMetadata().getName());
+    }
+  }
 
   /** The first listing is in the store: now the full pass. */
   @Override
@@ -173,12 +192,20 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
     Node n = informer.getStore().getByKey(pod.getSpec().getNodeName());
     if (n != null) {
       applyTo(pod, n, Pass.CHANGE);
+      RemediationWatch r = remediation;
+      if (r != null) {
+        r.nodeObserved(n, false); // its NodeSets, hence its policy, may have changed
+      }
     }
   }
 
   private void apply(Node n, Pass pass) {
     for (Pod pod : pods.podsOn(n.getMetadata().getName())) {
       applyTo(pod, n, pass);
+    }
+    RemediationWatch r = remediation;
+    if (r != null) {
+      r.nodeObserved(n, true);
     }
   }
 

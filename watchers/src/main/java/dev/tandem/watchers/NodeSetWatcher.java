@@ -8,6 +8,8 @@ import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
+import dev.tandem.workflows.remediation.RemediationPolicy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -18,7 +20,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +46,10 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
   private final Duration resync;
   private final SlurmJobsBudget budget;
   private volatile Consumer<NodeSetRef> onSpecSent = ref -> {};
+  private volatile Consumer<NodeSetRef> onPolicyChanged = ref -> {};
+
+  /** Per NodeSet: the remediation policy of its last valid spec (what its workflow enforces). */
+  private final Map<NodeSetRef, RemediationPolicy> policies = new ConcurrentHashMap<>();
 
   public NodeSetWatcher(
       KubernetesClient client,
@@ -74,6 +82,22 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
     this.onSpecSent = c;
   }
 
+  /**
+   * Told (on the informer's thread: must not block) when a NodeSet's remediation policy changes,
+   * appears or goes.
+   */
+  public void onPolicyChanged(Consumer<NodeSetRef> c) {
+    this.onPolicyChanged = c;
+  }
+
+  /**
+   * The remediation policy of a NodeSet in the cache, from its last valid spec (an invalid spec
+   * leaves the last valid one in force, as in its workflow); disabled when unknown or deleting.
+   */
+  public RemediationPolicy policy(NodeSetRef ref) {
+    return policies.getOrDefault(ref, RemediationPolicy.disabled());
+  }
+
   @Override
   protected SharedIndexInformer<GenericKubernetesResource> newInformer() {
     return NodeSetResources.generic(client).inAnyNamespace().runnableInformer(resync.toMillis());
@@ -81,6 +105,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
 
   @Override
   protected void onAdd(GenericKubernetesResource r) {
+    notePolicy(r);
     changed(r);
   }
 
@@ -90,6 +115,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
     // Status writes (Tandem's own) change only the resourceVersion: skip them. A periodic resync
     // (same resourceVersion) re-sends, repairing lost signals.
     if (resyncPass || !sameIntent(old, r)) {
+      notePolicy(r);
       changed(r);
     }
   }
@@ -97,6 +123,9 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
   @Override
   protected void onDelete(GenericKubernetesResource r, boolean unknownFinalState) {
     NodeSetRef ref = ref(r);
+    if (policies.remove(ref) != null) {
+      onPolicyChanged.accept(ref);
+    }
     coalescer.submit(
         key(ref),
         () -> {
@@ -134,6 +163,34 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
           }
           metrics.lag("nodeset", Duration.between(seen, Instant.now()));
         });
+  }
+
+  /**
+   * Remembers the NodeSet's remediation policy: that of a valid spec (converter and validator find
+   * no problem), disabled while it is being deleted; an invalid spec keeps the last one. Conversion
+   * is in memory only, so this may run on the informer's thread.
+   */
+  private void notePolicy(GenericKubernetesResource r) {
+    NodeSetRef ref = ref(r);
+    RemediationPolicy p;
+    if (r.getMetadata().getDeletionTimestamp() != null) {
+      p = RemediationPolicy.disabled();
+    } else {
+      NodeSetSpecView spec;
+      try {
+        spec = NodeSetSpecs.toView(r);
+      } catch (RuntimeException e) {
+        return; // unreadable: the workflow reports it; the last valid policy stays
+      }
+      if (!NodeSetSpecValidator.validate(spec).isEmpty()) {
+        return;
+      }
+      p = spec.remediationPolicy();
+    }
+    RemediationPolicy before = policies.put(ref, p);
+    if (!p.equals(before)) {
+      onPolicyChanged.accept(ref);
+    }
   }
 
   /** Adds Tandem's finalizer with a JSON patch guarded by the resourceVersion it was read at. */

@@ -40,6 +40,7 @@ final class SlurmNodeTracker {
   private final Map<String, SlurmNodeView> undelivered = new ConcurrentHashMap<>();
 
   private Instant since;
+  private volatile RemediationWatch remediation;
 
   SlurmNodeTracker(
       SlurmClient slurm,
@@ -93,12 +94,28 @@ final class SlurmNodeTracker {
     since = ln.updateTime();
   }
 
-  /** A pod appeared or changed: bring its mirror up to date with what Slurm last said. */
+  /** Also sends the remediation triggers and rechecks these Slurm nodes call for. */
+  void remediation(RemediationWatch r) {
+    this.remediation = r;
+  }
+
+  /**
+   * A pod appeared or changed: bring its mirror up to date with what Slurm last said, and look at
+   * its remediation trigger on the node it is bound to now.
+   */
   void podChanged(Pod pod) {
     SlurmNodeView v = nodes.get(pod.getMetadata().getName());
     if (v != null) {
       submitMirror(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), v);
+      RemediationWatch r = remediation;
+      if (r != null) {
+        r.slurmObserved(v, k8sNodeOf(pod), false);
+      }
     }
+  }
+
+  private static String k8sNodeOf(Pod pod) {
+    return pod.getSpec() == null ? null : pod.getSpec().getNodeName();
   }
 
   /** The last view of a Slurm node, if any. */
@@ -118,6 +135,10 @@ final class SlurmNodeTracker {
       return; // not a Tandem-managed node (static nodes, other pools)
     }
     drainAges.observed(v, v.observedAt());
+    RemediationWatch r = remediation;
+    if (r != null) {
+      r.slurmObserved(v, k8sNodeOf(pod), true);
+    }
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     Instant seen = clock.instant();

@@ -234,6 +234,11 @@ public final class SlurmPoller implements AutoCloseable {
     }
   }
 
+  /** Also sends the remediation triggers and rechecks the Slurm nodes call for. */
+  void remediation(RemediationWatch r) {
+    nodes.remediation(r);
+  }
+
   /** A pod appeared or changed: bring its mirror up to date with what Slurm last said. */
   public void podChanged(Pod pod) {
     nodes.podChanged(pod);

@@ -82,6 +82,19 @@ final class Watching implements AutoCloseable {
             new KubernetesProbe(k8s, probe),
             probe,
             cfg.reachability().resend());
+    RemediationWatch remediation =
+        new RemediationWatch(
+            pods::podsOn,
+            pods::all,
+            nodeSets::policy,
+            coalescer,
+            signals,
+            metrics,
+            K8sNodeWatcher.REDELIVER_AFTER);
+    remediation.lookups(nodes::cached, poller::lastView);
+    nodes.remediation(remediation);
+    poller.remediation(remediation);
+    nodeSets.onPolicyChanged(remediation::policyChanged);
     pods.onPodChanged(
         p -> {
           nodes.podChanged(p);
