@@ -19,6 +19,8 @@ import picocli.CommandLine.Command;
       UndrainCommand.class,
       StatusCommand.class,
       HistoryCommand.class,
+      RemediateCommand.class,
+      RemediationsCommand.class,
       PodsCommand.class,
       WorkerCommand.class
     })

@@ -144,7 +144,8 @@ class BadCliArgsTest {
     CliRun r = tandem("drian", "gpu-a-0");
     assertEquals(2, r.code(), r.toString());
     assertEquals(
-        "Unmatched arguments from index 0: 'drian', 'gpu-a-0'\nDid you mean: tandem drain or tandem undrain?\n",
+        "Unmatched arguments from index 0: 'drian', 'gpu-a-0'\nDid you mean: tandem drain or tandem"
+            + " undrain or tandem remediate?\n",
         r.err());
   }
 

@@ -138,10 +138,34 @@ class CliWithoutWorkerTest {
         known.err());
   }
 
+  @Test
+  void remediateIsRecordedAndTheUserToldItWaitsForAWorker() {
+    CliRun r = tandem("remediate", "k8s-7", "--reason", "Xid 79");
+    assertEquals(0, r.code(), r.toString());
+    assertEquals(
+        "remediation of node k8s-7 requested (workflow remediation/k8s-7; it starts, or joins the"
+            + " one that runs): Operator: Xid 79\n",
+        r.out());
+    assertEquals(
+        "tandem: warning: the remediation is recorded and takes effect when a worker polls"
+            + " again: "
+            + noWorker()
+            + "\n",
+        r.err());
+    assertTrue(signalled(Names.remediationWorkflowId("k8s-7"), "trigger", "Xid 79"));
+
+    CliRun list = tandem("remediations");
+    assertEquals(1, list.code(), list.toString());
+    assertEquals("tandem: " + noWorker() + "\n", list.err());
+  }
+
   /** The node workflow's history has a signal {@code name} whose input mentions {@code text}. */
   private static boolean signalled(String name, String text) {
-    List<HistoryEvent> events =
-        client.fetchHistory(Names.nodeWorkflowId("default", "gpu-a-0")).getEvents();
+    return signalled(Names.nodeWorkflowId("default", "gpu-a-0"), name, text);
+  }
+
+  private static boolean signalled(String workflowId, String name, String text) {
+    List<HistoryEvent> events = client.fetchHistory(workflowId).getEvents();
     return events.stream()
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
         .map(HistoryEvent::getWorkflowExecutionSignaledEventAttributes)

@@ -16,7 +16,16 @@ class TandemCliCommandsTest {
   void theProductionCliHasTheOperatorCommandsOnly() {
     assertEquals(List.of(), CliExtension.installed());
     assertEquals(
-        List.of("drain", "undrain", "status", "history", "pods", "worker", "help"),
+        List.of(
+            "drain",
+            "undrain",
+            "status",
+            "history",
+            "remediate",
+            "remediations",
+            "pods",
+            "worker",
+            "help"),
         List.copyOf(TandemCli.commandLine().getSubcommands().keySet()));
   }
 
