@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.k8s.api.NodeSet;
+import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +59,37 @@ class NodeSetWatcherTest extends WatcherTestBase {
     NodeSetSpecView v = (NodeSetSpecView) s.payload();
     assertEquals(2, v.replicas());
     assertTrue(v.problems().isEmpty(), v.problems().toString());
+  }
+
+  @Test
+  void theRemediationPolicyIsKnownFromTheFirstSightAndForgottenOnDelete() {
+    List<NodeSetRef> told = new CopyOnWriteArrayList<>();
+    watcher.onPolicyChanged(told::add);
+    NodeSetRef ref = new NodeSetRef("default", "gpu-r");
+    NodeSetResources.generic(client)
+        .resource(
+            K8sObjects.nodeSet(
+                "gpu-r",
+                "  replicas: 1\n  remediation: {}\n  template:\n    spec:\n      containers:\n"
+                    + "      - name: slurmd\n        image: tandem/slurmd:22.05\n"))
+        .create();
+    Wait.until("told", () -> told.contains(ref));
+    // What the converter makes of spec.remediation, as the NodeSet's workflow gets it.
+    assertEquals(NodeSetSpecs.toView(get("gpu-r")).remediationPolicy(), watcher.policy(ref));
+    Wait.until(
+        "finalizer", () -> get("gpu-r").getMetadata().getFinalizers().contains(NodeSet.FINALIZER));
+    int before = told.size();
+    NodeSetResources.generic(client).inNamespace("default").withName("gpu-r").delete();
+    // As the NodeSet workflow does once its nodes are gone: lift the finalizer; the object goes.
+    NodeSetResources.generic(client)
+        .inNamespace("default")
+        .withName("gpu-r")
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"metadata\":{\"finalizers\":null}}");
+    Wait.until("told of the delete", () -> told.size() > before);
+    assertEquals(false, watcher.policy(ref).enabled());
   }
 
   @Test
