@@ -22,6 +22,7 @@ import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.SchedulePhase;
 import dev.tandem.workflows.schedule.SchedulingConfig;
 import dev.tandem.workflows.support.SearchAttributes;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -213,6 +214,15 @@ class TemporalWorkflowSignalsTest {
     // recheck takes no argument: the workflow gets it through workflow(id, signal, null).
     assertTrue(signals.workflow(id, Names.SIGNAL_RECHECK, null));
     Wait.until("recheck", Duration.ofSeconds(20), () -> RecordingRemediation.rechecks.size() == 1);
+    assertEquals(
+        List.of(0),
+        client.fetchHistory(id).getEvents().stream()
+            .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
+            .map(e -> e.getWorkflowExecutionSignaledEventAttributes())
+            .filter(a -> a.getSignalName().equals(Names.SIGNAL_RECHECK))
+            .map(a -> a.getInput().getPayloadsCount())
+            .toList(),
+        "recheck carries no argument (not a JSON null)");
     assertFalse(signals.workflow(Names.remediationWorkflowId("other"), Names.SIGNAL_RECHECK, null));
 
     signals.remediation("node-17", RemediationTrigger.of(TriggerKind.OPERATOR, "give up", "t"));
