@@ -5,13 +5,10 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.remediation.RemediationPolicy;
-import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTrigger;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,14 +16,12 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sends the remediation triggers and rechecks the watchers see reason for (docs/remediation.md,
  * "Triggers"); what calls for a trigger is decided by {@link RemediationTriggers}. Called from
  * informer callbacks and the Slurm poller: it never blocks, everything it sends goes through the
- * {@link Coalescer}.
+ * {@link Coalescer}; what was asked is remembered by {@link TriggerDelivery}.
  *
  * <ol>
  *   <li>Each source of trouble is a scope: {@code node:<k8s-node>} (its conditions) or {@code
@@ -54,36 +49,6 @@ import org.slf4j.LoggerFactory;
  * </ol>
  */
 final class RemediationWatch {
-  private static final Logger log = LoggerFactory.getLogger(RemediationWatch.class);
-
-  private enum Delivery {
-    PENDING,
-    SENT,
-    /** Not sent: the node's last remediation ended Failed and this trouble was there already. */
-    HELD,
-    UNDELIVERED
-  }
-
-  private static final class Entry {
-    final String signature;
-    final String k8sNode;
-    final RemediationTrigger trigger;
-    final boolean guarded;
-    Delivery state = Delivery.PENDING;
-
-    Entry(String signature, String k8sNode, RemediationTrigger trigger, boolean guarded) {
-      this.signature = signature;
-      this.k8sNode = k8sNode;
-      this.trigger = trigger;
-      this.guarded = guarded;
-    }
-  }
-
-  /** One scope's memory; guarded by its own monitor. */
-  private static final class Scope {
-    final Map<String, Entry> entries = new HashMap<>();
-    boolean observed;
-  }
 
   private final Function<String, List<Pod>> podsOn;
   private final Supplier<List<Pod>> allPods;
@@ -91,8 +56,7 @@ final class RemediationWatch {
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
-  private final Duration redeliverAfter;
-  private final Map<String, Scope> scopes = new ConcurrentHashMap<>();
+  private final TriggerDelivery delivery;
   private final Map<String, String> health = new ConcurrentHashMap<>();
   private final Set<String> remediating = ConcurrentHashMap.newKeySet();
   private volatile Function<String, Node> nodes = name -> null;
@@ -118,7 +82,8 @@ final class RemediationWatch {
     this.coalescer = coalescer;
     this.signals = signals;
     this.metrics = metrics;
-    this.redeliverAfter = redeliverAfter;
+    this.delivery =
+        new TriggerDelivery(coalescer, signals, metrics, redeliverAfter, remediating::add);
   }
 
   /** Where a NodeSet's policy change finds the nodes and Slurm views to look at again. */
@@ -143,18 +108,22 @@ final class RemediationWatch {
   void nodeObserved(Node n, boolean changed) {
     String name = n.getMetadata().getName();
     RemediationPolicy p = policyFor(name);
-    String h = RemediationTriggers.health(n, p);
-    String before = health.put(name, h);
-    if (changed && before != null && !before.equals(h)) {
-      recheck(name);
+    if (changed) {
+      // Only the informer's own events move the remembered health: a re-evaluation may read a
+      // newer object from the cache than the event still on its way, and must not swallow it.
+      String h = RemediationTriggers.health(n, p);
+      String before = health.put(name, h);
+      if (before != null && !before.equals(h)) {
+        recheck(name);
+      }
     }
-    observe("node:" + name, name, p.enabled() ? RemediationTriggers.forNode(n, p) : null);
+    delivery.observe("node:" + name, name, p.enabled() ? RemediationTriggers.forNode(n, p) : null);
   }
 
   void nodeGone(String name) {
     health.remove(name);
     remediating.remove(name);
-    scopes.remove("node:" + name);
+    delivery.observe("node:" + name, name, null);
   }
 
   /**
@@ -164,7 +133,7 @@ final class RemediationWatch {
   void slurmObserved(SlurmNodeView v, String k8sNode, boolean changed) {
     String scope = "slurm:" + v.name();
     if (k8sNode == null) {
-      scopes.remove(scope);
+      delivery.observe(scope, null, null);
       return;
     }
     RemediationPolicy p = policyFor(k8sNode);
@@ -173,7 +142,7 @@ final class RemediationWatch {
       Map.Entry<String, RemediationTrigger> t = RemediationTriggers.forSlurmNode(v, k8sNode, p);
       want = t == null ? Map.of() : Map.of(t.getKey(), t.getValue());
     }
-    observe(scope, k8sNode, want);
+    delivery.observe(scope, k8sNode, want);
     if (changed && remediating.contains(k8sNode)) {
       recheck(k8sNode);
     }
@@ -197,86 +166,6 @@ final class RemediationWatch {
       if (n != null) {
         nodeObserved(n, false);
       }
-    }
-  }
-
-  private void observe(String scopeKey, String k8sNode, Map<String, RemediationTrigger> want) {
-    if (want == null) {
-      scopes.remove(scopeKey); // policy off: a later policy starts from a first observation
-      return;
-    }
-    Scope s = scopes.computeIfAbsent(scopeKey, k -> new Scope());
-    List<Entry> send = new ArrayList<>();
-    synchronized (s) {
-      boolean first = !s.observed;
-      s.observed = true;
-      s.entries.keySet().retainAll(want.keySet());
-      for (Map.Entry<String, RemediationTrigger> w : want.entrySet()) {
-        Entry e = s.entries.get(w.getKey());
-        if (e == null) {
-          e = new Entry(w.getKey(), k8sNode, w.getValue(), first);
-          s.entries.put(w.getKey(), e);
-          send.add(e);
-        } else if (e.state == Delivery.UNDELIVERED) {
-          e.state = Delivery.PENDING;
-          send.add(e);
-        }
-      }
-    }
-    for (Entry e : send) {
-      submit(scopeKey, s, e);
-    }
-  }
-
-  private void submit(String scopeKey, Scope s, Entry e) {
-    coalescer.submit(
-        "remediation:" + scopeKey + ":" + e.signature,
-        () -> {
-          if (!current(scopeKey, s, e)) {
-            return; // cleared (or the policy turned off) before it was sent: nothing to say
-          }
-          if (e.guarded
-              && signals.remediationEnded(e.k8sNode).orElse(null) == RemediationStep.FAILED) {
-            log.info(
-                "not restarting the remediation of {}: it ended Failed and {} is still there",
-                e.k8sNode,
-                e.trigger.cause());
-            settle(s, e, Delivery.HELD);
-            metrics.signal(Names.SIGNAL_TRIGGER, "held");
-            return;
-          }
-          signals.remediation(e.k8sNode, e.trigger);
-          settle(s, e, Delivery.SENT);
-          remediating.add(e.k8sNode);
-          metrics.signal(Names.SIGNAL_TRIGGER, "sent");
-        },
-        () -> {
-          settle(s, e, Delivery.UNDELIVERED);
-          coalescer.later(redeliverAfter, () -> redeliver(scopeKey, s, e));
-        });
-  }
-
-  private void redeliver(String scopeKey, Scope s, Entry e) {
-    synchronized (s) {
-      if (scopes.get(scopeKey) != s
-          || s.entries.get(e.signature) != e
-          || e.state != Delivery.UNDELIVERED) {
-        return;
-      }
-      e.state = Delivery.PENDING;
-    }
-    submit(scopeKey, s, e);
-  }
-
-  private boolean current(String scopeKey, Scope s, Entry e) {
-    synchronized (s) {
-      return scopes.get(scopeKey) == s && s.entries.get(e.signature) == e;
-    }
-  }
-
-  private static void settle(Scope s, Entry e, Delivery d) {
-    synchronized (s) {
-      e.state = d;
     }
   }
 

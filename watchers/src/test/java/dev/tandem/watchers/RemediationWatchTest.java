@@ -191,6 +191,17 @@ class RemediationWatchTest extends WatcherTestBase {
   }
 
   @Test
+  void aReEvaluationThatReadsANewerNodeDoesNotSwallowTheRecheckOfItsEvent() throws Exception {
+    watch.nodeObserved(node("k1", cond("Ready", "True", "ok")), true);
+    // A pod change re-evaluates k1 from the cache, which already holds the newer object ...
+    watch.nodeObserved(node("k1", cond("Ready", "False", "kubelet down")), false);
+    // ... before the informer delivers that object's update event.
+    watch.nodeObserved(node("k1", cond("Ready", "False", "kubelet down")), true);
+    settle();
+    assertEquals(1, signals.named(Names.SIGNAL_RECHECK).size());
+  }
+
+  @Test
   void aSlurmHardwareReasonTriggersOnItsPodsNodeOncePerReasonAndLaterChangesRecheck()
       throws Exception {
     var down = slurm("gpu-2", "down", Set.of(), "Not responding");
