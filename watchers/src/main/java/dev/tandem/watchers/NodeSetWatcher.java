@@ -8,7 +8,6 @@ import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
-import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import dev.tandem.workflows.remediation.RemediationPolicy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -20,9 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,10 +43,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
   private final Duration resync;
   private final SlurmJobsBudget budget;
   private volatile Consumer<NodeSetRef> onSpecSent = ref -> {};
-  private volatile Consumer<NodeSetRef> onPolicyChanged = ref -> {};
-
-  /** Per NodeSet: the remediation policy of its last valid spec (what its workflow enforces). */
-  private final Map<NodeSetRef, RemediationPolicy> policies = new ConcurrentHashMap<>();
+  private final NodeSetPolicies policies = new NodeSetPolicies();
 
   public NodeSetWatcher(
       KubernetesClient client,
@@ -87,7 +81,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
    * appears or goes.
    */
   public void onPolicyChanged(Consumer<NodeSetRef> c) {
-    this.onPolicyChanged = c;
+    policies.onChanged(c);
   }
 
   /**
@@ -95,7 +89,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
    * leaves the last valid one in force, as in its workflow); disabled when unknown or deleting.
    */
   public RemediationPolicy policy(NodeSetRef ref) {
-    return policies.getOrDefault(ref, RemediationPolicy.disabled());
+    return policies.policy(ref);
   }
 
   @Override
@@ -105,7 +99,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
 
   @Override
   protected void onAdd(GenericKubernetesResource r) {
-    notePolicy(r);
+    policies.note(r);
     changed(r);
   }
 
@@ -115,7 +109,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
     // Status writes (Tandem's own) change only the resourceVersion: skip them. A periodic resync
     // (same resourceVersion) re-sends, repairing lost signals.
     if (resyncPass || !sameIntent(old, r)) {
-      notePolicy(r);
+      policies.note(r);
       changed(r);
     }
   }
@@ -123,9 +117,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
   @Override
   protected void onDelete(GenericKubernetesResource r, boolean unknownFinalState) {
     NodeSetRef ref = ref(r);
-    if (policies.remove(ref) != null) {
-      onPolicyChanged.accept(ref);
-    }
+    policies.forget(ref);
     coalescer.submit(
         key(ref),
         () -> {
@@ -163,34 +155,6 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
           }
           metrics.lag("nodeset", Duration.between(seen, Instant.now()));
         });
-  }
-
-  /**
-   * Remembers the NodeSet's remediation policy: that of a valid spec (converter and validator find
-   * no problem), disabled while it is being deleted; an invalid spec keeps the last one. Conversion
-   * is in memory only, so this may run on the informer's thread.
-   */
-  private void notePolicy(GenericKubernetesResource r) {
-    NodeSetRef ref = ref(r);
-    RemediationPolicy p;
-    if (r.getMetadata().getDeletionTimestamp() != null) {
-      p = RemediationPolicy.disabled();
-    } else {
-      NodeSetSpecView spec;
-      try {
-        spec = NodeSetSpecs.toView(r);
-      } catch (RuntimeException e) {
-        return; // unreadable: the workflow reports it; the last valid policy stays
-      }
-      if (!NodeSetSpecValidator.validate(spec).isEmpty()) {
-        return;
-      }
-      p = spec.remediationPolicy();
-    }
-    RemediationPolicy before = policies.put(ref, p);
-    if (!p.equals(before)) {
-      onPolicyChanged.accept(ref);
-    }
   }
 
   /** Adds Tandem's finalizer with a JSON patch guarded by the resourceVersion it was read at. */
