@@ -304,11 +304,16 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
               ? !"True".equals(c.getStatus())
               : unhealthyConditions.contains(c.getType()) && "True".equals(c.getStatus());
       if (isBad) {
-        String msg =
-            c.getMessage() == null || c.getMessage().isBlank() ? c.getReason() : c.getMessage();
-        bad.add(c.getType() + "=" + c.getStatus() + (msg == null ? "" : ": " + msg));
+        bad.add(conditionText(c));
       }
     }
     return bad.isEmpty() ? null : String.join("; ", bad);
+  }
+
+  /** {@code <Type>=<Status>: <message, else reason>}, as drains and remediation triggers say it. */
+  static String conditionText(NodeCondition c) {
+    String msg =
+        c.getMessage() == null || c.getMessage().isBlank() ? c.getReason() : c.getMessage();
+    return c.getType() + "=" + c.getStatus() + (msg == null ? "" : ": " + msg);
   }
 }

@@ -138,9 +138,6 @@ final class RemediationTriggers {
   }
 
   private static RemediationTrigger trigger(TriggerKind kind, NodeCondition c, String source) {
-    String msg =
-        c.getMessage() == null || c.getMessage().isBlank() ? c.getReason() : c.getMessage();
-    String detail = c.getType() + "=" + c.getStatus() + (msg == null ? "" : ": " + msg.trim());
-    return RemediationTrigger.of(kind, detail, source);
+    return RemediationTrigger.of(kind, K8sNodeWatcher.conditionText(c), source);
   }
 }
