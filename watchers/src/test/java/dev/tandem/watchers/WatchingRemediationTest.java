@@ -1,0 +1,69 @@
+package dev.tandem.watchers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.workflows.Names;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A leading replica's watchers as {@link Watching} wires them feed the remediation triggers: a
+ * change of a node's Ready condition sends {@code recheck} to {@code remediation/<node>} (whatever
+ * the policy: an operator's remediation runs without one), a heartbeat does not.
+ */
+class WatchingRemediationTest {
+  private LocalApiServer api;
+  private Replica replica;
+
+  @BeforeEach
+  void start() throws Exception {
+    api = LocalApi.start();
+    replica = new Replica(api, "a");
+    replica.client.nodes().resource(K8sObjects.node("k1")).create();
+    ready("True", "kubelet is posting ready status");
+    replica.client.pods().resource(K8sObjects.slurmdPod("gpu-0", "k1").build()).create();
+    replica.watchers.startWatching();
+    Wait.until(
+        "watching",
+        () ->
+            replica.watching()
+                && replica.watchers.watching() != null
+                && replica.watchers.watching().nodes.synced()
+                && replica.watchers.pods().podsOn("k1").size() == 1);
+  }
+
+  @AfterEach
+  void stop() {
+    replica.close();
+    api.close();
+  }
+
+  private void ready(String status, String message) {
+    replica
+        .client
+        .nodes()
+        .withName("k1")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\""
+                + status
+                + "\",\"message\":\""
+                + message
+                + "\"}]}}");
+  }
+
+  @Test
+  void aReadyChangeRechecksTheNodesRemediation() throws Exception {
+    ready("True", "heartbeat"); // same status, new message: nothing
+    ready("False", "kubelet stopped posting node status");
+    Wait.until("recheck", () -> !replica.signals.named(Names.SIGNAL_RECHECK).isEmpty());
+    Thread.sleep(200);
+    assertEquals(1, replica.signals.named(Names.SIGNAL_RECHECK).size());
+    assertEquals("remediation/k1", replica.signals.named(Names.SIGNAL_RECHECK).get(0).target());
+  }
+}
