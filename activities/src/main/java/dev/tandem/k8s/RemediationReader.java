@@ -4,9 +4,7 @@ import static dev.tandem.k8s.SpecText.member;
 import static dev.tandem.k8s.SpecText.quote;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tandem.k8s.api.DrainSpec;
 import dev.tandem.workflows.model.DrainPolicy;
-import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.remediation.LadderStep;
 import dev.tandem.workflows.remediation.RemediationAction;
 import dev.tandem.workflows.remediation.RemediationBudget;
@@ -46,7 +44,7 @@ final class RemediationReader {
           "budget");
 
   /** A label key or condition type: optional DNS-subdomain prefix and '/', then a name. */
-  private static final Pattern QUALIFIED_NAME =
+  static final Pattern QUALIFIED_NAME =
       Pattern.compile(
           "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
               + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$");
@@ -66,10 +64,10 @@ final class RemediationReader {
     List<String> conditions = conditions(member(r, "conditions"), problems);
     List<String> reasons = reasons(member(r, "slurmReasons"), problems);
     List<LadderStep> steps = RemediationSteps.read(member(r, "steps"), PATH + ".steps", problems);
-    DrainPolicy jobs = jobs(member(r, "jobs"), problems);
+    DrainPolicy jobs = RemediationBlocks.jobs(member(r, "jobs"), problems);
     long recheck = duration(member(r, "recheckEvery"), PATH + ".recheckEvery", problems);
-    ReplaceMode replace = replace(member(r, "replace"), problems);
-    RemediationBudget budget = budget(member(r, "budget"), problems);
+    ReplaceMode replace = RemediationBlocks.replace(member(r, "replace"), problems);
+    RemediationBudget budget = RemediationBlocks.budget(member(r, "budget"), problems);
     if (problems.size() > before) {
       return RemediationPolicy.disabled();
     }
@@ -176,99 +174,6 @@ final class RemediationReader {
       }
     }
     return out;
-  }
-
-  private static DrainPolicy jobs(JsonNode j, List<String> problems) {
-    String path = PATH + ".jobs";
-    if (j == null) {
-      return RemediationPolicy.DEFAULT_JOBS;
-    }
-    if (!j.isObject()) {
-      problems.add(path + ": " + quote(j) + " is not an object");
-      return RemediationPolicy.DEFAULT_JOBS;
-    }
-    SpecText.unknownFields(j, path, Set.of("timeout", "onTimeout"), problems);
-    long timeout = duration(member(j, "timeout"), path + ".timeout", problems);
-    TimeoutAction action = RemediationPolicy.DEFAULT_JOBS.onTimeout();
-    JsonNode a = member(j, "onTimeout");
-    if (a != null) {
-      if (a.isTextual() && a.asText().equals(DrainSpec.OnTimeout.Force.name())) {
-        action = TimeoutAction.FORCE;
-      } else if (a.isTextual() && a.asText().equals(DrainSpec.OnTimeout.Wait.name())) {
-        action = TimeoutAction.WAIT;
-      } else {
-        problems.add(path + ".onTimeout: " + quote(a) + " must be Wait or Force");
-      }
-    }
-    return new DrainPolicy(
-        timeout > 0 ? timeout : RemediationPolicy.DEFAULT_JOBS.timeoutSeconds(), action);
-  }
-
-  private static ReplaceMode replace(JsonNode r, List<String> problems) {
-    String path = PATH + ".replace";
-    if (r == null) {
-      return null;
-    }
-    if (!r.isObject()) {
-      problems.add(path + ": " + quote(r) + " is not an object");
-      return null;
-    }
-    SpecText.unknownFields(r, path, Set.of("mode"), problems);
-    JsonNode m = member(r, "mode");
-    if (m == null) {
-      return null;
-    }
-    if (m.isTextual() && m.asText().equals("Mark")) {
-      return ReplaceMode.MARK;
-    }
-    if (m.isTextual() && m.asText().equals("Delete")) {
-      return ReplaceMode.DELETE;
-    }
-    problems.add(path + ".mode: " + quote(m) + " must be Mark or Delete");
-    return null;
-  }
-
-  private static RemediationBudget budget(JsonNode b, List<String> problems) {
-    String path = PATH + ".budget";
-    RemediationBudget d = RemediationBudget.defaults();
-    if (b == null) {
-      return d;
-    }
-    if (!b.isObject()) {
-      problems.add(path + ": " + quote(b) + " is not an object");
-      return d;
-    }
-    SpecText.unknownFields(
-        b, path, Set.of("maxPerNodeSet", "domainLabel", "maxPerDomain"), problems);
-    int perNodeSet = atLeastOne(member(b, "maxPerNodeSet"), path + ".maxPerNodeSet", problems);
-    int perDomain = atLeastOne(member(b, "maxPerDomain"), path + ".maxPerDomain", problems);
-    String label = null;
-    JsonNode l = member(b, "domainLabel");
-    if (l != null) {
-      if (!l.isTextual() || !QUALIFIED_NAME.matcher(l.asText()).matches()) {
-        problems.add(
-            path + ".domainLabel: " + quote(l) + " is not a label key like example.com/rack");
-      } else {
-        label = l.asText();
-      }
-    } else if (member(b, "maxPerDomain") != null) {
-      problems.add(path + ".maxPerDomain: needs domainLabel, the node label naming the domain");
-    }
-    return new RemediationBudget(
-        perNodeSet > 0 ? perNodeSet : d.maxPerNodeSet(),
-        label,
-        perDomain > 0 ? perDomain : d.maxPerDomain());
-  }
-
-  private static int atLeastOne(JsonNode n, String path, List<String> problems) {
-    if (n == null) {
-      return 0;
-    }
-    if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < 1) {
-      problems.add(path + ": " + quote(n) + " must be a whole number from 1");
-      return 0;
-    }
-    return n.asInt();
   }
 
   private static String quoteText(String s) {
