@@ -22,6 +22,7 @@ final class EventRecorder {
   static final int MAX_MESSAGE = 1024;
 
   private static final String COMPONENT = "tandem";
+  static final String NODE = "Node";
   private static final AtomicLong SEQ = new AtomicLong();
 
   private final KubernetesClient client;
@@ -70,7 +71,9 @@ final class EventRecorder {
         .withKind(e.kind())
         .withApiVersion(NodeSet.KIND.equals(e.kind()) ? NodeSet.API_VERSION : "v1")
         .withName(e.name())
-        .withNamespace(e.namespace())
+        // Nodes are cluster-scoped: their events live in "default" (as kubelet's do) and name no
+        // namespace, which is what kubectl describe node selects on.
+        .withNamespace(NODE.equals(e.kind()) ? null : e.namespace())
         .withUid(uid)
         .endInvolvedObject()
         .withType("Warning".equals(e.type()) ? "Warning" : "Normal")
@@ -96,7 +99,9 @@ final class EventRecorder {
       HasMetadata o =
           NodeSet.KIND.equals(e.kind())
               ? NodeSetResources.generic(client).inNamespace(e.namespace()).withName(e.name()).get()
-              : client.pods().inNamespace(e.namespace()).withName(e.name()).get();
+              : NODE.equals(e.kind())
+                  ? client.nodes().withName(e.name()).get()
+                  : client.pods().inNamespace(e.namespace()).withName(e.name()).get();
       return o == null ? null : o.getMetadata().getUid();
     } catch (RuntimeException ex) {
       return null;

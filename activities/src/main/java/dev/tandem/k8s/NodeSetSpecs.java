@@ -11,6 +11,7 @@ import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.SlurmSettings;
 import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
+import dev.tandem.workflows.remediation.RemediationPolicy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,8 @@ public final class NodeSetSpecs {
 
   private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
   private static final Set<String> SPEC_FIELDS =
-      Set.of("replicas", "template", "slurm", "updateStrategy", "drain", "scaleDown");
+      Set.of(
+          "replicas", "template", "slurm", "updateStrategy", "drain", "scaleDown", "remediation");
 
   public static NodeSetSpecView toView(NodeSet nodeSet) {
     if (nodeSet == null) {
@@ -118,8 +120,21 @@ public final class NodeSetSpecs {
     // scaleDown falls back to drain: one policy is enough for most NodeSets.
     DrainPolicy scaleDownDrain =
         SpecReaders.drain(member(spec, "scaleDown"), "spec.scaleDown", updateDrain, problems);
+    // Absent stays null (the view reads it as disabled): NodeSets without the block keep the
+    // specChanged payload they had before remediation existed.
+    JsonNode r = member(spec, "remediation");
+    RemediationPolicy remediation = r == null ? null : RemediationReader.read(r, problems);
     return new NodeSetSpecView(
-        generation, uid, replicas, podTemplate, strategy, updateDrain, scaleDownDrain, problems);
+        generation,
+        uid,
+        replicas,
+        podTemplate,
+        strategy,
+        updateDrain,
+        scaleDownDrain,
+        problems,
+        null,
+        remediation);
   }
 
   private static Integer replicas(JsonNode r, List<String> problems) {

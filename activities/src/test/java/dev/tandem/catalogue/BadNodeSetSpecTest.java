@@ -341,8 +341,8 @@ class BadNodeSetSpecTest {
   @Test
   void misspelledReplicas() {
     assertEquals(
-        "spec.replica: unknown field; remove it (known fields: drain, replicas, scaleDown, slurm,"
-            + " template, updateStrategy)",
+        "spec.replica: unknown field; remove it (known fields: drain, remediation, replicas,"
+            + " scaleDown, slurm, template, updateStrategy)",
         invalidSpec("spec.replica", json("3")));
   }
 

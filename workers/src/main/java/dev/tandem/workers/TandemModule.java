@@ -4,6 +4,9 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.tandem.activities.KubeActivitiesImpl;
+import dev.tandem.activities.RebootAction;
+import dev.tandem.activities.RebootActions;
+import dev.tandem.activities.RemediationActivitiesImpl;
 import dev.tandem.activities.SchedulingActivitiesImpl;
 import dev.tandem.activities.SlurmActivitiesImpl;
 import dev.tandem.k8s.KubeClients;
@@ -15,6 +18,7 @@ import dev.tandem.watchers.WatcherMetrics;
 import dev.tandem.watchers.Watchers;
 import dev.tandem.watchers.WorkflowSignals;
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.RemediationActivities;
 import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.Tuning;
@@ -178,6 +182,24 @@ public final class TandemModule extends AbstractModule {
   SchedulingActivities schedulingActivities(
       KubernetesClient k8s, SlurmClient slurm, PrometheusMeterRegistry registry, Clock clock) {
     return new SchedulingActivitiesImpl(k8s, slurm, registry, clock);
+  }
+
+  /**
+   * Remediation (docs/remediation.md): its reboot action from {@code TANDEM_REMEDIATION_REBOOT},
+   * checked when the worker starts (it asks for its activities then), so a typo stops the worker
+   * with a message naming the variable.
+   */
+  @Provides
+  @Singleton
+  RemediationActivities remediationActivities(
+      KubernetesClient k8s, SlurmClient slurm, WorkflowClient client, Clock clock) {
+    RebootAction reboot;
+    try {
+      reboot = RebootActions.parse(env.string(RebootActions.ENV, null), k8s, clock);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    return new RemediationActivitiesImpl(k8s, slurm, client, reboot, clock);
   }
 
   @Provides

@@ -8,6 +8,7 @@ import dev.tandem.watchers.PodWatcher;
 import dev.tandem.watchers.Watchers;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.activities.KubeActivities;
+import dev.tandem.workflows.activities.RemediationActivities;
 import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
@@ -81,7 +82,10 @@ public final class TandemWorker implements AutoCloseable {
         PodScheduleWorkflowImpl.class,
         PodGroupWorkflowImpl.class);
     worker.registerActivitiesImplementations(
-        get(KubeActivities.class), get(SlurmActivities.class), get(SchedulingActivities.class));
+        get(KubeActivities.class),
+        get(SlurmActivities.class),
+        get(SchedulingActivities.class),
+        get(RemediationActivities.class));
     get(dev.tandem.workflows.model.Tuning.class); // registers search attributes
     factory.start();
     http =

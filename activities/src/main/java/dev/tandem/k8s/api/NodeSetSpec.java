@@ -55,6 +55,11 @@ public class NodeSetSpec {
       "Drain policy for scale-down and NodeSet deletion; defaults to the drain policy.")
   private DrainSpec scaleDown;
 
+  @JsonPropertyDescription(
+      "Automatic repair of broken nodes: triggers, the escalation ladder, budgets. Absent: none."
+          + " {} enables every default (docs/nodeset.md, docs/remediation.md).")
+  private RemediationSpec remediation;
+
   public Integer getReplicas() {
     return replicas;
   }
@@ -101,5 +106,13 @@ public class NodeSetSpec {
 
   public void setScaleDown(DrainSpec scaleDown) {
     this.scaleDown = scaleDown;
+  }
+
+  public RemediationSpec getRemediation() {
+    return remediation;
+  }
+
+  public void setRemediation(RemediationSpec remediation) {
+    this.remediation = remediation;
   }
 }

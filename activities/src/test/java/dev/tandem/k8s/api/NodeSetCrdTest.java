@@ -152,6 +152,47 @@ class NodeSetCrdTest {
   }
 
   @Test
+  void remediationSchemaRefusesWhatItCanSay() {
+    assertInvalid("spec.remediation.steps", json("[]"));
+    assertInvalid("spec.remediation.steps", json("[{\"action\":\"Reimage\"}]"));
+    assertInvalid("spec.remediation.steps", json("[{\"timeout\":\"5m\"}]"));
+    assertInvalid(
+        "spec.remediation.steps",
+        json(
+            "[{\"action\":\"Reboot\"},{\"action\":\"Replace\"},"
+                + "{\"action\":\"RestartSlurmd\"},{\"action\":\"Reboot\"}]"));
+    assertInvalid("spec.remediation.notReadyFor", TextNode.valueOf("5 minutes"));
+    assertInvalid("spec.remediation.jobs.onTimeout", TextNode.valueOf("Kill"));
+    assertInvalid("spec.remediation.replace.mode", TextNode.valueOf("Terminate"));
+    assertInvalid("spec.remediation.budget.maxPerNodeSet", json("0"));
+    assertInvalid("spec.remediation.budget.maxPerDomain", json("0"));
+    assertInvalid("spec.remediation.enabled", TextNode.valueOf("yes"));
+    // Each action once, and maxPerDomain only with domainLabel: CEL, present for the API server.
+    JsonNode r = spec.at("/properties/remediation");
+    assertTrue(
+        r.at("/properties/steps/x-kubernetes-validations/0/rule").asText().contains("exists_one"));
+    assertEquals(3, r.at("/properties/steps/maxItems").asInt(), "bounds the CEL rule's cost");
+    assertTrue(
+        r.at("/properties/budget/x-kubernetes-validations/0/rule")
+            .asText()
+            .contains("domainLabel"));
+  }
+
+  @Test
+  void remediationSchemaAcceptsAFullPolicyAndAnEmptyOne() {
+    assertValid("spec.remediation", json("{}"));
+    assertValid(
+        "spec.remediation",
+        json(
+            "{\"enabled\":true,\"notReadyFor\":\"2m\",\"conditions\":[\"GpuUnhealthy\"],"
+                + "\"slurmReasons\":[\"xid\"],\"steps\":[{\"action\":\"Reboot\","
+                + "\"timeout\":\"20m\"}],\"jobs\":{\"timeout\":\"1h\",\"onTimeout\":"
+                + "\"Wait\"},\"recheckEvery\":\"15s\",\"replace\":{\"mode\":\"Delete\"},"
+                + "\"budget\":{\"maxPerNodeSet\":2,\"domainLabel\":\"rack\","
+                + "\"maxPerDomain\":1}}"));
+  }
+
+  @Test
   void schemaAcceptsTheOtherForms() {
     assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", json("3"));
     assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("25%"));

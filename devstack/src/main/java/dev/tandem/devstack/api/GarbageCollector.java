@@ -86,6 +86,9 @@ final class GarbageCollector implements AutoCloseable {
       }
       String ns = Json.text(old, "metadata", "namespace");
       GcItem.Ref.of(old).forEach(r -> enqueue(new GcItem.OwnerCheck(r, ns)));
+      if (PodGc.isNode(t)) {
+        enqueue(new GcItem.PodsOfNode(Json.text(old, "metadata", "name")));
+      }
       return;
     }
     String ns = Json.text(now, "metadata", "namespace");

@@ -50,9 +50,11 @@ final class GcAttempts {
   private final OwnerLookup owners;
   private final Deletes deletes;
   private final GarbageCollector gc;
+  private final PodGc podGc;
 
   GcAttempts(Store store, ResourceCatalog catalog, Deletes deletes, GarbageCollector gc) {
     this.store = store;
+    this.podGc = new PodGc(store, catalog, deletes);
     this.owners = new OwnerLookup(store, catalog);
     this.deletes = deletes;
     this.gc = gc;
@@ -73,6 +75,8 @@ final class GcAttempts {
           .forEach(e -> gc.enqueue(new AttemptDelete(Ident.of(e.t(), e.s()))));
     } else if (item instanceof OwnerCheck c) {
       ownerCheck(c.ref(), c.dependentNamespace());
+    } else if (item instanceof GcItem.PodsOfNode n) {
+      podGc.collect(n.node());
     }
   }
 

@@ -51,6 +51,9 @@ sealed interface GcItem {
   /** Every object that references this uid gets an {@link AttemptDelete}. */
   record DependentsOf(String uid) implements GcItem {}
 
+  /** The pod GC: pods bound to this node, which was removed (see {@link PodGc}). */
+  record PodsOfNode(String node) implements GcItem {}
+
   /** An owner that may have stopped waiting for its dependents (one went or stopped blocking). */
   record OwnerCheck(Ref ref, String dependentNamespace) implements GcItem {}
 }

@@ -53,6 +53,9 @@ public final class LocalKubelet implements AutoCloseable {
   private volatile SharedIndexInformer<Node> nodes;
   private volatile boolean closed;
 
+  /** The last reboot token carried out per node: the informer may not show the echo yet. */
+  private final Map<String, String> rebooted = new HashMap<>();
+
   private LocalKubelet(KubernetesClient client, KubeletConfig config) {
     this.client = client;
     this.config = config;
@@ -200,9 +203,49 @@ public final class LocalKubelet implements AutoCloseable {
             } catch (RuntimeException e) {
               log.warn("taint sync of node {} failed (retried on resync): {}", name, e.toString());
             }
+            try {
+              rebootIfAsked(name);
+            } catch (RuntimeException e) {
+              log.warn("reboot of node {} failed (retried on resync): {}", name, e.toString());
+            }
           },
           Duration.ZERO);
     }
+  }
+
+  /**
+   * Carries out a reboot asked for on the node ({@link NodeReboots}), on the sync thread: every
+   * process of the node's pods is stopped (SIGTERM, SIGKILL after the longest grace allowed), each
+   * pod starts again with a restart counted, then the node reports the reboot.
+   */
+  private void rebootIfAsked(String name) {
+    String token = NodeReboots.pending(nodes.getStore().getByKey(name));
+    if (token == null || token.equals(rebooted.get(name))) {
+      return;
+    }
+    log.info("node {}: reboot requested (token {}): restarting every pod on it", name, token);
+    List<Pod> onNode = new ArrayList<>();
+    List<PodState> podStates = new ArrayList<>();
+    for (Pod p : pods.getStore().list()) {
+      if (!name.equals(p.getSpec().getNodeName())) {
+        continue;
+      }
+      PodState s;
+      synchronized (states) {
+        s = states.get(Cache.metaNamespaceKeyFunc(p));
+      }
+      if (s != null && s.uid.equals(p.getMetadata().getUid())) {
+        onNode.add(p);
+        podStates.add(s);
+      }
+    }
+    NodeReboots.stopAll(alive(podStates), config.maxGrace());
+    for (int i = 0; i < onNode.size(); i++) {
+      worker.reboot(onNode.get(i), podStates.get(i));
+    }
+    NodeReboots.markRebooted(client, name, token);
+    rebooted.put(name, token);
+    log.info("node {}: rebooted (token {}), {} pod(s) restarted", name, token, onNode.size());
   }
 
   private void resync() {

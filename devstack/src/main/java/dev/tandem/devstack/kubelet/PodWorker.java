@@ -241,6 +241,34 @@ final class PodWorker {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
+  /**
+   * The pod's side of a node reboot ({@link NodeReboots}): the process is already gone (the caller
+   * stopped it); a container that ran counts a restart with the status a kubelet shows after a
+   * reboot (last state terminated, reason Unknown, exit code 255: the runtime lost it), and starts
+   * again at once (a reboot is not a crash: no back-off). A finished pod stays finished.
+   */
+  void reboot(Pod pod, PodState s) {
+    if (s.finalTermination != null || pod.getMetadata().getDeletionTimestamp() != null) {
+      return;
+    }
+    boolean ran = s.virtual ? s.containerStartedAt != null : s.process != null;
+    if (ran) {
+      Instant now = Instant.now();
+      Instant started = s.containerStartedAt == null ? now : s.containerStartedAt;
+      s.lastTermination = new PodState.Termination(255, "Unknown", started, now);
+      s.restartCount++;
+    }
+    s.process = null;
+    s.containerStartedAt = null;
+    s.restartAt = null;
+    s.backoff = null;
+    s.waitingReason = null;
+    s.waitingMessage = null;
+    log.info("pod {}: node rebooted; restart #{}", s.key(), s.restartCount);
+    start(pod, s);
+    writeStatus(pod, s);
+  }
+
   /** SIGTERM, SIGKILL after the grace period, then the final delete with grace 0. */
   private void terminate(Pod pod, PodState s) {
     if (s.deleteSent) {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A slurmd pod on the real local Slurm (scripts/slurm-local.sh): the kubelet starts {@code slurmd
- * -D -N <pod>} for a declared pool node, slurmctld sees it register, and deleting the pod stops it.
+ * -D -N <pod>} for a declared pool node, slurmctld sees it register, a reboot of its node
+ * (remediation's annotation) restarts it and it registers again, and deleting the pod stops it.
  * Skipped unless {@code $TANDEM_SLURM_DIR/slurm.env} exists and the run opts in with {@code
  * TANDEM_SLURMD_IT=1} (or {@code -Dtandem.slurmd.it=true}): the local Slurm is shared by everyone
  * on the machine and its owner's tests start and stop it, so this test must not run by surprise. It
@@ -106,8 +107,52 @@ class RealSlurmdIT {
                     .get(0)
                     .getContainerID()
                     .replace("local://", ""));
-        ProcessHandle slurmd = ProcessHandle.of(pid).orElse(null);
-        assertNotNull(slurmd, "slurmd runs as pid " + pid);
+        ProcessHandle first = ProcessHandle.of(pid).orElse(null);
+        assertNotNull(first, "slurmd runs as pid " + pid);
+
+        // Remediation's reboot (annotation action): the slurmd process is stopped and started
+        // again for real, and registers with slurmctld again.
+        client
+            .nodes()
+            .withName("local-1")
+            .edit(
+                n -> {
+                  n.getMetadata()
+                      .setAnnotations(
+                          new java.util.HashMap<>(
+                              Map.of(
+                                  dev.tandem.workflows.Names.ANNOTATION_REBOOT_REQUESTED, "r1")));
+                  return n;
+                });
+        first.onExit().get(40, TimeUnit.SECONDS);
+        long rebooted = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long newPid = pid;
+        while (System.nanoTime() < rebooted) {
+          var cs = client.pods().inNamespace("default").withName(node).get().getStatus();
+          String id = cs.getContainerStatuses().get(0).getContainerID();
+          state = scontrol(slurm, node);
+          if (id != null
+              && !id.equals("local://" + pid)
+              && cs.getContainerStatuses().get(0).getRestartCount() == 1
+              && state.contains("State=IDLE")
+              && !state.contains("NOT_RESPONDING")) {
+            newPid = Long.parseLong(id.replace("local://", ""));
+            break;
+          }
+          Thread.sleep(250);
+        }
+        assertTrue(newPid != pid, "slurmd restarted by the reboot; slurmctld sees " + state);
+        assertEquals(
+            "r1",
+            client
+                .nodes()
+                .withName("local-1")
+                .get()
+                .getMetadata()
+                .getAnnotations()
+                .get(dev.tandem.workflows.Names.ANNOTATION_REBOOTED));
+        ProcessHandle slurmd = ProcessHandle.of(newPid).orElse(null);
+        assertNotNull(slurmd, "slurmd runs again as pid " + newPid);
         client.pods().inNamespace("default").withName(node).delete();
         slurmd.onExit().get(40, TimeUnit.SECONDS);
         long gone = System.nanoTime() + Duration.ofSeconds(10).toNanos();
