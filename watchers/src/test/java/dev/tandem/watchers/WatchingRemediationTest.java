@@ -3,7 +3,10 @@ package dev.tandem.watchers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.remediation.RemediationTrigger;
+import dev.tandem.workflows.remediation.TriggerKind;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.junit.jupiter.api.AfterEach;
@@ -13,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A leading replica's watchers as {@link Watching} wires them feed the remediation triggers: a
  * change of a node's Ready condition sends {@code recheck} to {@code remediation/<node>} (whatever
- * the policy: an operator's remediation runs without one), a heartbeat does not.
+ * the policy: an operator's remediation runs without one), a heartbeat does not; a policy condition
+ * on a node hosting a NodeSet with {@code spec.remediation} triggers its remediation.
  */
 class WatchingRemediationTest {
   private LocalApiServer api;
@@ -43,6 +47,10 @@ class WatchingRemediationTest {
   }
 
   private void ready(String status, String message) {
+    ready(status, message, "");
+  }
+
+  private void ready(String status, String message, String more) {
     replica
         .client
         .nodes()
@@ -54,7 +62,28 @@ class WatchingRemediationTest {
                 + status
                 + "\",\"message\":\""
                 + message
-                + "\"}]}}");
+                + "\"}"
+                + more
+                + "]}}");
+  }
+
+  @Test
+  void aPolicyConditionOnANodeOfANodeSetWithRemediationTriggersIt() {
+    ready("True", "ok", ",{\"type\":\"GpuUnhealthy\",\"status\":\"True\",\"message\":\"Xid 79\"}");
+    // The NodeSet comes after the node's trouble: its policy turning on looks at k1 again.
+    NodeSetResources.generic(replica.client)
+        .resource(
+            K8sObjects.nodeSet(
+                "gpu",
+                "  replicas: 1\n  remediation: {}\n  template:\n    spec:\n      containers:\n"
+                    + "      - name: slurmd\n        image: tandem/slurmd:22.05\n"))
+        .create();
+    Wait.until("trigger", () -> !replica.signals.named(Names.SIGNAL_TRIGGER).isEmpty());
+    RecordingSignals.Sent t = replica.signals.named(Names.SIGNAL_TRIGGER).get(0);
+    assertEquals("remediation/k1", t.target());
+    assertEquals(
+        RemediationTrigger.of(TriggerKind.CONDITION, "GpuUnhealthy=True: Xid 79", "node-watcher"),
+        t.payload());
   }
 
   @Test
