@@ -2,9 +2,11 @@ package dev.tandem.watchers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.remediation.RemediationPolicy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +43,22 @@ class NodeSetPoliciesTest {
     policies.forget(ref);
     assertEquals(List.of(ref, ref), told);
     assertFalse(policies.policy(ref).enabled());
+  }
+
+  @Test
+  void anInvalidSpecLeavesTheLastValidRemediationPolicyInForce() {
+    policies.note(K8sObjects.nodeSet("gpu", "  replicas: 2\n  remediation: {}\n" + TEMPLATE));
+    assertEquals(RemediationPolicy.defaults(), policies.policy(ref));
+    policies.note(
+        K8sObjects.nodeSet(
+            "gpu", "  replicas: -3\n  remediation:\n    notReadyFor: 1m\n" + TEMPLATE));
+    assertEquals(RemediationPolicy.defaults(), policies.policy(ref));
+    policies.note(
+        K8sObjects.nodeSet(
+            "gpu", "  replicas: 2\n  remediation:\n    notReadyFor: 1m\n" + TEMPLATE));
+    assertEquals(60, policies.policy(ref).notReadySeconds());
+    assertTrue(policies.policy(ref).enabled());
+    assertEquals(List.of(ref, ref), told);
   }
 
   @Test
