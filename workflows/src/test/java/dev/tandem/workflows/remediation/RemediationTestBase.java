@@ -139,6 +139,15 @@ public abstract class RemediationTestBase {
     return client.newWorkflowStub(RemediationBudgetWorkflow.class, Names.REMEDIATION_BUDGET_ID);
   }
 
+  /** The budget's status; empty before the first request started it. */
+  protected BudgetStatus budgetStatus() {
+    try {
+      return budget().status();
+    } catch (RuntimeException e) {
+      return new BudgetStatus(null, null, null);
+    }
+  }
+
   protected List<String> nodeCommands(String pod) {
     return client
         .newWorkflowStub(FakeNodeWorkflow.class, Names.nodeWorkflowId("default", pod))
