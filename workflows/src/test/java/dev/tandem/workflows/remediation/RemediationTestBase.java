@@ -17,6 +17,7 @@ import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactoryOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,9 +53,11 @@ public abstract class RemediationTestBase {
         new RootScopeBuilder()
             .reporter(new MicrometerClientStatsReporter(registry))
             .reportEvery(com.uber.m3.util.Duration.ofMillis(10));
-    env =
-        TestWorkflowEnvironment.newInstance(
-            TestEnvironmentOptions.newBuilder().setMetricsScope(metrics).build());
+    TestEnvironmentOptions.Builder o = TestEnvironmentOptions.newBuilder().setMetricsScope(metrics);
+    if (factoryOptions() != null) {
+      o.setWorkerFactoryOptions(factoryOptions());
+    }
+    env = TestWorkflowEnvironment.newInstance(o.build());
     for (String sa : List.of(Names.SA_K8S_NODE, Names.SA_REMEDIATION_STEP)) {
       env.registerSearchAttribute(sa, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     }
@@ -63,6 +66,11 @@ public abstract class RemediationTestBase {
     env.start();
     client = env.getWorkflowClient();
     world.client = client;
+  }
+
+  /** Worker factory options for the environment's worker, or null for the defaults. */
+  protected WorkerFactoryOptions factoryOptions() {
+    return null;
   }
 
   static void register(Worker w, FakeRepair world) {
