@@ -12,7 +12,7 @@ import java.util.List;
  * @param stepSince when it entered {@code step}
  * @param startedAt when the first trigger arrived
  * @param triggers every trigger received, first one first (the first is the cause)
- * @param target what the node was when the ladder began (null while observing)
+ * @param target what the node was when the ladder began, read once at the start (null until read)
  * @param rung index into the policy's steps of the action being tried (-1 before the first)
  * @param lastCheck the last re-check, or null
  * @param outcome one line for a terminal state (why Failed, Dismissed or Recovered), else null

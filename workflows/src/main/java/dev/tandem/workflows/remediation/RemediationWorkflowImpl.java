@@ -176,6 +176,14 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
           .append(rung.action().label())
           .append(")");
     }
+    if (l.step == RemediationStep.WAITING_FOR_SLOT) {
+      b.append(" (waiting for a slot in the budget; see workflow ")
+          .append(Names.REMEDIATION_BUDGET_ID)
+          .append(")");
+    }
+    if (l.jobsTimeoutRecorded) {
+      b.append(" (jobs still run past the timeout; policy WAIT: waiting on)");
+    }
     b.append(", cause ").append(l.cause());
     if (l.outcome != null) {
       b.append("; ").append(l.outcome);

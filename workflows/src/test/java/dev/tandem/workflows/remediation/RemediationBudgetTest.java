@@ -34,6 +34,12 @@ class RemediationBudgetTest extends RemediationTestBase {
     String third = b.waiting().get(1).request().k8sNode();
     assertTrue(b.waiting().get(0).note().contains("NodeSet default/gpu full: 1/1"), b.toString());
     assertTrue(in(second, RemediationStep.WAITING_FOR_SLOT));
+    assertTrue(status(second).step() == RemediationStep.WAITING_FOR_SLOT);
+    var gauge = registry.find(RemediationBudgetWorkflowImpl.WAITING_GAUGE);
+    for (int i = 0; i < 100 && (gauge.gauge() == null || gauge.gauge().value() != 2); i++) {
+      sleepMillis(20);
+    }
+    assertEquals(2, gauge.gauge().value());
     assertTrue(in(third, RemediationStep.WAITING_FOR_SLOT));
     for (String n : List.of("k1", "k2", "k3")) {
       assertEquals(RemediationStep.RECOVERED, result(n));
@@ -85,5 +91,41 @@ class RemediationBudgetTest extends RemediationTestBase {
     List<String> log = world.logCopy();
     assertTrue(log.indexOf("release b1") < log.indexOf("release a1"), log.toString());
     assertTrue(log.indexOf("release a1") < log.indexOf("slurm-drain a2-s"), log.toString());
+  }
+
+  @Test
+  void aGrantToARemediationThatIsGoneIsGivenBackAndTheNextInLineGetsIt() {
+    addNode("k1", policy(JOBS, new RemediationBudget(1, null, 1)), Map.of());
+    world.healedBy.put("k1", RemediationAction.RESTART_SLURMD);
+    // a request whose remediation workflow does not run (it ended before the grant)
+    world.requestSlot(new SlotRequest("ghost", List.of("default/gpu"), 1, null, 1, "x"));
+    trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True");
+    await("k1 recovered", 600, () -> in("k1", RemediationStep.RECOVERED));
+    BudgetStatus b = budgetStatus();
+    assertEquals("remediation workflow not running", b.recent().get(0).note(), b.toString());
+    assertEquals("ghost", b.recent().get(0).request().k8sNode());
+  }
+
+  @Test
+  void aHolderAskingAgainKeepsItsSlotAndGetsItsGrantAgain() {
+    addNode("k1", policy(JOBS, new RemediationBudget(1, null, 1)), Map.of());
+    addNode("k2", policy(JOBS, new RemediationBudget(1, null, 1)), Map.of());
+    world.jobs.put("k1-s", List.of(1L)); // k1 holds its slot while its job runs
+    world.healedBy.put("k1", RemediationAction.RESTART_SLURMD);
+    world.healedBy.put("k2", RemediationAction.RESTART_SLURMD);
+    trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True");
+    await("k1 waits for jobs", 30, () -> in("k1", RemediationStep.WAITING_FOR_JOBS));
+    trigger("k2", TriggerKind.CONDITION, "GpuUnhealthy=True");
+    await("k2 waits", 30, () -> budgetStatus().waiting().size() == 1);
+    world.requestSlot(budgetStatus().holders().get(0).request());
+    env.sleep(java.time.Duration.ofSeconds(5));
+    BudgetStatus b = budgetStatus();
+    assertEquals("k1", b.holders().get(0).request().k8sNode());
+    assertEquals(1, b.holders().size());
+    assertEquals("k2", b.waiting().get(0).request().k8sNode());
+    assertTrue(in("k1", RemediationStep.WAITING_FOR_JOBS), "a late grant changes nothing");
+    world.jobs.put("k1-s", List.of());
+    assertEquals(RemediationStep.RECOVERED, result("k1"));
+    assertEquals(RemediationStep.RECOVERED, result("k2"));
   }
 }
