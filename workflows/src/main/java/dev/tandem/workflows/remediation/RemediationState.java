@@ -12,11 +12,13 @@ import java.util.List;
  * @param stepSince when it entered {@code step}
  * @param startedAt when the first trigger arrived
  * @param triggers every trigger received, first one first (the first is the cause)
- * @param target what the node was when the ladder began (null while observing)
+ * @param target what the node was when the ladder began, read once at the start (null until read)
  * @param rung index into the policy's steps of the action being tried (-1 before the first)
  * @param lastCheck the last re-check, or null
  * @param outcome one line for a terminal state (why Failed, Dismissed or Recovered), else null
  * @param timeline the record shown by {@code tandem history}, bounded (oldest dropped first)
+ * @param actionAt when the current rung's action was carried out, or null if not yet (so that a
+ *     continue-as-new or a restart never repeats it)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RemediationState(
@@ -29,7 +31,24 @@ public record RemediationState(
     int rung,
     NodeHealth lastCheck,
     String outcome,
-    List<RemediationTimelineEntry> timeline) {
+    List<RemediationTimelineEntry> timeline,
+    Instant actionAt) {
+  public RemediationState(
+      String k8sNode,
+      RemediationStep step,
+      Instant stepSince,
+      Instant startedAt,
+      List<RemediationTrigger> triggers,
+      RemediationTarget target,
+      int rung,
+      NodeHealth lastCheck,
+      String outcome,
+      List<RemediationTimelineEntry> timeline) {
+    this(
+        k8sNode, step, stepSince, startedAt, triggers, target, rung, lastCheck, outcome, timeline,
+        null);
+  }
+
   public RemediationState {
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
     timeline = timeline == null ? List.of() : List.copyOf(timeline);

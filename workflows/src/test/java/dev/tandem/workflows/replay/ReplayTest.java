@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
 import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import dev.tandem.workflows.remediation.RemediationBudgetWorkflowImpl;
+import dev.tandem.workflows.remediation.RemediationWorkflowImpl;
 import dev.tandem.workflows.schedule.PodGroupWorkflowImpl;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import io.temporal.testing.WorkflowReplayer;
@@ -54,6 +56,8 @@ class ReplayTest {
         NodeLifecycleWorkflowImpl.class,
         NodeSetWorkflowImpl.class,
         PodScheduleWorkflowImpl.class,
-        PodGroupWorkflowImpl.class);
+        PodGroupWorkflowImpl.class,
+        RemediationWorkflowImpl.class,
+        RemediationBudgetWorkflowImpl.class);
   }
 }

@@ -1,0 +1,75 @@
+package dev.tandem.workflows.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.DrainPolicy;
+import dev.tandem.workflows.model.TimeoutAction;
+import dev.tandem.workflows.remediation.RemediationAction;
+import dev.tandem.workflows.remediation.RemediationBudget;
+import dev.tandem.workflows.remediation.RemediationStep;
+import dev.tandem.workflows.remediation.RemediationTestBase;
+import dev.tandem.workflows.remediation.TriggerKind;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Records the remediation and budget workflows' histories that {@link ReplayTest} replays; runs
+ * only on request, like {@link RecordHistoriesTest}:
+ *
+ * <pre>./mvnw -pl workflows test -Dtest=RecordRemediationHistoriesTest -Dtandem.recordHistories=v1
+ * </pre>
+ */
+class RecordRemediationHistoriesTest extends RemediationTestBase {
+  private static final String TAG = System.getProperty("tandem.recordHistories", "");
+  private static final Path DIR = Path.of("src/test/resources/histories");
+
+  @Test
+  void recordRemediation() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    var budgetOfOne =
+        policy(new DrainPolicy(100, TimeoutAction.FORCE), new RemediationBudget(1, "rack", 1));
+    // the whole ladder to Failed: a busy node forced down, every rung timing out, a garbage
+    // trigger and a second trigger on the way
+    addNode("rec-failed", budgetOfOne, Map.of("rack", "A"));
+    world.jobs.put("rec-failed-s", List.of(42L));
+    trigger("rec-failed", TriggerKind.CONDITION, "GpuUnhealthy=True: Xid 79");
+    await("restarting", 300, () -> in("rec-failed", RemediationStep.RESTARTING_SLURMD));
+    client
+        .newUntypedWorkflowStub(Names.remediationWorkflowId("rec-failed"))
+        .signal(Names.SIGNAL_TRIGGER, Map.of("kind", "Meltdown"));
+    trigger("rec-failed", TriggerKind.SLURM_REASON, "Not responding");
+    remediation("rec-failed").recheck();
+    assertEquals(RemediationStep.FAILED, result("rec-failed"));
+    write("remediation-failed", Names.remediationWorkflowId("rec-failed"));
+
+    // NotReady past the threshold, waiting for the slot, recovered after the restart
+    addNode("rec-recovered", budgetOfOne, Map.of("rack", "A"));
+    addNode("rec-other", budgetOfOne, Map.of("rack", "A"));
+    world.healedBy.put("rec-recovered", RemediationAction.RESTART_SLURMD);
+    world.healedBy.put("rec-other", RemediationAction.REBOOT);
+    trigger("rec-other", TriggerKind.OPERATOR, "bad GPU");
+    await(
+        "rec-other holds the slot",
+        60,
+        () ->
+            !in("rec-other", RemediationStep.WAITING_FOR_SLOT)
+                && !in("rec-other", RemediationStep.OBSERVING));
+    trigger("rec-recovered", TriggerKind.NOT_READY, "Ready=Unknown");
+    assertEquals(RemediationStep.RECOVERED, result("rec-other"));
+    assertEquals(RemediationStep.RECOVERED, result("rec-recovered"));
+    write("remediation-recovered", Names.remediationWorkflowId("rec-recovered"));
+    write("remediation-budget", Names.REMEDIATION_BUDGET_ID);
+  }
+
+  private void write(String name, String workflowId) throws IOException {
+    String json = client.fetchHistory(workflowId).toJson(false);
+    Files.createDirectories(DIR);
+    Files.writeString(DIR.resolve(name + "-" + TAG + ".json"), json);
+  }
+}
