@@ -146,7 +146,7 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
         .signalWithStart(
             Names.SIGNAL_TRIGGER,
             new Object[] {trigger},
-            new Object[] {new RemediationInput(k8sNode, null)});
+            new Object[] {new RemediationInput(k8sNode, null, tuning)});
   }
 
   @Override

@@ -13,6 +13,8 @@ import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.node.NodeLifecycleWorkflowImpl;
 import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
+import dev.tandem.workflows.remediation.RemediationBudgetWorkflowImpl;
+import dev.tandem.workflows.remediation.RemediationWorkflowImpl;
 import dev.tandem.workflows.schedule.PodGroupWorkflowImpl;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -80,7 +82,9 @@ public final class TandemWorker implements AutoCloseable {
         NodeSetWorkflowImpl.class,
         NodeLifecycleWorkflowImpl.class,
         PodScheduleWorkflowImpl.class,
-        PodGroupWorkflowImpl.class);
+        PodGroupWorkflowImpl.class,
+        RemediationWorkflowImpl.class,
+        RemediationBudgetWorkflowImpl.class);
     worker.registerActivitiesImplementations(
         get(KubeActivities.class),
         get(SlurmActivities.class),
