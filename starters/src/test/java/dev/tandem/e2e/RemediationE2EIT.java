@@ -43,8 +43,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  *       remediation reason, its pod is recreated, and it returns to idle.
  *   <li>The condition stays: the ladder escalates to a reboot (the local kubelet restarts the pods
  *       on that node for real) and ends Failed, the Slurm node left drained with the reason, a
- *       Warning event on the Node; the runbook's {@code tandem undrain --owner remediation} then
- *       brings it back.
+ *       Warning event on the Node. The worker is killed (SIGKILL) while the reboot rung waits: the
+ *       restarted one goes on at that step without asking for a second reboot. The runbook's {@code
+ *       tandem undrain --owner remediation} then brings it back.
  * </ol>
  *
  * Both read {@code tandem history <k8s-node>}, which lists each step with its timestamp.
@@ -162,6 +163,17 @@ class RemediationE2EIT {
     Await.until(POD + " in service", LIMIT, EVERY, () -> inService(), b -> b);
     int restartsBefore = restarts();
     setCondition(true);
+    // A crash mid-ladder: the worker is killed while the reboot rung waits for its re-check; the
+    // restarted one resumes at the same step and does not ask for the reboot again.
+    Await.until(
+        "reboot requested",
+        LIMIT,
+        EVERY,
+        RemediationE2EIT::remediation,
+        s -> s.step() == RemediationStep.REBOOTING && actions(s, RemediationStep.REBOOTING) == 1);
+    long killed = e2e.killWorker();
+    e2e.awaitWorkerReady();
+    assertNotEquals(killed, e2e.workerPid(), "a new worker process");
     RemediationState done =
         Await.until(
             "remediation failed",
@@ -173,6 +185,8 @@ class RemediationE2EIT {
     List<RemediationStep> steps =
         done.timeline().stream().map(RemediationTimelineEntry::step).distinct().toList();
     assertTrue(steps.contains(RemediationStep.REBOOTING), steps.toString());
+    assertEquals(
+        1, actions(done, RemediationStep.REBOOTING), "one reboot asked: " + done.timeline());
 
     // The local kubelet carried out the reboot: acknowledged, and the pods on the node restarted.
     Node node = e2e.k8s.nodes().withName(K8S_NODE).get();
@@ -218,6 +232,13 @@ class RemediationE2EIT {
     return e2e.temporal
         .newWorkflowStub(RemediationWorkflow.class, Names.remediationWorkflowId(K8S_NODE))
         .status();
+  }
+
+  /** How many times the ladder acted in {@code step}. */
+  private static long actions(RemediationState s, RemediationStep step) {
+    return s.timeline().stream()
+        .filter(e -> e.step() == step && "action".equals(e.event()))
+        .count();
   }
 
   /** What a GPU health agent does: sets (or clears) the condition in the Node's status. */
