@@ -40,26 +40,27 @@ final class NodeHealthCheck {
 
   NodeHealth check(RemediationTarget target) {
     List<String> problems = new ArrayList<>();
-    kubernetesNode(target, problems);
+    boolean gone = !kubernetesNode(target, problems);
     for (NodeRef n : target.slurmNodes()) {
       pod(n, problems);
       slurmNode(n.slurmName(), problems);
     }
-    return new NodeHealth(problems);
+    return new NodeHealth(problems, gone);
   }
 
-  private void kubernetesNode(RemediationTarget target, List<String> problems) {
+  /** Adds the node's problems; false if, and only if, the API says the node does not exist. */
+  private boolean kubernetesNode(RemediationTarget target, List<String> problems) {
     String name = target.k8sNode();
     Node node;
     try {
       node = RemediationTargets.getNode(client, name);
     } catch (KubernetesClientException e) {
       problems.add("node " + name + ": cannot read it (" + KubeCalls.apiMessage(e) + ")");
-      return;
+      return true;
     }
     if (node == null) {
       problems.add("node " + name + ": does not exist");
-      return;
+      return false;
     }
     List<NodeCondition> conditions =
         node.getStatus() == null || node.getStatus().getConditions() == null
@@ -78,6 +79,7 @@ final class NodeHealthCheck {
         problems.add(type + "=True" + detail(c.getMessage()));
       }
     }
+    return true;
   }
 
   private void pod(NodeRef n, List<String> problems) {

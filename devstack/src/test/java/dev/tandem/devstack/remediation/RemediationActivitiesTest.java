@@ -199,11 +199,14 @@ class RemediationActivitiesTest extends RemediationApiBase {
     assertEquals(
         List.of("pod " + NS + "/" + ns + "-0: being deleted"), activities.check(t).problems());
     client.pods().inNamespace(NS).withName(ns + "-0").withGracePeriod(0).delete();
-    assertEquals(
-        List.of("pod " + NS + "/" + ns + "-0: does not exist"), activities.check(t).problems());
+    NodeHealth withNode = activities.check(t);
+    assertEquals(List.of("pod " + NS + "/" + ns + "-0: does not exist"), withNode.problems());
+    assertFalse(withNode.nodeGone());
     client.nodes().withName(k8s).delete();
     NodeHealth h = activities.check(t);
     assertEquals("node " + k8s + ": does not exist", h.problems().get(0));
+    assertTrue(h.nodeGone(), "a Replace counts a gone node by this flag");
+    assertFalse(h.healthyAfterReplace(), "its slurmd pod is still missing: " + h.problems());
   }
 
   @Test

@@ -15,7 +15,8 @@ import java.util.UUID;
  *   <li>Reboot: poll {@code rebootDone} with the request's token; health is not judged before the
  *       reboot happened (the node may look fine until it goes down).
  *   <li>Re-check every {@code recheckSeconds} or on a {@code recheck} signal: healthy goes to
- *       RETURNING. Unhealthy or unknown (the check failed) waits on.
+ *       RETURNING. Unhealthy or unknown (the check failed) waits on. In the Replace rung a
+ *       Kubernetes node that no longer exists is no problem: its Slurm nodes must be healthy.
  *   <li>At the rung's timeout (counted from entering it, action included) go to the next rung;
  *       after the last one, to FAILED (see {@link Endings#fail}).
  * </ol>
@@ -83,7 +84,11 @@ final class ActionSteps {
     }
     NodeHealth before = l.lastCheck;
     NodeHealth h = fx.check();
-    if (h != null && h.healthy()) {
+    // After a Replace the old Node object may be gone for good (deleted, or the provider brought
+    // the machine back under a new name): then the Slurm nodes, wherever their pods run now,
+    // are what must be healthy.
+    boolean replaced = rung.action() == RemediationAction.REPLACE;
+    if (h != null && (replaced ? h.healthyAfterReplace() : h.healthy())) {
       l.enter(RemediationStep.RETURNING, "recheck-passed", rung.action().label() + " worked");
       return Tick.next();
     }

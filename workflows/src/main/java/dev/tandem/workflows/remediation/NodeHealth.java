@@ -13,9 +13,18 @@ import java.util.List;
  *     responding)}; empty when healthy
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record NodeHealth(List<String> problems) {
+public record NodeHealth(List<String> problems, boolean nodeGone) {
   public NodeHealth {
     problems = problems == null ? List.of() : List.copyOf(problems);
+  }
+
+  public NodeHealth(List<String> problems) {
+    this(problems, false);
+  }
+
+  /** A node whose machine was replaced is gone: healthy if its gone-ness is the only problem. */
+  public boolean healthyAfterReplace() {
+    return healthy() || (nodeGone && problems.size() == 1);
   }
 
   public boolean healthy() {

@@ -70,6 +70,12 @@ public class FakeRepair implements RemediationActivities, SlurmActivities {
 
   // ---- RemediationActivities ----
 
+  /** Nodes a Replace with mode DELETE removed. */
+  final java.util.Set<String> deleted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** What the Slurm side still shows once the node is deleted (none: its pods run elsewhere). */
+  final Map<String, List<String>> slurmProblemsAfterDelete = new ConcurrentHashMap<>();
+
   @Override
   public RemediationTarget target(String k8sNode) {
     RemediationTarget t = targets.get(k8sNode);
@@ -82,6 +88,12 @@ public class FakeRepair implements RemediationActivities, SlurmActivities {
   public NodeHealth check(RemediationTarget target) {
     if (failChecks) {
       throw new IllegalStateException("API server down");
+    }
+    if (deleted.contains(target.k8sNode())) {
+      List<String> p = new java.util.ArrayList<>();
+      p.add("node " + target.k8sNode() + ": does not exist");
+      p.addAll(slurmProblemsAfterDelete.getOrDefault(target.k8sNode(), List.of()));
+      return new NodeHealth(p, true);
     }
     return new NodeHealth(problems.getOrDefault(target.k8sNode(), List.of("unknown node")));
   }
@@ -134,6 +146,9 @@ public class FakeRepair implements RemediationActivities, SlurmActivities {
   public void replaceNode(String k8sNode, ReplaceMode mode, String reason) {
     log.add("replace " + k8sNode + " " + mode);
     act(k8sNode, RemediationAction.REPLACE);
+    if (mode == ReplaceMode.DELETE) {
+      deleted.add(k8sNode);
+    }
   }
 
   @Override

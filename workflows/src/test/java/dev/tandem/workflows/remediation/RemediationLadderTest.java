@@ -113,6 +113,34 @@ class RemediationLadderTest extends RemediationTestBase {
     assertEquals(0, counter(0, RemediationMetrics.FINISHED, "outcome", "Recovered"));
   }
 
+  /** Replace with DELETE: the old Node object is gone for good; its Slurm nodes decide. */
+  @Test
+  void aDeletedNodeWhoseSlurmNodesAreHealthyElsewhereIsRecovered() {
+    addNode("k1", deleting(), Map.of());
+    trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True: Xid 79");
+
+    assertEquals(RemediationStep.RECOVERED, result("k1"));
+    assertEquals(1, world.count("replace k1 DELETE"));
+    RemediationState s = status("k1");
+    assertTrue(s.outcome().contains("Replace"), s.outcome());
+  }
+
+  /** A gone node is no excuse for Slurm nodes that are still not back. */
+  @Test
+  void aDeletedNodeWhoseSlurmNodesStayDownEndsFailed() {
+    addNode("k1", deleting(), Map.of());
+    world.slurmProblemsAfterDelete.put("k1", List.of("k1-s: DOWN (Not responding)"));
+    trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True: Xid 79");
+
+    assertEquals(RemediationStep.FAILED, result("k1"));
+    assertTrue(status("k1").outcome().contains("k1-s: DOWN"), status("k1").outcome());
+  }
+
+  private static RemediationPolicy deleting() {
+    return new RemediationPolicy(
+        true, 60, null, null, STEPS, policy().jobs(), 10, ReplaceMode.DELETE, null);
+  }
+
   @Test
   void aRecheckSignalChecksAtOnceInsteadOfAtTheNextTick() {
     RemediationPolicy slow =
