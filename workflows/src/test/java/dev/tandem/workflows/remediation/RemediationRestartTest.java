@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.Tuning;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
 import io.temporal.worker.WorkerFactoryOptions;
 import java.time.Duration;
 import java.util.List;
@@ -119,17 +117,8 @@ class RemediationRestartTest extends RemediationTestBase {
   }
 
   private void start(String k8sNode, Tuning tuning) {
-    WorkflowStub stub =
-        client.newUntypedWorkflowStub(
-            "Remediation",
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(Names.remediationWorkflowId(k8sNode))
-                .setTaskQueue(Names.TASK_QUEUE)
-                .build());
-    stub.signalWithStart(
-        Names.SIGNAL_TRIGGER,
-        new Object[] {RemediationTrigger.of(TriggerKind.CONDITION, "GpuUnhealthy=True", "test")},
-        new Object[] {new RemediationInput(k8sNode, null, tuning)});
+    trigger(
+        k8sNode, RemediationTrigger.of(TriggerKind.CONDITION, "GpuUnhealthy=True", "test"), tuning);
   }
 
   private String runId(String k8sNode) {

@@ -111,6 +111,11 @@ public abstract class RemediationTestBase {
 
   /** Signal-with-start of {@code trigger}, as the watchers and the CLI do. */
   protected RemediationWorkflow trigger(String k8sNode, Object trigger) {
+    return trigger(k8sNode, trigger, TUNING);
+  }
+
+  /** As {@link #trigger(String, Object)}, the workflow started with {@code tuning}. */
+  protected RemediationWorkflow trigger(String k8sNode, Object trigger, Tuning tuning) {
     WorkflowStub stub =
         client.newUntypedWorkflowStub(
             "Remediation",
@@ -121,7 +126,7 @@ public abstract class RemediationTestBase {
     stub.signalWithStart(
         Names.SIGNAL_TRIGGER,
         new Object[] {trigger},
-        new Object[] {new RemediationInput(k8sNode, null, TUNING)});
+        new Object[] {new RemediationInput(k8sNode, null, tuning)});
     return remediation(k8sNode);
   }
 
