@@ -193,7 +193,8 @@ class TemporalWorkflowSignalsTest {
 
   @Test
   void remediationStartsOneWorkflowPerNodeThatLaterTriggersJoinAndRecheckReaches() {
-    TemporalWorkflowSignals signals = new TemporalWorkflowSignals(client, Tuning.defaults());
+    Tuning tuning = new Tuning(7, 130, 4000, 100, 900, true);
+    TemporalWorkflowSignals signals = new TemporalWorkflowSignals(client, tuning);
     String id = Names.remediationWorkflowId("node-17");
     assertEquals(Optional.empty(), signals.remediationEnded("node-17"), "never ran");
 
@@ -205,7 +206,9 @@ class TemporalWorkflowSignalsTest {
         "started, both triggers",
         Duration.ofSeconds(20),
         () -> RecordingRemediation.triggers.size() == 2);
-    assertEquals(List.of(new RemediationInput("node-17", null)), RecordingRemediation.inputs);
+    // The worker's tuning: a namespace without Tandem's search attributes must not get upserts.
+    assertEquals(
+        List.of(new RemediationInput("node-17", null, tuning)), RecordingRemediation.inputs);
     assertEquals(TriggerKind.CONDITION, RecordingRemediation.triggers.get(0).kind());
     assertEquals("SlurmReason: gpu-a-0: NHC failed", RecordingRemediation.triggers.get(1).cause());
     assertEquals("node-17", RecordingRemediation.nodeAttribute.get(id));
