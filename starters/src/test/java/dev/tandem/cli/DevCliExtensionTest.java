@@ -28,7 +28,18 @@ class DevCliExtensionTest {
   @Test
   void devAndBenchJoinTheOperatorCommandsBeforeHelp() {
     assertEquals(
-        List.of("drain", "undrain", "status", "history", "pods", "worker", "dev", "bench", "help"),
+        List.of(
+            "drain",
+            "undrain",
+            "status",
+            "history",
+            "remediate",
+            "remediations",
+            "pods",
+            "worker",
+            "dev",
+            "bench",
+            "help"),
         List.copyOf(TandemCli.commandLine().getSubcommands().keySet()));
   }
 
