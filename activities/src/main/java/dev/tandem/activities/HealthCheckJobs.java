@@ -84,7 +84,7 @@ final class HealthCheckJobs {
             .nodeCount(nodes.size())
             .timeLimitMinutes(Math.max(1, (hc.timeoutSeconds() + 59) / 60))
             .noRequeue(true)
-            .script(hc.script())
+            .script(withInterpreter(hc.script()))
             .environment(Map.of("PATH", "/usr/local/bin:/usr/bin:/bin"))
             .build();
     long id = slurm.submit(job);
@@ -95,6 +95,11 @@ final class HealthCheckJobs {
         nodes,
         resv);
     return id;
+  }
+
+  /** Slurm runs only scripts that name their interpreter; a bare one gets {@code /bin/sh}. */
+  static String withInterpreter(String script) {
+    return script.startsWith("#!") ? script : "#!/bin/sh\n" + script;
   }
 
   /** A partition every node is in (the first of the first node's), or null for the default. */
