@@ -29,6 +29,9 @@ import java.util.Map;
  * </ol>
  */
 final class ModernReservations {
+  /** ESLURM_RESERVATION_INVALID, "Requested reservation is invalid": no such reservation. */
+  static final int RESERVATION_INVALID = 2052;
+
   private final SlurmTransport transport;
   private final String base;
   private final Clock clock;
@@ -84,7 +87,10 @@ final class ModernReservations {
     } catch (SlurmNotFoundException gone) {
       // gone already
     } catch (SlurmRejectedException e) {
-      if (!e.getMessage().toLowerCase(Locale.ROOT).contains("requested reservation is invalid")) {
+      if (e.errorNumber() != RESERVATION_INVALID
+          && !e.getMessage()
+              .toLowerCase(Locale.ROOT)
+              .contains("requested reservation is invalid")) {
         throw e;
       }
     }
