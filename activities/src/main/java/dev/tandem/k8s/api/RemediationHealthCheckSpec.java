@@ -16,9 +16,10 @@ public class RemediationHealthCheckSpec {
   @Required
   @Size(min = 1, max = 65536)
   @JsonPropertyDescription(
-      "The batch script (with its #! line) run on every Slurm node of the repaired Kubernetes"
-          + " node, in a reservation, as the user Tandem's Slurm token names. Exit 0 passes; any"
-          + " other end fails the check and the node goes back to the remediation step.")
+      "The batch script (without a #! line it runs under /bin/sh), one job allocated every"
+          + " Slurm node of the repaired Kubernetes node, in a reservation, as the user of"
+          + " Tandem's Slurm token; it runs on the first node (srun reaches all). Exit 0 passes;"
+          + " any other end fails the check and the node goes back to the remediation step.")
   private String script;
 
   @Pattern(DrainSpec.DURATION_PATTERN)
