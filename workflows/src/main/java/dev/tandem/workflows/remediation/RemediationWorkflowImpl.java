@@ -183,6 +183,13 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
           .append(Names.REMEDIATION_BUDGET_ID)
           .append(")");
     }
+    if (l.step == RemediationStep.HEALTH_CHECKING && l.check != null) {
+      b.append(" (health-check job ")
+          .append(l.check.jobId() == null ? "not submitted yet" : l.check.jobId())
+          .append(", ")
+          .append(l.check.phase())
+          .append(")");
+    }
     if (l.jobsTimeoutRecorded) {
       b.append(" (jobs still run past the timeout; policy WAIT: waiting on)");
     }
