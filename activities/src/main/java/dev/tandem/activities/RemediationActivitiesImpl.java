@@ -1,10 +1,12 @@
 package dev.tandem.activities;
 
 import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmException;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.activities.RemediationActivities;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.remediation.HealthCheckResult;
 import dev.tandem.workflows.remediation.NodeHealth;
 import dev.tandem.workflows.remediation.RemediationTarget;
 import dev.tandem.workflows.remediation.ReplaceMode;
@@ -40,6 +42,7 @@ public class RemediationActivitiesImpl implements RemediationActivities {
   private final BudgetSignals budget;
   private final RebootAction reboot;
   private final EventRecorder events;
+  private final HealthCheckJobs checks;
 
   /**
    * @param client Tandem's Kubernetes client (without fabric8's own retries, as for the others)
@@ -61,6 +64,7 @@ public class RemediationActivitiesImpl implements RemediationActivities {
     this.budget = new BudgetSignals(Objects.requireNonNull(temporal, "temporal"));
     this.reboot = Objects.requireNonNull(reboot, "reboot");
     this.events = new EventRecorder(client, clock);
+    this.checks = new HealthCheckJobs(slurm);
   }
 
   @Override
@@ -170,6 +174,44 @@ public class RemediationActivitiesImpl implements RemediationActivities {
           k8sNode, Map.of(Names.ANNOTATION_REPLACE_REQUESTED, reason == null ? "" : reason));
       log.info("remediation of node {}: cordoned and marked for replacement", k8sNode);
     }
+  }
+
+  @Override
+  public long startHealthCheck(RemediationTarget target, String token) {
+    if (target == null || target.k8sNode() == null) {
+      throw KubeCalls.rejected("startHealthCheck needs a target");
+    }
+    requireName(target.k8sNode());
+    try {
+      return checks.start(target, token);
+    } catch (SlurmException | IllegalArgumentException e) {
+      throw failure("start the health check of " + target.k8sNode(), e);
+    }
+  }
+
+  @Override
+  public HealthCheckResult healthCheckResult(long jobId) {
+    try {
+      return checks.result(jobId);
+    } catch (SlurmException e) {
+      throw failure("read health-check job " + jobId, e);
+    }
+  }
+
+  @Override
+  public void endHealthCheck(String k8sNode, long jobId) {
+    requireName(k8sNode);
+    try {
+      checks.end(k8sNode, jobId);
+    } catch (SlurmException e) {
+      throw failure("end the health check of " + k8sNode, e);
+    }
+  }
+
+  private static RuntimeException failure(String what, RuntimeException e) {
+    return e instanceof SlurmException s
+        ? SlurmFailures.translate(what, s)
+        : SlurmFailures.rejected(what + ": " + e.getMessage());
   }
 
   @Override

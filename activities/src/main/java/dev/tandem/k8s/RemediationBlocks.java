@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.k8s.api.DrainSpec;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.TimeoutAction;
+import dev.tandem.workflows.remediation.HealthCheck;
 import dev.tandem.workflows.remediation.RemediationBudget;
 import dev.tandem.workflows.remediation.RemediationPolicy;
 import dev.tandem.workflows.remediation.ReplaceMode;
@@ -110,5 +111,33 @@ final class RemediationBlocks {
       return 0;
     }
     return n.asInt();
+  }
+
+  /** Ten minutes: what a GPU burn-in or an NHC run takes, with room to be scheduled. */
+  static final long DEFAULT_HEALTH_CHECK_TIMEOUT = 600;
+
+  /** {@code healthCheck}: null when absent; a problem for an empty script or a zero timeout. */
+  static HealthCheck healthCheck(JsonNode h, List<String> problems) {
+    String path = RemediationReader.PATH + ".healthCheck";
+    if (h == null) {
+      return null;
+    }
+    if (!h.isObject()) {
+      problems.add(path + ": " + quote(h) + " is not an object");
+      return null;
+    }
+    SpecText.unknownFields(h, path, Set.of("script", "timeout"), problems);
+    JsonNode s = member(h, "script");
+    String script = s != null && s.isTextual() ? s.asText() : null;
+    if (script == null || script.isBlank()) {
+      problems.add(
+          path
+              + ".script: "
+              + (s == null ? "missing" : quote(s) + " is empty or not a string")
+              + "; give the batch script the node must pass (exit 0), or remove healthCheck");
+      return null;
+    }
+    long timeout = RemediationReader.duration(member(h, "timeout"), path + ".timeout", problems);
+    return new HealthCheck(script, timeout > 0 ? timeout : DEFAULT_HEALTH_CHECK_TIMEOUT);
   }
 }

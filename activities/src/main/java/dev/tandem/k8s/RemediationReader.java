@@ -5,6 +5,7 @@ import static dev.tandem.k8s.SpecText.quote;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.workflows.model.DrainPolicy;
+import dev.tandem.workflows.remediation.HealthCheck;
 import dev.tandem.workflows.remediation.LadderStep;
 import dev.tandem.workflows.remediation.RemediationAction;
 import dev.tandem.workflows.remediation.RemediationBudget;
@@ -41,7 +42,8 @@ final class RemediationReader {
           "jobs",
           "recheckEvery",
           "replace",
-          "budget");
+          "budget",
+          "healthCheck");
 
   /** A label key or condition type: optional DNS-subdomain prefix and '/', then a name. */
   static final Pattern QUALIFIED_NAME =
@@ -68,11 +70,12 @@ final class RemediationReader {
     long recheck = duration(member(r, "recheckEvery"), PATH + ".recheckEvery", problems);
     ReplaceMode replace = RemediationBlocks.replace(member(r, "replace"), problems);
     RemediationBudget budget = RemediationBlocks.budget(member(r, "budget"), problems);
+    HealthCheck check = RemediationBlocks.healthCheck(member(r, "healthCheck"), problems);
     if (problems.size() > before) {
       return RemediationPolicy.disabled();
     }
     return new RemediationPolicy(
-        enabled, notReady, conditions, reasons, steps, jobs, recheck, replace, budget);
+        enabled, notReady, conditions, reasons, steps, jobs, recheck, replace, budget, check);
   }
 
   private static boolean enabled(JsonNode e, List<String> problems) {

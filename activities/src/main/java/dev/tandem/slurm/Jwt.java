@@ -42,6 +42,25 @@ public final class Jwt {
     }
   }
 
+  /** The {@code sun} claim (the Slurm user the token acts as), or empty if there is none. */
+  public static Optional<String> user(String token) {
+    if (token == null) {
+      return Optional.empty();
+    }
+    String[] parts = token.trim().split("\\.");
+    if (parts.length != 3) {
+      return Optional.empty();
+    }
+    try {
+      JsonNode sun = JSON.readTree(Base64.getUrlDecoder().decode(parts[1])).get("sun");
+      return sun != null && sun.isTextual() && !sun.asText().isBlank()
+          ? Optional.of(sun.asText())
+          : Optional.empty();
+    } catch (IllegalArgumentException | java.io.IOException e) {
+      return Optional.empty();
+    }
+  }
+
   /**
    * An HS256 token for {@code user}, valid from {@code now} until {@code expiresAt}, signed with
    * the raw bytes of Slurm's {@code jwt_hs256.key}.

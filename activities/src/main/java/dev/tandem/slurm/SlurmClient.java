@@ -84,6 +84,35 @@ public interface SlurmClient extends AutoCloseable {
         "create node: slurmrestd " + apiVersion().path() + " cannot create nodes");
   }
 
+  /**
+   * Creates reservation {@code name} over exactly {@code nodes}, starting now, for {@code duration}
+   * (whole minutes, rounded up), with flags {@code MAINT,IGNORE_JOBS} (nodes that are drained or
+   * running jobs are taken as they are), for the token's user (the user Tandem's jobs run as): only
+   * that user's jobs that ask for it run there. Idempotent: a reservation of that name that exists
+   * already is left as it is. {@link SlurmUnsupportedException} where the API version cannot
+   * (v0.0.41).
+   */
+  default void createReservation(String name, List<String> nodes, Duration duration) {
+    throw new SlurmUnsupportedException(
+        "create reservation "
+            + name
+            + ": slurmrestd "
+            + apiVersion().path()
+            + " cannot create reservations (Tandem can on Slurm 22.05 through scontrol and on"
+            + " v0.0.44)");
+  }
+
+  /** Deletes reservation {@code name}; one that does not exist is fine. */
+  default void deleteReservation(String name) {
+    throw new SlurmUnsupportedException(
+        "delete reservation "
+            + name
+            + ": slurmrestd "
+            + apiVersion().path()
+            + " cannot delete reservations (Tandem can on Slurm 22.05 through scontrol and on"
+            + " v0.0.44)");
+  }
+
   /** Submits a job and returns its id. */
   long submit(JobSubmission job);
 

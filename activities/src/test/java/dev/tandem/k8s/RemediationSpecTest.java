@@ -12,6 +12,7 @@ import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.TimeoutAction;
+import dev.tandem.workflows.remediation.HealthCheck;
 import dev.tandem.workflows.remediation.LadderStep;
 import dev.tandem.workflows.remediation.RemediationAction;
 import dev.tandem.workflows.remediation.RemediationBudget;
@@ -76,6 +77,19 @@ class RemediationSpecTest {
   }
 
   @Test
+  void readsTheHealthCheckWithItsDefaultTimeout() {
+    assertEquals(
+        new HealthCheck("#!/bin/sh\nnvidia-smi -q\n", 300),
+        view("{\"healthCheck\":{\"script\":\"#!/bin/sh\\nnvidia-smi -q\\n\",\"timeout\":\"5m\"}}")
+            .remediationPolicy()
+            .healthCheck());
+    assertEquals(
+        new HealthCheck("exit 0", 600),
+        view("{\"healthCheck\":{\"script\":\"exit 0\"}}").remediationPolicy().healthCheck());
+    assertNull(view("{}").remediationPolicy().healthCheck(), "absent: no health check");
+  }
+
+  @Test
   void partialJobsKeepTheRemediationDefaults() {
     assertEquals(
         new DrainPolicy(600, TimeoutAction.FORCE),
@@ -135,6 +149,15 @@ class RemediationSpecTest {
         "{\"budget\":{\"domainLabel\":\"a b\"}}|spec.remediation.budget.domainLabel: \"a b\" is"
             + " not a label key",
         "{\"budget\":{\"max\":2}}|spec.remediation.budget.max: unknown field",
+        "{\"healthCheck\":{\"script\":\"\"}}|spec.remediation.healthCheck.script: \"\" is empty",
+        "{\"healthCheck\":{\"script\":\"  \"}}|spec.remediation.healthCheck.script: \"  \" is"
+            + " empty",
+        "{\"healthCheck\":{\"timeout\":\"5m\"}}|spec.remediation.healthCheck.script: missing",
+        "{\"healthCheck\":{\"script\":\"exit 0\",\"timeout\":\"0m\"}}|spec.remediation"
+            + ".healthCheck.timeout: \"0m\" is zero",
+        "{\"healthCheck\":\"exit 0\"}|spec.remediation.healthCheck: \"exit 0\" is not an object",
+        "{\"healthCheck\":{\"script\":\"exit 0\",\"user\":\"x\"}}|spec.remediation.healthCheck"
+            + ".user: unknown field",
       })
   void anInvalidPolicyIsAProblemNamingTheFieldAndDisablesRemediation(
       String remediation, String expected) {
@@ -156,11 +179,15 @@ class RemediationSpecTest {
         "spec.remediation",
         json(
             "{\"steps\":[{\"action\":\"RestartSlurmd\",\"timeout\":\"5m\"}],"
-                + "\"replace\":{\"mode\":\"Mark\"},\"budget\":{\"maxPerNodeSet\":3}}"));
+                + "\"replace\":{\"mode\":\"Mark\"},\"budget\":{\"maxPerNodeSet\":3},"
+                + "\"healthCheck\":{\"script\":\"exit 0\",\"timeout\":\"2m\"}}"));
     NodeSet typed = Json.MAPPER.convertValue(n, NodeSet.class);
     assertEquals(NodeSetSpecs.toView(n), NodeSetSpecs.toView(typed));
     assertEquals(
         List.of(new LadderStep(RemediationAction.RESTART_SLURMD, 300)),
         NodeSetSpecs.toView(typed).remediationPolicy().steps());
+    assertEquals(
+        new HealthCheck("exit 0", 120),
+        NodeSetSpecs.toView(typed).remediationPolicy().healthCheck());
   }
 }

@@ -65,6 +65,11 @@ public class RemediationSpec {
       "How many nodes may be in remediation at once, per NodeSet and per topology domain.")
   private RemediationBudgetSpec budget;
 
+  @JsonPropertyDescription(
+      "Optional: a Slurm batch job that must pass on the node after a step's re-check passed,"
+          + " before the node returns to service. Absent: no health-check job.")
+  private RemediationHealthCheckSpec healthCheck;
+
   public Boolean getEnabled() {
     return enabled;
   }
@@ -135,5 +140,13 @@ public class RemediationSpec {
 
   public void setBudget(RemediationBudgetSpec budget) {
     this.budget = budget;
+  }
+
+  public RemediationHealthCheckSpec getHealthCheck() {
+    return healthCheck;
+  }
+
+  public void setHealthCheck(RemediationHealthCheckSpec healthCheck) {
+    this.healthCheck = healthCheck;
   }
 }

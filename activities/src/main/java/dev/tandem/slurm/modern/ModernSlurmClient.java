@@ -202,6 +202,29 @@ public abstract class ModernSlurmClient implements SlurmClient {
     Responses.requireSuccess(ctx, r);
   }
 
+  /** Whether this version serves {@code POST /reservation} (v0.0.44 does; v0.0.41 has none). */
+  protected boolean servesReservations() {
+    return false;
+  }
+
+  /** See {@link ModernReservations}. */
+  @Override
+  public void createReservation(String name, List<String> nodes, Duration duration) {
+    if (!servesReservations()) {
+      SlurmClient.super.createReservation(name, nodes, duration);
+    }
+    new ModernReservations(transport, base, java.time.Clock.systemUTC())
+        .create(name, nodes, duration);
+  }
+
+  @Override
+  public void deleteReservation(String name) {
+    if (!servesReservations()) {
+      SlurmClient.super.deleteReservation(name);
+    }
+    new ModernReservations(transport, base, java.time.Clock.systemUTC()).delete(name);
+  }
+
   @Override
   public long submit(JobSubmission job) {
     String ctx = "submit job " + job.name();

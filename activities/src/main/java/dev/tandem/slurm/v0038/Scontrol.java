@@ -1,5 +1,7 @@
 package dev.tandem.slurm.v0038;
 
+import dev.tandem.slurm.Jwt;
+import dev.tandem.slurm.Reservations;
 import dev.tandem.slurm.SlurmException;
 import dev.tandem.slurm.SlurmNotFoundException;
 import dev.tandem.slurm.SlurmRejectedException;
@@ -118,6 +120,50 @@ class Scontrol {
     Result r = run(args);
     if (r.exitCode() != 0) {
       throw toException(r.output(), "scontrol update NodeName=" + node + " " + settings[0]);
+    }
+  }
+
+  /**
+   * {@code scontrol create reservation ReservationName=name StartTime=now Duration=<min> Nodes=a,b
+   * Users=<token's user> Flags=MAINT,IGNORE_JOBS}; a duplicate name is fine (idempotent).
+   */
+  void createReservation(String name, List<String> nodes, Duration duration) {
+    Reservations.checkName(name);
+    List<String> ns = Reservations.checkNodes(nodes);
+    long minutes = Reservations.minutes(duration);
+    String user =
+        Jwt.user(tokens.token())
+            .orElseThrow(
+                () ->
+                    new SlurmUnauthorizedException(
+                        "create reservation " + name + ": the Slurm token names no user (sun)"));
+    Result r =
+        run(
+            "create",
+            "reservation",
+            "ReservationName=" + name,
+            "StartTime=now",
+            "Duration=" + minutes,
+            "Nodes=" + String.join(",", ns),
+            "Users=" + user,
+            "Flags=" + String.join(",", Reservations.FLAGS));
+    if (r.exitCode() != 0) {
+      if (r.output().toLowerCase(Locale.ROOT).contains("duplicate reservation name")) {
+        return; // created by an earlier (retried) call
+      }
+      throw toException(r.output(), "scontrol create reservation " + name);
+    }
+  }
+
+  /** {@code scontrol delete ReservationName=name}; one that does not exist is fine. */
+  void deleteReservation(String name) {
+    Reservations.checkName(name);
+    Result r = run("delete", "ReservationName=" + name);
+    if (r.exitCode() != 0) {
+      if (r.output().toLowerCase(Locale.ROOT).contains("requested reservation is invalid")) {
+        return; // gone already
+      }
+      throw toException(r.output(), "scontrol delete ReservationName=" + name);
     }
   }
 

@@ -354,6 +354,18 @@ public final class SlurmClientV0038 implements SlurmClient {
             + " nodes only when slurmd -Z registers or by 'scontrol create nodename=...'");
   }
 
+  /** Through {@code scontrol create reservation} (22.05's REST API has no reservation writes). */
+  @Override
+  public void createReservation(String name, List<String> nodes, Duration duration) {
+    scontrol.createReservation(name, nodes, duration);
+  }
+
+  /** Through {@code scontrol delete ReservationName=...}. */
+  @Override
+  public void deleteReservation(String name) {
+    scontrol.deleteReservation(name);
+  }
+
   @Override
   public void close() {
     transport.close();

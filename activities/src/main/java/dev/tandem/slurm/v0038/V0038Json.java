@@ -107,8 +107,17 @@ final class V0038Json {
         instant(j, "preempt_time"),
         limit < 0 || limit >= NO_VAL32 ? null : limit,
         j.hasNonNull("exit_code") && j.get("exit_code").canConvertToInt()
-            ? j.get("exit_code").asInt()
+            ? exitCode(j.get("exit_code").asInt())
             : null);
+  }
+
+  /**
+   * 22.05 reports the raw wait status ({@code exit 3} is 768, SIGTERM is 15); {@link SlurmJob}
+   * speaks the shell convention, as the v0.0.41+ adapters do: the return code, or 128+signal.
+   */
+  static int exitCode(int waitStatus) {
+    int signal = waitStatus & 0x7f;
+    return signal != 0 ? 128 + signal : (waitStatus >> 8) & 0xff;
   }
 
   /** Every job of a listing; as {@link #nodes}, a listing that cannot be read whole fails. */

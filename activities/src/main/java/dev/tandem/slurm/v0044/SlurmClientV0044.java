@@ -24,4 +24,10 @@ public final class SlurmClientV0044 extends ModernSlurmClient {
   protected boolean servesNewNode() {
     return true;
   }
+
+  /** {@code POST /reservation}, {@code DELETE /reservation/{name}} (see ModernReservations). */
+  @Override
+  protected boolean servesReservations() {
+    return true;
+  }
 }

@@ -76,6 +76,13 @@ class V0038JsonTest {
   }
 
   @Test
+  void exitCodesAreDecodedFromTheWaitStatus() {
+    assertEquals(0, V0038Json.exitCode(0));
+    assertEquals(3, V0038Json.exitCode(3 << 8), "exit 3");
+    assertEquals(137, V0038Json.exitCode(9), "SIGKILL");
+  }
+
+  @Test
   void parsesACancelledJob() {
     SlurmJob j =
         V0038Json.jobs(
@@ -84,7 +91,7 @@ class V0038JsonTest {
                 "t")
             .get(0);
     assertEquals("CANCELLED", j.state());
-    assertEquals(15, j.exitCode());
+    assertEquals(143, j.exitCode(), "raw wait status 15 (SIGTERM): 128 + 15");
     assertTrue(j.endTime() != null);
     assertTrue(j.finished());
   }

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.activities;
 
 import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.remediation.HealthCheckResult;
 import dev.tandem.workflows.remediation.NodeHealth;
 import dev.tandem.workflows.remediation.RemediationTarget;
 import dev.tandem.workflows.remediation.ReplaceMode;
@@ -70,4 +71,24 @@ public interface RemediationActivities {
   /** A Kubernetes Event on the Node object (best effort: never fails the caller). */
   @ActivityMethod
   void nodeEvent(String k8sNode, String type, String reason, String message);
+
+  /**
+   * Starts the policy's health check on {@code target}'s Slurm nodes: creates reservation {@code
+   * tandem-check-<k8sNode>} over them (flags MAINT, IGNORE_JOBS; for the check's timeout plus a
+   * margin), then submits one job {@code tandem-check-<token>} in it with the policy's script, or
+   * finds the one submitted before with that token. Returns the job id.
+   */
+  @ActivityMethod
+  long startHealthCheck(RemediationTarget target, String token);
+
+  /**
+   * The health-check job's outcome: RUNNING (pending or running), PASSED (completed, exit 0) or
+   * FAILED (anything else, and a job Slurm no longer knows).
+   */
+  @ActivityMethod
+  HealthCheckResult healthCheckResult(long jobId);
+
+  /** Cancels the job if it still runs and deletes the node's check reservation. Idempotent. */
+  @ActivityMethod
+  void endHealthCheck(String k8sNode, long jobId);
 }

@@ -15,8 +15,10 @@ import java.util.UUID;
  *   <li>Reboot: poll {@code rebootDone} with the request's token; health is not judged before the
  *       reboot happened (the node may look fine until it goes down).
  *   <li>Re-check every {@code recheckSeconds} or on a {@code recheck} signal: healthy goes to
- *       RETURNING. Unhealthy or unknown (the check failed) waits on. In the Replace rung a
- *       Kubernetes node that no longer exists is no problem: its Slurm nodes must be healthy.
+ *       RETURNING, or first to HEALTH_CHECKING when the policy has a health-check job (see {@link
+ *       HealthChecks}; a failed one comes back here). Unhealthy or unknown (the check failed) waits
+ *       on. In the Replace rung a Kubernetes node that no longer exists is no problem: its Slurm
+ *       nodes must be healthy.
  *   <li>At the rung's timeout (counted from entering it, action included) go to the next rung;
  *       after the last one, to FAILED (see {@link Endings#fail}).
  * </ol>
@@ -24,10 +26,16 @@ import java.util.UUID;
 final class ActionSteps {
   private final Ladder l;
   private final LadderEffects fx;
+  private final HealthChecks checks;
 
   ActionSteps(Ladder l, LadderEffects fx) {
     this.l = l;
     this.fx = fx;
+    this.checks = new HealthChecks(l, fx);
+  }
+
+  Tick healthChecking() {
+    return checks.checking();
   }
 
   /** Enters rung {@code r} of the policy's steps, or FAILING when there is none left. */
@@ -89,6 +97,9 @@ final class ActionSteps {
     // are what must be healthy.
     boolean replaced = rung.action() == RemediationAction.REPLACE;
     if (h != null && (replaced ? h.healthyAfterReplace() : h.healthy())) {
+      if (checks.begin(rung.action().label())) {
+        return Tick.next();
+      }
       l.enter(RemediationStep.RETURNING, "recheck-passed", rung.action().label() + " worked");
       return Tick.next();
     }

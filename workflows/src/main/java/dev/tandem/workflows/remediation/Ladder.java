@@ -26,6 +26,7 @@ final class Ladder {
   NodeHealth lastCheck;
   String outcome;
   Instant actionAt;
+  RemediationState.CheckState check;
   private final Deque<RemediationTimelineEntry> timeline = new ArrayDeque<>();
 
   // Not carried: a new run asks again (the budget re-sends grants, rebootDone answers again).
@@ -56,6 +57,7 @@ final class Ladder {
     l.lastCheck = c.lastCheck();
     l.outcome = c.outcome();
     l.actionAt = c.actionAt();
+    l.check = c.check();
     l.timeline.addAll(c.timeline());
     return l;
   }
@@ -72,7 +74,8 @@ final class Ladder {
         lastCheck,
         outcome,
         List.copyOf(timeline),
-        actionAt);
+        actionAt,
+        check);
   }
 
   static long now() {

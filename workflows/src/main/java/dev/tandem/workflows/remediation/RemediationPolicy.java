@@ -20,6 +20,8 @@ import java.util.List;
  * @param recheckSeconds how often a step re-checks health while it waits
  * @param replaceMode what {@code Replace} does to the Kubernetes node
  * @param budget how many nodes may be in remediation at once
+ * @param healthCheck a Slurm job that must pass after the re-check before the node returns, or null
+ *     for none
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RemediationPolicy(
@@ -31,7 +33,8 @@ public record RemediationPolicy(
     DrainPolicy jobs,
     long recheckSeconds,
     ReplaceMode replaceMode,
-    RemediationBudget budget) {
+    RemediationBudget budget,
+    HealthCheck healthCheck) {
 
   public static final long DEFAULT_NOT_READY_SECONDS = 300;
   public static final List<String> DEFAULT_CONDITIONS = List.of("GpuUnhealthy", "KernelDeadlock");
@@ -47,6 +50,30 @@ public record RemediationPolicy(
   public static final DrainPolicy DEFAULT_JOBS = new DrainPolicy(7200, TimeoutAction.FORCE);
 
   public static final long DEFAULT_RECHECK_SECONDS = 30;
+
+  /** The policy without a health check (as before it existed; recorded histories use it). */
+  public RemediationPolicy(
+      boolean enabled,
+      long notReadySeconds,
+      List<String> conditions,
+      List<String> slurmReasons,
+      List<LadderStep> steps,
+      DrainPolicy jobs,
+      long recheckSeconds,
+      ReplaceMode replaceMode,
+      RemediationBudget budget) {
+    this(
+        enabled,
+        notReadySeconds,
+        conditions,
+        slurmReasons,
+        steps,
+        jobs,
+        recheckSeconds,
+        replaceMode,
+        budget,
+        null);
+  }
 
   public RemediationPolicy {
     conditions = conditions == null ? DEFAULT_CONDITIONS : List.copyOf(conditions);

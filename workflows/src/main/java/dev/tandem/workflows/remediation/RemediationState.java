@@ -19,6 +19,8 @@ import java.util.List;
  * @param timeline the record shown by {@code tandem history}, bounded (oldest dropped first)
  * @param actionAt when the current rung's action was carried out, or null if not yet (so that a
  *     continue-as-new or a restart never repeats it)
+ * @param check the health check under way (in {@link RemediationStep#HEALTH_CHECKING}, and the
+ *     count of checks started so far), or null before the first
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RemediationState(
@@ -32,7 +34,25 @@ public record RemediationState(
     NodeHealth lastCheck,
     String outcome,
     List<RemediationTimelineEntry> timeline,
-    Instant actionAt) {
+    Instant actionAt,
+    CheckState check) {
+  public RemediationState(
+      String k8sNode,
+      RemediationStep step,
+      Instant stepSince,
+      Instant startedAt,
+      List<RemediationTrigger> triggers,
+      RemediationTarget target,
+      int rung,
+      NodeHealth lastCheck,
+      String outcome,
+      List<RemediationTimelineEntry> timeline,
+      Instant actionAt) {
+    this(
+        k8sNode, step, stepSince, startedAt, triggers, target, rung, lastCheck, outcome, timeline,
+        actionAt, null);
+  }
+
   public RemediationState(
       String k8sNode,
       RemediationStep step,
@@ -46,7 +66,7 @@ public record RemediationState(
       List<RemediationTimelineEntry> timeline) {
     this(
         k8sNode, step, stepSince, startedAt, triggers, target, rung, lastCheck, outcome, timeline,
-        null);
+        null, null);
   }
 
   public RemediationState {
@@ -62,4 +82,19 @@ public record RemediationState(
         .map(RemediationTrigger::cause)
         .orElse(null);
   }
+
+  /**
+   * A health-check job's progress, carried so that a continue-as-new or a worker restart never
+   * submits twice or loses the job.
+   *
+   * @param count health checks started in this remediation (the current one included); part of the
+   *     job's deterministic token
+   * @param phase where the current one stands
+   * @param jobId the Slurm job, or null before it was submitted
+   * @param rungSince when the rung being re-checked was entered (its timeout counts from there)
+   * @param failure why it failed (phase ENDING_FAILED), else null
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record CheckState(
+      int count, HealthCheckPhase phase, Long jobId, Instant rungSince, String failure) {}
 }

@@ -20,6 +20,11 @@ public enum RemediationStep {
   REBOOTING("Rebooting", false),
   /** Cordon, then delete the Kubernetes node or mark it for the provider; wait for health. */
   REPLACING("Replacing", false),
+  /**
+   * The re-check passed and the policy has a health check: a Slurm job on the node, in a
+   * reservation, must pass before the node returns (a failure goes back to the rung).
+   */
+  HEALTH_CHECKING("HealthChecking", false),
   /** Healthy again: lifting Tandem's remediation drain (never an administrator's). */
   RETURNING("Returning", false),
   /** Done: the node is back in service. */

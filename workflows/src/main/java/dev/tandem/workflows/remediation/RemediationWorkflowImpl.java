@@ -26,7 +26,8 @@ import java.time.Instant;
  *       drains.
  *   <li>WaitingForJobs: see {@link JobWait} (timeout, then WAIT or FORCE).
  *   <li>The policy's rungs in order (restart slurmd, reboot, replace): see {@link ActionSteps}; the
- *       first re-check that passes goes to Returning, the last rung's timeout to Failed.
+ *       first re-check that passes goes to Returning (through HealthChecking when the policy has a
+ *       health-check job, {@link HealthChecks}), the last rung's timeout to Failed.
  *   <li>Returning / Failed: see {@link Endings}; both give the slot back. RECOVERED, FAILED and
  *       DISMISSED end the workflow (a new trigger then starts a new one).
  * </ol>
@@ -103,6 +104,7 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
       case DRAINING -> early.draining();
       case WAITING_FOR_JOBS -> jobs.waitingForJobs();
       case RESTARTING_SLURMD, REBOOTING, REPLACING -> actions.act();
+      case HEALTH_CHECKING -> actions.healthChecking();
       case RETURNING -> endings.returning();
       case RECOVERED, FAILED, DISMISSED -> Tick.next();
     };
@@ -179,6 +181,13 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
     if (l.step == RemediationStep.WAITING_FOR_SLOT) {
       b.append(" (waiting for a slot in the budget; see workflow ")
           .append(Names.REMEDIATION_BUDGET_ID)
+          .append(")");
+    }
+    if (l.step == RemediationStep.HEALTH_CHECKING && l.check != null) {
+      b.append(" (health-check job ")
+          .append(l.check.jobId() == null ? "not submitted yet" : l.check.jobId())
+          .append(", ")
+          .append(l.check.phase())
           .append(")");
     }
     if (l.jobsTimeoutRecorded) {

@@ -57,6 +57,13 @@ public final class Versions {
    */
   public static final String LOCAL_SCHEDULING_CALLS = "local-scheduling-calls";
 
+  /**
+   * Version 1: a remediation whose policy has a health check runs it (HealthChecking) after a
+   * rung's re-check passed, before Returning. Reached only with {@code
+   * spec.remediation.healthCheck} set, which no history before it has. Remediation workflow.
+   */
+  public static final String REMEDIATION_HEALTH_CHECK = "remediation-health-check";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.of(
@@ -69,6 +76,8 @@ public final class Versions {
           EVICTABLE,
           1,
           LOCAL_SCHEDULING_CALLS,
+          1,
+          REMEDIATION_HEALTH_CHECK,
           1);
 
   /**

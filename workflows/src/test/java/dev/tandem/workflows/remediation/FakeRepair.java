@@ -151,6 +151,24 @@ public class FakeRepair implements RemediationActivities, SlurmActivities {
     }
   }
 
+  /** The health-check jobs (startHealthCheck, healthCheckResult, endHealthCheck). */
+  public final FakeHealthChecks checks = new FakeHealthChecks(this);
+
+  @Override
+  public long startHealthCheck(RemediationTarget target, String token) {
+    return checks.start(target, token);
+  }
+
+  @Override
+  public HealthCheckResult healthCheckResult(long jobId) {
+    return checks.result(jobId);
+  }
+
+  @Override
+  public void endHealthCheck(String k8sNode, long jobId) {
+    checks.end(k8sNode, jobId);
+  }
+
   @Override
   public void nodeEvent(String k8sNode, String type, String reason, String message) {
     events.add(k8sNode + " " + type + " " + reason + ": " + message);

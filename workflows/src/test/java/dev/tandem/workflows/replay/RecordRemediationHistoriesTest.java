@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.TimeoutAction;
+import dev.tandem.workflows.remediation.HealthCheck;
 import dev.tandem.workflows.remediation.RemediationAction;
 import dev.tandem.workflows.remediation.RemediationBudget;
+import dev.tandem.workflows.remediation.RemediationPolicy;
 import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTestBase;
 import dev.tandem.workflows.remediation.TriggerKind;
@@ -65,6 +67,42 @@ class RecordRemediationHistoriesTest extends RemediationTestBase {
     assertEquals(RemediationStep.RECOVERED, result("rec-recovered"));
     write("remediation-recovered", Names.remediationWorkflowId("rec-recovered"));
     write("remediation-budget", Names.REMEDIATION_BUDGET_ID);
+  }
+
+  /**
+   * A health-check job that fails once (drained again, back to the rung) and then passes.
+   *
+   * <pre>./mvnw -pl workflows test -Dtest=RecordRemediationHistoriesTest#recordHealthCheck
+   *     -Dtandem.recordHistories=v1</pre>
+   */
+  @Test
+  void recordHealthCheck() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    RemediationPolicy p = policy();
+    addNode(
+        "rec-check",
+        new RemediationPolicy(
+            true,
+            p.notReadySeconds(),
+            null,
+            null,
+            STEPS,
+            p.jobs(),
+            p.recheckSeconds(),
+            p.replaceMode(),
+            p.budget(),
+            new HealthCheck("#!/bin/sh\nexit 0\n", 40)),
+        Map.of());
+    world.healedBy.put("rec-check", RemediationAction.RESTART_SLURMD);
+    world.checks.exitCode = 3;
+    trigger("rec-check", TriggerKind.CONDITION, "GpuUnhealthy=True: Xid 79");
+    await(
+        "the first check failed",
+        300,
+        () -> world.logCopy().stream().anyMatch(l -> l.startsWith("end-check rec-check")));
+    world.checks.exitCode = 0;
+    assertEquals(RemediationStep.RECOVERED, result("rec-check"));
+    write("remediation-healthcheck", Names.remediationWorkflowId("rec-check"));
   }
 
   private void write(String name, String workflowId) throws IOException {
