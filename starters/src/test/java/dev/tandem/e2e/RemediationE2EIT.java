@@ -40,7 +40,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  *
  * <ol>
  *   <li>The condition clears after the slurmd pod was restarted: the Slurm node drains with the
- *       remediation reason, its pod is recreated, and it returns to idle.
+ *       remediation reason, its pod is recreated, a health-check job runs on it in a maintenance
+ *       reservation, and it returns to idle.
  *   <li>The condition stays: the ladder escalates to a reboot (the local kubelet restarts the pods
  *       on that node for real) and ends Failed, the Slurm node left drained with the reason, a
  *       Warning event on the Node. The worker is killed (SIGKILL) while the reboot rung waits: the
@@ -65,7 +66,8 @@ class RemediationE2EIT {
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.start(Map.of());
-    e2e.apply(manifest("120s", "60s"));
+    e2e.apply(
+        manifest("120s", "60s", "    healthCheck: {script: \"hostname; exit 0\", timeout: 60s}\n"));
     Await.until(POD + " in service", LIMIT, EVERY, () -> inService(), b -> b);
     assertEquals(K8S_NODE, e2e.pod(POD).orElseThrow().getSpec().getNodeName());
   }
@@ -91,7 +93,7 @@ class RemediationE2EIT {
    * One node pinned to local-2, remediation on for GpuUnhealthy; fast re-checks and rungs of the
    * given timeouts (what a lab would tune down).
    */
-  private static String manifest(String restartTimeout, String rebootTimeout) {
+  private static String manifest(String restartTimeout, String rebootTimeout, String more) {
     return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
         + SET
         + "\n  namespace: default\nspec:\n  replicas: 1\n  template:\n    spec:\n"
@@ -110,7 +112,8 @@ class RemediationE2EIT {
         + "}\n"
         + "    - {action: Reboot, timeout: "
         + rebootTimeout
-        + "}\n";
+        + "}\n"
+        + more;
   }
 
   @Test
@@ -149,17 +152,19 @@ class RemediationE2EIT {
             RemediationStep.WAITING_FOR_SLOT,
             RemediationStep.DRAINING,
             RemediationStep.RESTARTING_SLURMD,
+            RemediationStep.HEALTH_CHECKING,
             RemediationStep.RETURNING,
             RemediationStep.RECOVERED)) {
       assertTrue(stampedLine(history, s.label()), s.label() + " with a timestamp in:\n" + history);
     }
     assertTrue(!history.contains("Rebooting"), "no reboot was needed:\n" + history);
+    assertTrue(history.contains("health-check-passed"), "the job ran in Slurm:\n" + history);
   }
 
   @Test
   @Order(2)
   void aConditionThatStaysEscalatesToARebootAndEndsFailed() throws Exception {
-    e2e.apply(manifest("15s", "25s"));
+    e2e.apply(manifest("15s", "25s", ""));
     Await.until(POD + " in service", LIMIT, EVERY, () -> inService(), b -> b);
     int restartsBefore = restarts();
     setCondition(true);
