@@ -12,6 +12,7 @@
 #   TANDEM_SLURM_PORT_BASE      slurmctld port; +3 = slurmrestd (6817)
 #   TANDEM_SLURM_NODE_PORT_BASE first slurmd port               (17001)
 #   TANDEM_SLURM_NODES          number of static nodes n1..nN   (4)
+#   TANDEM_SLURM_NODES_UP       static nodes given a slurmd     (all; fewer for listing benches)
 #   TANDEM_SLURM_POOLS          FUTURE pool nodes, prefix:count (spare:4,gpu-a:8,e2e:8,wt:4,cli:4)
 #   TANDEM_SLURM_POOL_CPUS      CPUs each pool node declares (32; more than the machine has)
 #   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
@@ -22,6 +23,7 @@ DIR=${TANDEM_SLURM_DIR:-/var/tmp/tandem-slurm}
 PORT_BASE=${TANDEM_SLURM_PORT_BASE:-6817}
 NODE_PORT_BASE=${TANDEM_SLURM_NODE_PORT_BASE:-17001}
 NODES=${TANDEM_SLURM_NODES:-4}
+NODES_UP=${TANDEM_SLURM_NODES_UP:-$NODES}
 POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
 POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
@@ -161,7 +163,7 @@ case ${1:-} in
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
