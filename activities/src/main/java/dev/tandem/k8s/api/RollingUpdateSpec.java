@@ -1,7 +1,11 @@
 package dev.tandem.k8s.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crdv2.generator.v1.SchemaCustomizer;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.IntOrString;
 
 /**
@@ -14,6 +18,9 @@ import io.fabric8.kubernetes.api.model.IntOrString;
  * only to its own type). The CRD test asserts the result.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!has(self.domainOrder) || has(self.topologyKey)",
+    message = "domainOrder needs topologyKey, the node label naming the domain")
 @SchemaCustomizer(
     value = SchemaCustomizer.MergePatchCustomizer.class,
     input =
@@ -39,7 +46,50 @@ public class RollingUpdateSpec {
       "How many nodes may be drained or replaced at once: a number (1) or a percentage of"
           + " replicas ('25%', rounded down, at least 1). Default 1.";
 
+  /** A Kubernetes label key: optional DNS-subdomain prefix and '/', then a name. */
+  public static final String LABEL_KEY_PATTERN =
+      "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+          + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
+
+  /** The domain orders, spelled as in the resource. */
+  public enum DomainOrder {
+    @JsonProperty("idleFirst")
+    idleFirst,
+    @JsonProperty("name")
+    name
+  }
+
   private IntOrString maxUnavailable;
+
+  @Pattern(LABEL_KEY_PATTERN)
+  @JsonPropertyDescription(
+      "A Kubernetes node label naming a topology domain (e.g. topology.tandem.dev/block). Set:"
+          + " the update goes one domain at a time (the label's value on the node each pod runs"
+          + " on; unlabelled or unscheduled pods form the domain \"\", last), at most"
+          + " maxUnavailable of that domain's nodes out at once (a percentage counts the"
+          + " domain's nodes), and never nodes of two domains out at once.")
+  private String topologyKey;
+
+  @JsonPropertyDescription(
+      "With topologyKey: idleFirst (default) rolls domains where no Slurm job runs first, then by"
+          + " name; name rolls them by name.")
+  private DomainOrder domainOrder;
+
+  public String getTopologyKey() {
+    return topologyKey;
+  }
+
+  public void setTopologyKey(String topologyKey) {
+    this.topologyKey = topologyKey;
+  }
+
+  public DomainOrder getDomainOrder() {
+    return domainOrder;
+  }
+
+  public void setDomainOrder(DomainOrder domainOrder) {
+    this.domainOrder = domainOrder;
+  }
 
   public IntOrString getMaxUnavailable() {
     return maxUnavailable;
