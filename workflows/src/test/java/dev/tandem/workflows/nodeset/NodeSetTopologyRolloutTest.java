@@ -118,4 +118,49 @@ class NodeSetTopologyRolloutTest extends WorkflowTestBase {
     assertEquals(2, cluster.maxOutOfService());
     assertEquals(List.of(), cluster.violations());
   }
+
+  /** Continue-as-new every 200 events: the domain in progress and each node's survive it. */
+  @Test
+  void theDomainInProgressSurvivesContinueAsNew() {
+    cluster.labelNode("k8s-0", KEY, "a");
+    cluster.labelNode("k8s-1", KEY, "a");
+    cluster.labelNode("k8s-2", KEY, "b");
+    UpdateStrategy byBlock = UpdateStrategy.rolling("1").byTopology(KEY, UpdateStrategy.BY_NAME);
+    NodeSetWorkflow wf =
+        startNodeSet(
+            "can",
+            spec(1, "a", byBlock),
+            new dev.tandem.workflows.model.Tuning(1, 10, 200, 200, 120, true));
+    await("6 ready", 120, () -> allReady(wf, 6));
+    cluster.track(pods("can"));
+    cluster.trackDomains(KEY);
+    wf.specChanged(spec(2, "b", byBlock));
+    await("all at b", 900, () -> allAt(wf, "b"));
+    assertEquals(List.of("a", "b"), cluster.domainsTaken());
+    assertEquals(1, cluster.maxDomainsOut());
+    assertEquals(1, cluster.maxOutOfService());
+    long runs =
+        client
+            .getWorkflowServiceStubs()
+            .blockingStub()
+            .getWorkflowExecutionHistory(
+                io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest.newBuilder()
+                    .setNamespace("default")
+                    .setExecution(
+                        io.temporal.api.common.v1.WorkflowExecution.newBuilder()
+                            .setWorkflowId(dev.tandem.workflows.Names.nodeSetWorkflowId(NS, "can"))
+                            .build())
+                    .build())
+            .getHistory()
+            .getEventsList()
+            .stream()
+            .filter(e -> e.hasWorkflowExecutionStartedEventAttributes())
+            .filter(
+                e ->
+                    !e.getWorkflowExecutionStartedEventAttributes()
+                        .getContinuedExecutionRunId()
+                        .isEmpty())
+            .count();
+    assertTrue(runs > 0, "the rollout spanned a continue-as-new");
+  }
 }
