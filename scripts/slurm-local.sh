@@ -16,6 +16,8 @@
 #   TANDEM_SLURM_POOL_CPUS      CPUs each pool node declares (32; more than the machine has)
 #   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
 #   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
+#   TANDEM_SLURM_MAX_NODES      MaxNodeCount: declared + dynamic nodes (256)
+#   TANDEM_SLURM_FEATURE_PARTITIONS partitions over feature node sets (gpu:gpu+h100+a100)
 set -euo pipefail
 
 DIR=${TANDEM_SLURM_DIR:-/var/tmp/tandem-slurm}
@@ -25,6 +27,8 @@ NODES=${TANDEM_SLURM_NODES:-4}
 POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
 POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
+MAX_NODES=${TANDEM_SLURM_MAX_NODES:-256}
+FEATURE_PARTITIONS=${TANDEM_SLURM_FEATURE_PARTITIONS:-gpu:gpu+h100+a100}
 API=v0.0.38
 CTLD_PORT=$PORT_BASE
 REST_PORT=$((PORT_BASE + 3))
@@ -161,7 +165,7 @@ case ${1:-} in
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
