@@ -3,6 +3,7 @@
 #
 #   scripts/slurm-local.sh install | start | stop | status | token [LIFESPAN_S] | env
 #                          | node-up NAME | node-down NAME | rest-stop | rest-kill | rest-start
+#                          | dyn-up NAME [CONF] | dyn-down NAME   (a dynamic node, slurmd -Z)
 #
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
@@ -161,11 +162,13 @@ case ${1:-} in
   env) cat "$ENV_FILE" 2>/dev/null || die "no env file at $ENV_FILE: run '$0 start'" ;;
   node-up) lock && cmd_node_up "${2:-}" ;;
   node-down) lock && cmd_node_down "${2:-}" ;;
+  dyn-up) lock && cmd_dyn_up "${2:-}" "${3:-}" ;;
+  dyn-down) lock && cmd_dyn_down "${2:-}" ;;
   rest-stop) lock && cmd_rest_stop TERM ;;
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
   *)
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
