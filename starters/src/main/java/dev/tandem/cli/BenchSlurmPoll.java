@@ -112,8 +112,8 @@ final class BenchSlurmPoll implements Callable<Integer> {
       scriptEnv.put("TANDEM_SLURM_NODE_PORT_BASE", Integer.toString(NODE_PORT_BASE));
       scriptEnv.put("TANDEM_SLURM_NODES", Integer.toString(nodes));
       scriptEnv.put("TANDEM_SLURM_NODES_UP", "2");
-      scriptEnv.put("TANDEM_SLURM_MAX_NODES", Integer.toString(nodes + 16));
-      scriptEnv.put("TANDEM_SLURM_POOLS", "");
+      scriptEnv.put("TANDEM_SLURM_MAX_NODES", Integer.toString(nodes + 256));
+      scriptEnv.put("TANDEM_SLURM_POOLS", "spare:1"); // the script has no "no pools"
       Path script = LocalSlurmScript.find(scriptEnv);
       // A leftover instance may have another node count: always start from a fresh config.
       LocalSlurmScript.run(script, scriptEnv, LocalSlurmScript.STOP_TIMEOUT, "stop");
