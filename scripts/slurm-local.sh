@@ -3,6 +3,7 @@
 #
 #   scripts/slurm-local.sh install | start | stop | status | token [LIFESPAN_S] | env
 #                          | node-up NAME | node-down NAME | rest-stop | rest-kill | rest-start
+#                          | topology FILE | reconfigure
 #
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
@@ -16,6 +17,8 @@
 #   TANDEM_SLURM_POOL_CPUS      CPUs each pool node declares (32; more than the machine has)
 #   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
 #   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
+#   TANDEM_SLURM_TOPOLOGY       none, or tree: TopologyPlugin=topology/tree and a topology.conf
+#                               (`topology FILE` installs Tandem's; docs/topology.md) (none)
 set -euo pipefail
 
 DIR=${TANDEM_SLURM_DIR:-/var/tmp/tandem-slurm}
@@ -25,6 +28,7 @@ NODES=${TANDEM_SLURM_NODES:-4}
 POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
 POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
+TOPOLOGY=${TANDEM_SLURM_TOPOLOGY:-none}
 API=v0.0.38
 CTLD_PORT=$PORT_BASE
 REST_PORT=$((PORT_BASE + 3))
@@ -160,8 +164,10 @@ case ${1:-} in
   rest-stop) lock && cmd_rest_stop TERM ;;
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
+  topology) lock && cmd_topology "${2:-}" ;;
+  reconfigure) timeout 30 scontrol reconfigure ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
