@@ -64,6 +64,15 @@ public final class Versions {
    */
   public static final String REMEDIATION_HEALTH_CHECK = "remediation-health-check";
 
+  /**
+   * Version 1: a RollingUpdate with {@code rollingUpdate.topologyKey} goes one topology domain at a
+   * time: the NodeSet workflow reads the label of the Kubernetes nodes its pods run on (activity
+   * {@code nodeLabelValues}) and updates at most maxUnavailable nodes of one domain, never taking a
+   * node while one of another domain is out ({@code TopologyRollout}). Reached only with a topology
+   * key, which no history before it has. NodeSet workflow.
+   */
+  public static final String TOPOLOGY_ROLLOUT = "topology-rollout";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.of(
@@ -78,6 +87,8 @@ public final class Versions {
           LOCAL_SCHEDULING_CALLS,
           1,
           REMEDIATION_HEALTH_CHECK,
+          1,
+          TOPOLOGY_ROLLOUT,
           1);
 
   /**
