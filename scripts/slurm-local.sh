@@ -4,6 +4,7 @@
 #   scripts/slurm-local.sh install | start | stop | status | token [LIFESPAN_S] | env
 #                          | node-up NAME | node-down NAME | rest-stop | rest-kill | rest-start
 #                          | dyn-up NAME [CONF] | dyn-down NAME   (a dynamic node, slurmd -Z)
+#                          | topology FILE | reconfigure
 #
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
@@ -20,6 +21,8 @@
 #   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
 #   TANDEM_SLURM_MAX_NODES      MaxNodeCount: declared + dynamic nodes (256)
 #   TANDEM_SLURM_FEATURE_PARTITIONS partitions over feature node sets (gpu:gpu+h100+a100)
+#   TANDEM_SLURM_TOPOLOGY       none, or tree: TopologyPlugin=topology/tree and a topology.conf
+#                               (`topology FILE` installs Tandem's; docs/topology.md) (none)
 set -euo pipefail
 
 DIR=${TANDEM_SLURM_DIR:-/var/tmp/tandem-slurm}
@@ -32,6 +35,7 @@ POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
 MAX_NODES=${TANDEM_SLURM_MAX_NODES:-256}
 FEATURE_PARTITIONS=${TANDEM_SLURM_FEATURE_PARTITIONS:-gpu:gpu+h100+a100}
+TOPOLOGY=${TANDEM_SLURM_TOPOLOGY:-none}
 API=v0.0.38
 CTLD_PORT=$PORT_BASE
 REST_PORT=$((PORT_BASE + 3))
@@ -169,8 +173,10 @@ case ${1:-} in
   rest-stop) lock && cmd_rest_stop TERM ;;
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
+  topology) lock && cmd_topology "${2:-}" ;;
+  reconfigure) timeout 30 scontrol reconfigure ;;
   *)
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

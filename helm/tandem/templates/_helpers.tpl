@@ -118,10 +118,28 @@ app.kubernetes.io/component: worker
 
 {{/* Volumes every Slurm pod here has: slurm.conf and friends, the munge key and socket. */}}
 {{- define "tandem.slurm.volumes" -}}
+{{- if .Values.config.TANDEM_TOPOLOGY }}
+# slurm.conf and friends plus the topology file the worker publishes (ConfigMap tandem-topology,
+# optional: slurmctld starts before the first publication). A projected volume, not a subPath
+# mount, so the kubelet refreshes the file when the worker rewrites it (docs/topology.md).
+- name: slurm-conf
+  projected:
+    defaultMode: 0755
+    sources:
+      - configMap:
+          name: {{ include "tandem.fullname" . }}-slurm-conf
+      - configMap:
+          name: tandem-topology
+          optional: true
+          items:
+            - key: {{ include "tandem.slurm.topologyFile" . }}
+              path: {{ include "tandem.slurm.topologyFile" . }}
+{{- else }}
 - name: slurm-conf
   configMap:
     name: {{ include "tandem.fullname" . }}-slurm-conf
     defaultMode: 0755
+{{- end }}
 - name: munge-key
   secret:
     secretName: {{ include "tandem.slurm.mungeSecretName" . }}
@@ -136,4 +154,10 @@ app.kubernetes.io/component: worker
   readOnly: true
 - name: munge-run
   mountPath: /run/munge
+{{- end }}
+
+{{/* The topology file slurmctld reads: topology.yaml (Slurm 25.05+) or topology.conf. */}}
+{{- define "tandem.slurm.topologyFile" -}}
+{{- $f := .Values.slurm.topology.file | default "yaml" -}}
+{{- if eq $f "yaml" -}}topology.yaml{{- else if eq $f "conf" -}}topology.conf{{- else -}}{{- fail "slurm.topology.file must be yaml or conf" -}}{{- end -}}
 {{- end }}

@@ -156,4 +156,62 @@ class ChartSlurmTest {
         Exception.class,
         () -> Chart.template(VALUES, Map.of("slurm.accounting.passwordSecret", "")));
   }
+
+  /** The slurm-conf volume of slurmctld: projected with tandem-topology when topology is on. */
+  private static io.fabric8.kubernetes.api.model.Volume slurmConfVolume(List<HasMetadata> objects) {
+    return named(objects, StatefulSet.class, "tandem-slurmctld")
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getVolumes()
+        .stream()
+        .filter(v -> v.getName().equals("slurm-conf"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void topologyIsMountedIntoSlurmctldWhenConfigured() {
+    List<HasMetadata> off = Chart.render(VALUES, Map.of());
+    assertNotNull(slurmConfVolume(off).getConfigMap());
+    String offConf = named(off, ConfigMap.class, "tandem-slurm-conf").getData().get("slurm.conf");
+    assertTrue(!offConf.contains("TopologyPlugin"), offConf);
+
+    String tree = "tree:topology.tandem.dev/spine,topology.tandem.dev/leaf";
+    List<HasMetadata> yaml = Chart.render(VALUES, Map.of("config.TANDEM_TOPOLOGY", tree));
+    var sources = slurmConfVolume(yaml).getProjected().getSources();
+    assertEquals("tandem-slurm-conf", sources.get(0).getConfigMap().getName());
+    assertEquals("tandem-topology", sources.get(1).getConfigMap().getName());
+    assertEquals(true, sources.get(1).getConfigMap().getOptional());
+    assertEquals("topology.yaml", sources.get(1).getConfigMap().getItems().get(0).getKey());
+    // topology.yaml names its plugins itself; TopologyPlugin only goes with topology.conf.
+    String yamlConf = named(yaml, ConfigMap.class, "tandem-slurm-conf").getData().get("slurm.conf");
+    assertTrue(!yamlConf.contains("TopologyPlugin"), yamlConf);
+
+    List<HasMetadata> conf =
+        Chart.render(VALUES, Map.of("config.TANDEM_TOPOLOGY", tree, "slurm.topology.file", "conf"));
+    assertEquals(
+        "topology.conf",
+        slurmConfVolume(conf)
+            .getProjected()
+            .getSources()
+            .get(1)
+            .getConfigMap()
+            .getItems()
+            .get(0)
+            .getKey());
+    assertTrue(
+        named(conf, ConfigMap.class, "tandem-slurm-conf")
+            .getData()
+            .get("slurm.conf")
+            .contains("TopologyPlugin=topology/tree\n"));
+    List<HasMetadata> block =
+        Chart.render(
+            VALUES, Map.of("config.TANDEM_TOPOLOGY", "block:b", "slurm.topology.file", "conf"));
+    assertTrue(
+        named(block, ConfigMap.class, "tandem-slurm-conf")
+            .getData()
+            .get("slurm.conf")
+            .contains("TopologyPlugin=topology/block\n"));
+  }
 }

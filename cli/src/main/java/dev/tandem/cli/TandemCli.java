@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       RemediateCommand.class,
       RemediationsCommand.class,
       PodsCommand.class,
+      TopologyCommand.class,
       WorkerCommand.class
     })
 public final class TandemCli implements Runnable {

@@ -24,6 +24,7 @@ class TandemCliCommandsTest {
             "remediate",
             "remediations",
             "pods",
+            "topology",
             "worker",
             "help"),
         List.copyOf(TandemCli.commandLine().getSubcommands().keySet()));

@@ -170,6 +170,7 @@ public final class DevStack implements AutoCloseable {
   private LocalTemporal temporal;
   private LocalApiServer api;
   private LocalKubelet kubelet;
+  private LocalTopology topology;
   private WorkerProcess worker;
   private Path kubeconfig;
 
@@ -245,6 +246,9 @@ public final class DevStack implements AutoCloseable {
                 .withLauncher(records.launcher(new OsProcessLauncher()))
                 .withLogDir(stateDir.resolve("logs"))
                 .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30)));
+    topology =
+        LocalTopology.startIfEnabled(
+            api.client(), slurm.script(), options.slurmEnv(), stateDir, log);
     int httpPort = options.httpPort() == 0 ? freePort() : options.httpPort();
     worker = new WorkerProcess(stateDir, httpPort, workerEnvHook.apply(workerEnv(httpPort)), log);
     step("Tandem worker and watchers (a separate JVM; log " + worker.logFile() + ")");
@@ -328,8 +332,16 @@ public final class DevStack implements AutoCloseable {
     return cleanedUp;
   }
 
+  /** The topology.conf the stack last installed into the local Slurm, or null (none, or off). */
+  public String installedTopology() {
+    return topology == null ? null : topology.installed();
+  }
+
   @Override
   public void close() {
+    if (topology != null) {
+      quietly(topology::close);
+    }
     if (worker != null) {
       quietly(worker::close);
     }

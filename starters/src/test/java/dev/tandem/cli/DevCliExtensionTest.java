@@ -36,6 +36,7 @@ class DevCliExtensionTest {
             "remediate",
             "remediations",
             "pods",
+            "topology",
             "worker",
             "dev",
             "bench",

@@ -81,6 +81,7 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
 
   private volatile Duration redeliverAfter = REDELIVER_AFTER;
   private volatile RemediationWatch remediation;
+  private volatile Runnable labelsChanged = () -> {};
 
   /** How a pass treats a (pod, owner) whose state this watcher has not asked for yet. */
   private enum Pass {
@@ -119,6 +120,11 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
     this.remediation = r;
   }
 
+  /** Called when a node is added or deleted or its labels change (the topology follows them). */
+  void onLabelsChanged(Runnable r) {
+    this.labelsChanged = r;
+  }
+
   /** A node in the cache, or null. */
   Node cached(String name) {
     SharedIndexInformer<Node> informer = informer();
@@ -134,6 +140,7 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
 
   @Override
   protected void onAdd(Node n) {
+    labelsChanged.run();
     String seen = firstPass.remove(n.getMetadata().getName());
     if (primed && !Objects.equals(seen, n.getMetadata().getResourceVersion())) {
       apply(n, Pass.FULL); // a node added later: its pods are new too
@@ -142,12 +149,16 @@ public final class K8sNodeWatcher extends InformerWatcher<Node> {
 
   @Override
   protected void onUpdate(Node old, Node n, boolean resyncPass) {
+    if (!Objects.equals(old.getMetadata().getLabels(), n.getMetadata().getLabels())) {
+      labelsChanged.run();
+    }
     apply(n, resyncPass ? Pass.RESYNC : Pass.CHANGE);
   }
 
   // The pods on a deleted node are lost too; the pod watcher and node workflows take over.
   @Override
   protected void onDelete(Node n, boolean unknownFinalState) {
+    labelsChanged.run();
     RemediationWatch r = remediation;
     if (r != null) {
       r.nodeGone(n.getMetadata().getName());

@@ -95,6 +95,24 @@ public final class Watchers implements AutoCloseable {
       Lease lease,
       Reachability reachability) {}
 
+  /**
+   * The topology the watchers publish (docs/topology.md).
+   *
+   * @param spec {@code TANDEM_TOPOLOGY}; off publishes nothing
+   * @param namespace where the ConfigMap {@code tandem-topology} lives (the worker's namespace)
+   * @param debounce how long after a pod or node change the topology is rendered
+   * @param repair how often the ConfigMap is read back and repaired
+   */
+  public record TopologyConfig(
+      dev.tandem.topology.TopologySpec spec, String namespace, Duration debounce, Duration repair) {
+    public static final TopologyConfig OFF =
+        new TopologyConfig(
+            dev.tandem.topology.TopologySpec.OFF,
+            "default",
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(1));
+  }
+
   private final KubernetesClient k8s;
   private final SlurmClient slurm;
   private final WorkflowSignals signals;
@@ -107,6 +125,7 @@ public final class Watchers implements AutoCloseable {
   private Duration superviseEvery = Duration.ofSeconds(10);
   private Duration deadAfter = Duration.ofSeconds(60);
   private volatile Watching watching;
+  private volatile TopologyConfig topology = TopologyConfig.OFF;
   private volatile LeaderLoop election;
   private volatile long lastSuperviseNanos;
   private boolean supervised;
@@ -130,6 +149,12 @@ public final class Watchers implements AutoCloseable {
   synchronized Watchers supervision(Duration every, Duration dead) {
     this.superviseEvery = every;
     this.deadAfter = dead;
+    return this;
+  }
+
+  /** What topology to publish from the next term of watching on (off by default). */
+  public Watchers topology(TopologyConfig t) {
+    this.topology = t;
     return this;
   }
 
@@ -164,7 +189,7 @@ public final class Watchers implements AutoCloseable {
     }
     metrics.leader(true);
     log.info("{} starts watching", cfg.lease().identity());
-    Watching w = new Watching(k8s, slurm, signals, metrics, cfg, clock);
+    Watching w = new Watching(k8s, slurm, signals, metrics, cfg, clock, topology);
     watching = w;
     if (!supervised) {
       supervised = true;

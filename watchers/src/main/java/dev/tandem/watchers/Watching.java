@@ -31,6 +31,7 @@ final class Watching implements AutoCloseable {
   final NodeSetWatcher nodeSets;
   final SlurmPoller poller;
   final ClusterHealthReporter health;
+  final TopologyPublisher topology; // null when off
   private final WatcherMetrics metrics;
   private final Map<String, Long> notRunningSince = new ConcurrentHashMap<>();
   private volatile boolean closed;
@@ -41,7 +42,8 @@ final class Watching implements AutoCloseable {
       WorkflowSignals signals,
       WatcherMetrics metrics,
       Watchers.Config cfg,
-      Clock clock) {
+      Clock clock,
+      Watchers.TopologyConfig topo) {
     this.metrics = metrics;
     coalescer = new Coalescer(cfg.signalThreads(), Duration.ofMillis(500), metrics);
     // One cache of the CRD's uid for the budgets (NodeSet watcher) and the pods' anchors.
@@ -95,10 +97,29 @@ final class Watching implements AutoCloseable {
     nodes.remediation(remediation);
     poller.remediation(remediation);
     nodeSets.onPolicyChanged(remediation::policyChanged);
+    topology =
+        topo.spec().enabled()
+            ? new TopologyPublisher(
+                k8s,
+                topo.namespace(),
+                topo.spec(),
+                pods::all,
+                nodes::cached,
+                () -> pods.synced() && nodes.synced(),
+                metrics,
+                topo.debounce(),
+                topo.repair())
+            : null;
+    if (topology != null) {
+      nodes.onLabelsChanged(topology::changed);
+    }
     pods.onPodChanged(
         p -> {
           nodes.podChanged(p);
           poller.podChanged(p);
+          if (topology != null) {
+            topology.changed();
+          }
         });
     pods.onPodSeen(new PodAnchors(k8s, crdAnchor, coalescer, metrics)::check);
     poller.routeJobs(scheduling);
@@ -114,6 +135,9 @@ final class Watching implements AutoCloseable {
     nodes.start();
     if (abandoned()) {
       return;
+    }
+    if (topology != null) {
+      topology.start(); // after both caches listed: its first pass publishes at once
     }
     nodeSets.start();
     if (abandoned()) {
@@ -197,6 +221,9 @@ final class Watching implements AutoCloseable {
     closed = true;
     poller.close();
     health.close();
+    if (topology != null) {
+      topology.close();
+    }
     nodeSets.close();
     scheduling.close();
     nodes.close();

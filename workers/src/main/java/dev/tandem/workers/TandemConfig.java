@@ -1,5 +1,6 @@
 package dev.tandem.workers;
 
+import dev.tandem.topology.TopologySpec;
 import dev.tandem.workflows.model.Tuning;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -82,6 +83,10 @@ public record TandemConfig(
    *     reachability is checked
    * @param healthResend {@code TANDEM_CLUSTER_HEALTH_RESEND}: how often NodeSets are told the
    *     current reachability again
+   * @param topology {@code TANDEM_TOPOLOGY}: the node labels the Slurm topology is rendered from
+   *     (docs/topology.md); off by default
+   * @param topologyNamespace where the ConfigMap {@code tandem-topology} is written: the worker's
+   *     own namespace ({@code POD_NAMESPACE}), where the chart's slurmctld mounts it
    */
   public record Watching(
       boolean enabled,
@@ -99,7 +104,9 @@ public record TandemConfig(
       Duration leaseRenewDeadline,
       Duration leaseRetryPeriod,
       Duration kubernetesProbe,
-      Duration healthResend) {}
+      Duration healthResend,
+      TopologySpec topology,
+      String topologyNamespace) {}
 
   /**
    * The Temporal worker.
@@ -168,7 +175,9 @@ public record TandemConfig(
             env.duration(
                 "TANDEM_KUBERNETES_PROBE_INTERVAL", Duration.ofSeconds(5), Duration.ofMillis(500)),
             env.duration(
-                "TANDEM_CLUSTER_HEALTH_RESEND", Duration.ofSeconds(60), Duration.ofSeconds(1)));
+                "TANDEM_CLUSTER_HEALTH_RESEND", Duration.ofSeconds(60), Duration.ofSeconds(1)),
+            topology(env),
+            env.string("POD_NAMESPACE", "default"));
     checkLease(watching);
     Tuning tuning =
         new Tuning(
@@ -237,6 +246,14 @@ public record TandemConfig(
       return InetAddress.getLocalHost().getHostName();
     } catch (Exception e) {
       return "tandem";
+    }
+  }
+
+  private static TopologySpec topology(Env env) {
+    try {
+      return TopologySpec.parse(env.string("TANDEM_TOPOLOGY", null));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
     }
   }
 

@@ -224,25 +224,31 @@ public final class TandemModule extends AbstractModule {
       Clock clock) {
     TandemConfig.Watching w = cfg.watching();
     return new Watchers(
-        k8s,
-        slurm,
-        signals,
-        metrics,
-        new Watchers.Config(
-            w.informerResync(),
-            w.slurmInterval(),
-            w.slurmPendingInterval(),
-            w.slurmFullResync(),
-            w.unhealthyConditions(),
-            w.signalThreads(),
-            new Watchers.Lease(
-                w.leaseNamespace(),
-                w.leaseName(),
-                w.identity(),
-                w.leaseDuration(),
-                w.leaseRenewDeadline(),
-                w.leaseRetryPeriod()),
-            new Watchers.Reachability(w.kubernetesProbe(), w.healthResend())),
-        clock);
+            k8s,
+            slurm,
+            signals,
+            metrics,
+            new Watchers.Config(
+                w.informerResync(),
+                w.slurmInterval(),
+                w.slurmPendingInterval(),
+                w.slurmFullResync(),
+                w.unhealthyConditions(),
+                w.signalThreads(),
+                new Watchers.Lease(
+                    w.leaseNamespace(),
+                    w.leaseName(),
+                    w.identity(),
+                    w.leaseDuration(),
+                    w.leaseRenewDeadline(),
+                    w.leaseRetryPeriod()),
+                new Watchers.Reachability(w.kubernetesProbe(), w.healthResend())),
+            clock)
+        .topology(
+            new Watchers.TopologyConfig(
+                w.topology(),
+                w.topologyNamespace(),
+                Watchers.TopologyConfig.OFF.debounce(),
+                Watchers.TopologyConfig.OFF.repair()));
   }
 }

@@ -186,4 +186,20 @@ class BadConfigTest {
         "SLURM_JWT_KEY_FILE=" + f + " cannot be read (no such file, or no access)",
         refused("SLURM_JWT_KEY_FILE", f));
   }
+
+  @Test
+  void topologyThatIsNeitherTreeNorBlock() {
+    assertEquals(
+        "TANDEM_TOPOLOGY=\"mesh:a\": it must start with tree: or block: (or be off); expected"
+            + " tree:<top-label>,...,<leaf-label>, block:<label> or off",
+        refused("TANDEM_TOPOLOGY", "mesh:a"));
+  }
+
+  @Test
+  void topologyBlockWithTwoLabels() {
+    assertEquals(
+        "TANDEM_TOPOLOGY=\"block:a,b\": block takes exactly one label; expected"
+            + " tree:<top-label>,...,<leaf-label>, block:<label> or off",
+        refused("TANDEM_TOPOLOGY", "block:a,b"));
+  }
 }

@@ -76,4 +76,19 @@ class TandemConfigTest {
             + " TANDEM_LEASE_RETRY_PERIOD (2000ms)",
         e.getMessage());
   }
+
+  @Test
+  void topologyIsOffByDefaultAndReadFromTandemTopology() {
+    assertEquals(dev.tandem.topology.TopologySpec.OFF, watching(Map.of()).topology());
+    TandemConfig.Watching w =
+        watching(
+            Map.of(
+                "TANDEM_TOPOLOGY",
+                "tree:topology.tandem.dev/spine,topology.tandem.dev/leaf",
+                "POD_NAMESPACE",
+                "hpc"));
+    assertEquals(
+        "tree:topology.tandem.dev/spine,topology.tandem.dev/leaf", w.topology().toString());
+    assertEquals("hpc", w.topologyNamespace());
+  }
 }
