@@ -64,6 +64,14 @@ public final class Versions {
    */
   public static final String REMEDIATION_HEALTH_CHECK = "remediation-health-check";
 
+  /**
+   * Version 1: a node at rest (ready or drained, no signal) doubles its safety re-read wait from
+   * the resync interval up to {@code Tuning.restMaxSeconds} while re-reads find nothing the
+   * watchers did not report; any signal or news starts again at the resync interval. Only timer
+   * durations change. Node workflow, at run start.
+   */
+  public static final String REST_BACKOFF = "rest-backoff";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.of(
@@ -78,6 +86,8 @@ public final class Versions {
           LOCAL_SCHEDULING_CALLS,
           1,
           REMEDIATION_HEALTH_CHECK,
+          1,
+          REST_BACKOFF,
           1);
 
   /**
