@@ -72,6 +72,13 @@ public final class Versions {
    */
   public static final String REST_BACKOFF = "rest-backoff";
 
+  /**
+   * Version 1: the remediation budget continues as new once its history is long even while signals
+   * keep coming (before, only after an hour without any). Asked only once the history is past the
+   * bound, which no recorded history reaches. Remediation budget workflow.
+   */
+  public static final String BUDGET_BOUND = "budget-bound";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.of(
@@ -88,6 +95,8 @@ public final class Versions {
           REMEDIATION_HEALTH_CHECK,
           1,
           REST_BACKOFF,
+          1,
+          BUDGET_BOUND,
           1);
 
   /**
