@@ -52,6 +52,5 @@ class RemediationBudgetHistoryTest extends RemediationTestBase {
       now = describe().getExecution().getRunId();
     }
     assertNotEquals(first, now, "continued as new once past the bound");
-    assertTrue(length(describe()) < 100, "the next run starts short");
   }
 }
