@@ -134,9 +134,12 @@ public class SlurmActivitiesImpl implements SlurmActivities {
    * <ol>
    *   <li>Read a snapshot begun at most {@link SlurmView#FRESH} before this call (shared with every
    *       drain wait asking about then).
-   *   <li>If that snapshot shows the node drained or down, it is enough: the node took no new job
+   *   <li>If that snapshot shows the node's DRAIN flag, it is enough: the node took no new job
    *       after the snapshot's node listing, and its job listing began after that, so it shows
-   *       every job that can still be on the node.
+   *       every job that can still be on the node. Slurm never lifts a drain by itself (a DOWN node
+   *       without it may return to service on its own, ReturnToService, so DOWN alone is not
+   *       enough); only an explicit undrain, a new job and a drain again, all within the 500 ms of
+   *       one snapshot, could slip past.
    *   <li>Otherwise (the drain may have been set after the snapshot began, or the node is not in
    *       it) read a snapshot begun after this call: exactly what a listing of its own would show.
    *   <li>A snapshot that could not be made fails the call (Temporal retries): never "no jobs".
@@ -149,7 +152,7 @@ public class SlurmActivitiesImpl implements SlurmActivities {
         () -> {
           SlurmView.Snapshot snap = view.read(SlurmView.FRESH);
           SlurmNode node = snap.nodes().get(name);
-          if (node == null || !(node.drainFlag() || node.down())) {
+          if (node == null || !node.drainFlag()) {
             snap = view.read(Duration.ZERO);
           }
           List<Long> ids = new ArrayList<>();

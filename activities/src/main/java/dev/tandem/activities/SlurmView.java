@@ -32,9 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>A refresh that fails changes nothing (neither the view nor the {@code update_time} it lists
  *       from next) and fails its readers (fail closed: never an empty "no jobs"); the next reader
  *       refreshes again.
- *   <li>Nodes are listed before jobs so that a node shown drained (or down) in a snapshot took no
- *       new job after the job listing began: that listing shows every job that can still be on it
- *       ({@link SlurmActivitiesImpl#jobsOnNode}).
+ *   <li>Nodes are listed before jobs so that a node shown drained in a snapshot took no new job
+ *       after the job listing began: that listing shows every job that can still be on it ({@link
+ *       SlurmActivitiesImpl#jobsOnNode}).
  * </ol>
  */
 public final class SlurmView {

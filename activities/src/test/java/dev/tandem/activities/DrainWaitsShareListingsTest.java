@@ -172,6 +172,36 @@ class DrainWaitsShareListingsTest {
   }
 
   @Test
+  void aDownNodeWithoutTheDrainFlagIsNotEnough() {
+    // DOWN without DRAIN may return to service by itself (ReturnToService) and take a job.
+    List<SlurmNode> nodes = new ArrayList<>();
+    nodes.add(
+        new SlurmNode(
+            "gpu-0",
+            "down",
+            Set.of("NOT_RESPONDING"),
+            "Not responding",
+            "slurm",
+            null,
+            8,
+            0,
+            1000,
+            "",
+            "",
+            List.of("gpu"),
+            List.of(),
+            null,
+            "gpu-0",
+            T0,
+            null,
+            "22.05.8"));
+    when(slurm.listNodes(any())).thenReturn(new Listing<>(true, nodes, U1));
+    when(slurm.listJobs(any())).thenReturn(new Listing<>(true, List.of(), U1));
+    act.jobsOnNode("gpu-0");
+    assertEquals(2, view.refreshes(), "a listing begun after the ask, not the shared snapshot");
+  }
+
+  @Test
   void anUnchangedIncrementalListingKeepsTheJobsItHad() {
     cluster(4, 4);
     act.jobsOnNode("gpu-0");
