@@ -3,6 +3,7 @@
 #
 #   scripts/slurm-local.sh install | start | stop | status | token [LIFESPAN_S] | env
 #                          | node-up NAME | node-down NAME | rest-stop | rest-kill | rest-start
+#                          | dyn-up NAME [CONF] | dyn-down NAME   (a dynamic node, slurmd -Z)
 #
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
@@ -12,19 +13,25 @@
 #   TANDEM_SLURM_PORT_BASE      slurmctld port; +3 = slurmrestd (6817)
 #   TANDEM_SLURM_NODE_PORT_BASE first slurmd port               (17001)
 #   TANDEM_SLURM_NODES          number of static nodes n1..nN   (4)
+#   TANDEM_SLURM_NODES_UP       static nodes given a slurmd     (all; fewer for listing benches)
 #   TANDEM_SLURM_POOLS          FUTURE pool nodes, prefix:count (spare:4,gpu-a:8,e2e:8,wt:4,cli:4)
 #   TANDEM_SLURM_POOL_CPUS      CPUs each pool node declares (32; more than the machine has)
 #   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
 #   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
+#   TANDEM_SLURM_MAX_NODES      MaxNodeCount: declared + dynamic nodes (256)
+#   TANDEM_SLURM_FEATURE_PARTITIONS partitions over feature node sets (gpu:gpu+h100+a100)
 set -euo pipefail
 
 DIR=${TANDEM_SLURM_DIR:-/var/tmp/tandem-slurm}
 PORT_BASE=${TANDEM_SLURM_PORT_BASE:-6817}
 NODE_PORT_BASE=${TANDEM_SLURM_NODE_PORT_BASE:-17001}
 NODES=${TANDEM_SLURM_NODES:-4}
+NODES_UP=${TANDEM_SLURM_NODES_UP:-$NODES}
 POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
 POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
+MAX_NODES=${TANDEM_SLURM_MAX_NODES:-256}
+FEATURE_PARTITIONS=${TANDEM_SLURM_FEATURE_PARTITIONS:-gpu:gpu+h100+a100}
 API=v0.0.38
 CTLD_PORT=$PORT_BASE
 REST_PORT=$((PORT_BASE + 3))
@@ -157,11 +164,13 @@ case ${1:-} in
   env) cat "$ENV_FILE" 2>/dev/null || die "no env file at $ENV_FILE: run '$0 start'" ;;
   node-up) lock && cmd_node_up "${2:-}" ;;
   node-down) lock && cmd_node_down "${2:-}" ;;
+  dyn-up) lock && cmd_dyn_up "${2:-}" "${3:-}" ;;
+  dyn-down) lock && cmd_dyn_down "${2:-}" ;;
   rest-stop) lock && cmd_rest_stop TERM ;;
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

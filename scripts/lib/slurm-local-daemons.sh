@@ -49,7 +49,7 @@ node_future() { timeout 5 scontrol show node -F "$1" 2>/dev/null | grep -q 'Stat
 
 static_nodes_serving() {
   local i
-  for ((i = 1; i <= NODES; i++)); do node_serving "n$i" || return 1; done
+  for ((i = 1; i <= NODES_UP; i++)); do node_serving "n$i" || return 1; done
 }
 
 cmd_start() {
@@ -100,9 +100,13 @@ cmd_start() {
   echo $! >"$DIR/run/slurmctld.pid"
   wait_for 30 "slurmctld to answer 'scontrol ping'" ctld_up || fail_start "slurmctld did not come up"
 
+  # Static nodes beyond NODES_UP stay without a slurmd (UNKNOWN, then DOWN/NOT_RESPONDING): enough
+  # for listing, drain and undrain, which is what `tandem bench slurm-poll` measures at 1,000 nodes.
+  [[ $NODES_UP =~ ^[0-9]+$ && $NODES_UP -le $NODES ]] ||
+    die "TANDEM_SLURM_NODES_UP must be a number <= TANDEM_SLURM_NODES ($NODES), got '$NODES_UP'"
   local i
-  for ((i = 1; i <= NODES; i++)); do start_slurmd "n$i"; done
-  wait_for 30 "static nodes n[1-$NODES] to register" static_nodes_serving ||
+  for ((i = 1; i <= NODES_UP; i++)); do start_slurmd "n$i"; done
+  wait_for 30 "static nodes n[1-$NODES_UP] to register" static_nodes_serving ||
     fail_start "static nodes did not register: $(sinfo -h -N -o '%N %T' 2>&1 | tr '\n' ' ')"
 
   write_token_file
@@ -260,4 +264,70 @@ cmd_node_down() {
       die "could not return $name to FUTURE"
   fi
   log "$name is down (State=FUTURE)"
+}
+
+# ---------------------------------------------------------------- dynamic nodes
+
+# A dynamic node as the dev kubelet runs one (docs/slurm-local.md, "Dynamic nodes"): its own config
+# dir (slurm.conf copy + gres.conf with fake GPU files from Gres=), any earlier record removed, then
+# `slurmd -Z --conf CONF`. One at a time: slurmctld reaches every dynamic node at SlurmdPort.
+cmd_dyn_up() {
+  local name=${1:?usage: dyn-up NAME [CONF]} conf=${2:-} dir gres entry n t c next=0 i
+  [[ $name =~ ^[a-z0-9][a-z0-9-]*$ ]] || die "bad node name '$name'"
+  if is_pool_node "$name" || [[ $name =~ ^n[0-9]+$ ]]; then
+    die "'$name' is declared in slurm.conf: use node-up"
+  fi
+  [[ $conf != *NodeName=* && $conf != *Port=* ]] || die "--conf must not set NodeName= or Port="
+  ctld_up || die "slurmctld is not running: run '$0 start' first"
+  dir=$DIR/dyn/$name
+  install -d -m 755 "$dir/dev" "$DIR/state/d/$name"
+  cp "$CONF" "$dir/slurm.conf"
+  printf '# Written by slurm-local.sh dyn-up\nAutoDetect=off\n' >"$dir/gres.conf"
+  gres=$(tr ' ' '\n' <<<"$conf" | sed -n 's/^[Gg][Rr][Ee][Ss]=//p')
+  IFS=',' read -ra entries <<<"$gres"
+  for entry in "${entries[@]}"; do
+    [[ -z $entry ]] && continue
+    IFS=':' read -r n t c <<<"$entry"
+    [[ -z $c ]] && { c=$t; t=""; }
+    [[ $c =~ ^[0-9]+$ ]] || die "cannot read GRES entry '$entry'"
+    if [[ $n != gpu ]]; then
+      echo "NodeName=$name Name=$n${t:+ Type=$t} Count=$c" >>"$dir/gres.conf"
+      continue
+    fi
+    for ((i = next; i < next + c; i++)); do ln -sfn /dev/null "$dir/dev/gpu$i"; done
+    echo "NodeName=$name Name=gpu${t:+ Type=$t} File=$dir/dev/gpu[$next-$((next + c - 1))]" >>"$dir/gres.conf"
+    next=$((next + c))
+  done
+  if our_pid "$DIR/run/slurmd-$name.pid" >/dev/null; then
+    log "slurmd for $name already running"
+  else
+    timeout 10 scontrol delete nodename="$name" >/dev/null 2>&1 || true
+    rm -f "$DIR/run/slurmd-$name.pid"
+    local args=(-D -Z -N "$name" -f "$dir/slurm.conf")
+    [[ -n $conf ]] && args+=(--conf "$conf")
+    setsid "$SLURMD_BIN" "${args[@]}" </dev/null >>"$DIR/log/slurmd-$name.out" 2>&1 9>&- &
+    echo $! >"$DIR/run/slurmd-$name.pid"
+  fi
+  wait_for 30 "$name to register" node_serving "$name" || {
+    tail -n 20 "$DIR/log/slurmd-$name.log" >&2 2>/dev/null || true
+    die "$name did not register"
+  }
+  log "$name is up (dynamic)"
+}
+
+# Ends the dynamic node's jobs (DOWN while slurmd runs), stops its slurmd, deletes its record.
+cmd_dyn_down() {
+  local name=${1:?usage: dyn-down NAME} pid
+  if is_pool_node "$name" || [[ $name =~ ^n[0-9]+$ ]]; then
+    die "'$name' is declared in slurm.conf: use node-down (scontrol delete would remove it)"
+  fi
+  if ctld_up && node_serving "$name"; then
+    timeout 10 scontrol update NodeName="$name" State=DOWN Reason="slurm-local dyn-down" || true
+    wait_for 15 "jobs on $name to end" bash -c "[[ -z \$(squeue -h -w '$name' -t R,CG,S -o %A 2>/dev/null) ]]" ||
+      log "jobs on $name did not end in time; stopping its slurmd anyway"
+  fi
+  if pid=$(our_pid "$DIR/run/slurmd-$name.pid"); then terminate 10 "$pid"; fi
+  rm -f "$DIR/run/slurmd-$name.pid"
+  timeout 10 scontrol delete nodename="$name" >/dev/null 2>&1 || true
+  log "$name is gone"
 }

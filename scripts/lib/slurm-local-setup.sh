@@ -93,6 +93,7 @@ MinJobAge=300
 KillWait=5
 PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
+MaxNodeCount=$MAX_NODES
 EOF
     # Static nodes; the last two (of 3 or more) get a fake GPU GRES (a count, no device files).
     local plain=$NODES
@@ -124,10 +125,33 @@ EOF
     # node would have no Kubernetes node to bind its pod to). docs/scheduling.md, "Partitions".
     [[ -n $pool_nodes ]] &&
       echo "PartitionName=tandem Nodes=$pool_nodes Default=NO PriorityTier=1 PreemptMode=REQUEUE MaxTime=INFINITE State=UP"
+    # Dynamic nodes (slurmd -Z) join partitions only through node sets keyed on features: a node
+    # whose Feature= has any of a partition's features is in it (docs/slurm-local.md).
+    feature_partitions
   } >"$CONF.tmp"
   mv "$gres_conf" "$DIR/etc/gres.conf"
   mv "$CONF.tmp" "$CONF"
   chmod 644 "$CONF" "$DIR/etc/gres.conf"
+}
+
+# "partition:feature+feature,..." -> NodeSet= lines (one per feature) and a partition over them.
+feature_partitions() {
+  local entry part feats f sets
+  IFS=',' read -ra entries <<<"$FEATURE_PARTITIONS"
+  for entry in "${entries[@]}"; do
+    [[ -z $entry ]] && continue
+    part=${entry%%:*}
+    feats=${entry#*:}
+    [[ $entry == *:* && $part =~ ^[a-z][a-z0-9_]*$ && $feats =~ ^[A-Za-z0-9_.]+(\+[A-Za-z0-9_.]+)*$ ]] ||
+      die "bad TANDEM_SLURM_FEATURE_PARTITIONS entry '$entry' (want partition:feature+feature, e.g. gpu:gpu+h100)"
+    sets=""
+    IFS='+' read -ra fs <<<"$feats"
+    for f in "${fs[@]}"; do
+      echo "NodeSet=${part}_$f Feature=$f"
+      sets+="${sets:+,}${part}_$f"
+    done
+    echo "PartitionName=$part Nodes=$sets Default=NO PriorityTier=1 PreemptMode=REQUEUE MaxTime=INFINITE State=UP"
+  done
 }
 
 write_env() {

@@ -11,6 +11,7 @@ import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.model.PodRequest;
 import dev.tandem.workflows.model.PodView;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -18,8 +19,12 @@ import io.fabric8.kubernetes.client.dsl.FieldValidateable;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -233,6 +238,28 @@ public class KubeActivitiesImpl implements KubeActivities {
                 .thenComparing(p -> p.getMetadata().getName()))
         .map(PodViews::of)
         .collect(Collectors.toList());
+  }
+
+  @Override
+  public Map<String, String> nodeLabelValues(String key, List<String> k8sNodes) {
+    if (key == null || k8sNodes == null || k8sNodes.isEmpty()) {
+      return Map.of();
+    }
+    // One list of the labelled nodes, not a read per node: a rollout asks on every pass.
+    List<Node> nodes =
+        KubeCalls.call(
+            "list nodes labelled " + key, () -> client.nodes().withLabel(key).list().getItems());
+    Set<String> wanted = new HashSet<>(k8sNodes);
+    Map<String, String> out = new TreeMap<>();
+    for (Node n : nodes) {
+      Map<String, String> labels = n.getMetadata().getLabels();
+      String name = n.getMetadata().getName();
+      // Filtered again: a server that mishandles selectors must not invent a domain.
+      if (labels != null && labels.get(key) != null && wanted.contains(name)) {
+        out.put(name, labels.get(key));
+      }
+    }
+    return out;
   }
 
   @Override

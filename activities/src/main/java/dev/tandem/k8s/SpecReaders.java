@@ -29,6 +29,7 @@ final class SpecReaders {
   private static final Pattern GRES = Pattern.compile(SlurmSpec.GRES_PATTERN);
   private static final Pattern MAX_UNAVAILABLE =
       Pattern.compile(RollingUpdateSpec.MAX_UNAVAILABLE_PATTERN);
+  private static final Pattern LABEL_KEY = Pattern.compile(RollingUpdateSpec.LABEL_KEY_PATTERN);
 
   /**
    * Slurm settings with partitions and features sorted and de-duplicated: their order means nothing
@@ -132,8 +133,50 @@ final class SpecReaders {
       problems.add(path + ".rollingUpdate: " + quote(ru) + " is not an object");
       return new UpdateStrategy(type, "1");
     }
-    SpecText.unknownFields(ru, path + ".rollingUpdate", Set.of("maxUnavailable"), problems);
-    JsonNode mu = member(ru, "maxUnavailable");
+    SpecText.unknownFields(
+        ru,
+        path + ".rollingUpdate",
+        Set.of("maxUnavailable", "topologyKey", "domainOrder"),
+        problems);
+    UpdateStrategy u = maxUnavailable(type, member(ru, "maxUnavailable"), problems);
+    return topology(u, ru, problems);
+  }
+
+  /** {@code topologyKey} and {@code domainOrder} of {@code rollingUpdate}, on top of {@code u}. */
+  private static UpdateStrategy topology(UpdateStrategy u, JsonNode ru, List<String> problems) {
+    String path = "spec.updateStrategy.rollingUpdate";
+    String key = null;
+    JsonNode k = member(ru, "topologyKey");
+    if (k != null) {
+      if (!k.isTextual() || !LABEL_KEY.matcher(k.asText()).matches()) {
+        problems.add(
+            path
+                + ".topologyKey: "
+                + quote(k)
+                + " is not a node label key like topology.tandem.dev/block");
+      } else {
+        key = k.asText();
+      }
+    }
+    String order = null;
+    JsonNode o = member(ru, "domainOrder");
+    if (o != null) {
+      if (o.isTextual()
+          && (o.asText().equals(UpdateStrategy.IDLE_FIRST)
+              || o.asText().equals(UpdateStrategy.BY_NAME))) {
+        order = o.asText();
+      } else {
+        problems.add(path + ".domainOrder: " + quote(o) + " must be idleFirst or name");
+      }
+      if (k == null) {
+        problems.add(path + ".domainOrder: needs topologyKey, the node label naming the domain");
+      }
+    }
+    return key == null && order == null ? u : u.byTopology(key, order);
+  }
+
+  private static UpdateStrategy maxUnavailable(String type, JsonNode mu, List<String> problems) {
+    String path = "spec.updateStrategy";
     if (mu == null) {
       return new UpdateStrategy(type, "1");
     }

@@ -338,4 +338,41 @@ class KubeActivitiesImplTest {
     assertEquals(List.of("gpu-a-1", "gpu-a-2", "gpu-a-10"), names);
     assertEquals(List.of(), kube.listPods("elsewhere", "gpu-a"));
   }
+
+  @Test
+  void nodeLabelValuesReadsTheLabelOfTheAskedNodesOnly() {
+    String key = "topology.tandem.dev/block";
+    String p = "lbl-" + ns + "-";
+    for (String[] n :
+        List.of(
+            new String[] {p + "1", "a"},
+            new String[] {p + "2", "b"},
+            new String[] {p + "4", "a"})) {
+      client
+          .nodes()
+          .resource(
+              new io.fabric8.kubernetes.api.model.NodeBuilder()
+                  .withNewMetadata()
+                  .withName(n[0])
+                  .addToLabels(key, n[1])
+                  .endMetadata()
+                  .build())
+          .create();
+    }
+    client
+        .nodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName(p + "3")
+                .addToLabels("other", "x")
+                .endMetadata()
+                .build())
+        .create();
+    // 3 is unlabelled, 5 does not exist, 4 is labelled but not asked for.
+    assertEquals(
+        java.util.Map.of(p + "1", "a", p + "2", "b"),
+        kube.nodeLabelValues(key, List.of(p + "1", p + "2", p + "3", p + "5")));
+    assertEquals(java.util.Map.of(), kube.nodeLabelValues(key, List.of()));
+  }
 }

@@ -247,6 +247,14 @@ class BadNodeSetSpecTest {
   }
 
   @Test
+  void topologyKeyNotALabelKey() {
+    assertEquals(
+        "spec.updateStrategy.rollingUpdate.topologyKey: \"block id\" is not a node label key like"
+            + " topology.tandem.dev/block",
+        invalidSpec("spec.updateStrategy.rollingUpdate.topologyKey", "block id"));
+  }
+
+  @Test
   void rollingUpdateWithOnDelete() {
     assertEquals(
         "spec.updateStrategy.rollingUpdate: only allowed with type RollingUpdate; remove it",

@@ -93,6 +93,39 @@ class NodeSetSpecsTest {
   }
 
   @Test
+  void topologyKeyAndDomainOrder() {
+    String p = "spec.updateStrategy.rollingUpdate";
+    NodeSetSpecView v =
+        NodeSetSpecs.toView(
+            with(
+                Fixtures.example(),
+                p,
+                json(
+                    "{\"maxUnavailable\":2,\"topologyKey\":\"topology.tandem.dev/block\","
+                        + "\"domainOrder\":\"name\"}")));
+    assertEquals(List.of(), v.problems());
+    assertEquals(
+        UpdateStrategy.rolling("2").byTopology("topology.tandem.dev/block", "name"),
+        v.updateStrategy());
+    v = NodeSetSpecs.toView(with(Fixtures.example(), p + ".topologyKey", TextNode.valueOf("rack")));
+    assertEquals("rack", v.updateStrategy().topologyKey());
+    assertTrue(v.updateStrategy().idleFirst());
+    assertProblem(
+        p + ".topologyKey",
+        TextNode.valueOf("block id"),
+        p + ".topologyKey: \"block id\" is not a node label key like topology.tandem.dev/block");
+    assertProblem(p + ".topologyKey", json("3"), p + ".topologyKey: 3 is not a node label key");
+    assertProblem(
+        p,
+        json("{\"topologyKey\":\"rack\",\"domainOrder\":\"random\"}"),
+        p + ".domainOrder: \"random\" must be idleFirst or name");
+    assertProblem(
+        p,
+        json("{\"domainOrder\":\"name\"}"),
+        p + ".domainOrder: needs topologyKey, the node label naming the domain");
+  }
+
+  @Test
   void eachProblemNamesTheFieldAndWhatToDo() {
     assertProblem(
         "spec.drain.timeout",

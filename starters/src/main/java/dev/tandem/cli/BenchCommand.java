@@ -36,7 +36,12 @@ import picocli.CommandLine.Option;
     name = "bench",
     description = "Benchmarks against the local stack; they print p50/p99 figures.",
     mixinStandardHelpOptions = true,
-    subcommands = {BenchCommand.Slurm.class, BenchCommand.Watchers.class, BenchScheduling.class})
+    subcommands = {
+      BenchCommand.Slurm.class,
+      BenchCommand.Watchers.class,
+      BenchScheduling.class,
+      BenchSlurmPoll.class
+    })
 final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 

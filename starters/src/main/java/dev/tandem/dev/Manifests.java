@@ -6,8 +6,9 @@ public final class Manifests {
 
   /**
    * A NodeSet of {@code replicas} slurmd pods {@code <name>-<ordinal>} (also their Slurm node
-   * names, so {@code name} must match a Slurm node pool of the local Slurm), rolling updates one at
-   * a time, with {@code extraSpec} (YAML indented two spaces, or empty) appended to the spec.
+   * names: a node pool of the local Slurm for many nodes, any other name runs as one dynamic node,
+   * docs/slurm-local.md), rolling updates one at a time, with {@code extraSpec} (YAML indented two
+   * spaces, or empty) appended to the spec.
    */
   public static String nodeSet(String name, int replicas, String image, String extraSpec) {
     return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "

@@ -12,15 +12,18 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The nodes slurm.conf declares with {@code State=FUTURE}. Slurm 22.05 cannot delete nodes; a
- * FUTURE-declared node can be returned to FUTURE instead, while doing that to a static node would
- * hide a real machine. Neither REST nor scontrol says how a node was declared, so the file is read
- * (and re-read when it changes). {@code Include} lines are not followed.
+ * The nodes slurm.conf declares, and which of them with {@code State=FUTURE}. Slurm 22.05 deletes
+ * dynamic nodes only ({@code scontrol delete} would remove declared ones too, static machines
+ * included, until the next restart); a FUTURE-declared node is returned to FUTURE instead, while
+ * doing that to a static node would hide a real machine. Neither REST nor scontrol says how a node
+ * was declared, so the file is read (and re-read when it changes). {@code Include} lines are not
+ * followed.
  */
 final class FutureNodes {
   private final Path conf;
   private FileTime readMtime;
   private Set<String> names = Set.of();
+  private Set<String> declared = Set.of();
 
   FutureNodes(Path conf) {
     this.conf = conf;
@@ -28,22 +31,41 @@ final class FutureNodes {
 
   /** Whether {@code node} is declared FUTURE; empty when there is no readable slurm.conf. */
   synchronized Optional<Boolean> declaredFuture(String node) {
+    return reload() ? Optional.of(names.contains(node)) : Optional.empty();
+  }
+
+  /**
+   * Whether slurm.conf declares {@code node} at all (any state); empty when there is no readable
+   * slurm.conf. A node Slurm knows that slurm.conf does not declare is a dynamic node.
+   */
+  synchronized Optional<Boolean> declared(String node) {
+    return reload() ? Optional.of(declared.contains(node)) : Optional.empty();
+  }
+
+  private boolean reload() {
     if (conf == null) {
-      return Optional.empty();
+      return false;
     }
     try {
       FileTime mtime = Files.getLastModifiedTime(conf);
       if (!mtime.equals(readMtime)) {
-        names = parse(Files.readAllLines(conf));
+        List<String> lines = Files.readAllLines(conf);
+        names = parse(lines, false);
+        declared = parse(lines, true);
         readMtime = mtime;
       }
+      return true;
     } catch (IOException e) {
-      return Optional.empty();
+      return false;
     }
-    return Optional.of(names.contains(node));
   }
 
   static Set<String> parse(List<String> lines) {
+    return parse(lines, false);
+  }
+
+  /** The FUTURE-declared names, or with {@code any} every declared name. */
+  static Set<String> parse(List<String> lines, boolean any) {
     Set<String> out = new HashSet<>();
     String defaultState = null;
     StringBuilder logical = new StringBuilder();
@@ -86,7 +108,7 @@ final class FutureNodes {
         continue;
       }
       String effective = state != null ? state : defaultState;
-      if ("FUTURE".equals(effective)) {
+      if (any || "FUTURE".equals(effective)) {
         out.addAll(Hostlist.expand(names));
       }
     }

@@ -124,6 +124,21 @@ class Scontrol {
   }
 
   /**
+   * {@code scontrol delete NodeName=node}: only for dynamic nodes (22.05 deletes declared ones
+   * too). A node Slurm no longer knows is fine (idempotent).
+   */
+  void deleteNode(String node) {
+    Result r = run("delete", "NodeName=" + node);
+    if (r.exitCode() != 0) {
+      SlurmException e = toException(r.output(), "scontrol delete NodeName=" + node);
+      if (e instanceof SlurmNotFoundException) {
+        return; // gone already
+      }
+      throw e;
+    }
+  }
+
+  /**
    * {@code scontrol create reservation ReservationName=name StartTime=now Duration=<min> Nodes=a,b
    * Users=<token's user> Flags=MAINT,IGNORE_JOBS}; a duplicate name is fine (idempotent).
    */

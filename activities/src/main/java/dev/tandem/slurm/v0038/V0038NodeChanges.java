@@ -52,12 +52,34 @@ final class V0038NodeChanges {
   }
 
   /**
-   * 22.05 cannot delete nodes. A node declared {@code State=FUTURE} in slurm.conf is returned to
-   * FUTURE (it disappears from listings until its slurmd registers again); any other node is
-   * refused.
+   * Removes the node record, by kind:
+   *
+   * <ol>
+   *   <li>Unknown to Slurm (REST answers 2018; FUTURE nodes are hidden): nothing to delete, which
+   *       is what a (retried) delete wants. Same rule as the v0.0.41+ adapters.
+   *   <li>Dynamic ({@code DYNAMIC_NORM}, made by {@code slurmd -Z} or {@code scontrol create}) and
+   *       not declared in slurm.conf: {@code scontrol delete NodeName=...}, once it is idle or
+   *       down. The slurm.conf check matters: 22.05 deletes declared nodes too, static ones
+   *       included.
+   *   <li>Declared {@code State=FUTURE}: returned to FUTURE (it disappears from listings until its
+   *       slurmd registers again), once idle or down.
+   *   <li>Anything else (a static node, or no readable slurm.conf): refused as unsupported.
+   * </ol>
    */
   void delete(String node) {
     SlurmClientV0038.checkNodeName(node);
+    SlurmNode current;
+    try {
+      current = getNode.apply(node);
+    } catch (SlurmNotFoundException e) {
+      return;
+    }
+    boolean dynamic = current.hasFlag(DYNAMIC) && !futureNodes.declared(node).orElse(Boolean.FALSE);
+    if (dynamic) {
+      requireIdleOrDown(node, current);
+      scontrol.deleteNode(node);
+      return;
+    }
     Boolean declaredFuture =
         futureNodes
             .declaredFuture(node)
@@ -66,16 +88,9 @@ final class V0038NodeChanges {
                     new SlurmUnsupportedException(
                         "delete node "
                             + node
-                            + ": Slurm 22.05 cannot delete nodes, and without a readable"
-                            + " slurm.conf (SLURM_CONF) it cannot tell a FUTURE-declared node"));
-    SlurmNode current;
-    try {
-      current = getNode.apply(node);
-    } catch (SlurmNotFoundException e) {
-      // Already FUTURE (REST hides those) or never known: nothing to delete, which is what a
-      // (retried) delete wants. Same rule as the v0.0.41+ adapters.
-      return;
-    }
+                            + ": not a dynamic node, and without a readable slurm.conf"
+                            + " (SLURM_CONF) Slurm 22.05's adapter cannot tell a FUTURE-declared"
+                            + " node"));
     if (!declaredFuture) {
       throw new SlurmUnsupportedException(
           "delete node "
@@ -86,6 +101,14 @@ final class V0038NodeChanges {
     if (current.future()) {
       return;
     }
+    requireIdleOrDown(node, current);
+    scontrol.updateNode(node, "State=FUTURE");
+  }
+
+  /** Slurm's flag on nodes made at run time (22.05 REST: {@code state_flags}). */
+  static final String DYNAMIC = "DYNAMIC_NORM";
+
+  private static void requireIdleOrDown(String node, SlurmNode current) {
     if (!"idle".equals(current.state()) && !current.down()) {
       throw new SlurmRejectedException(
           0,
@@ -94,7 +117,6 @@ final class V0038NodeChanges {
               + " (jobs still hold it); cancel them or down the node first",
           "delete node " + node);
     }
-    scontrol.updateNode(node, "State=FUTURE");
   }
 
   private static String checkReason(String reason) {

@@ -101,6 +101,13 @@ class NodeSetCrdTest {
     assertTrue(mu.path("x-kubernetes-int-or-string").asBoolean(), mu.toString());
     assertEquals(RollingUpdateSpec.MAX_UNAVAILABLE_PATTERN, mu.path("pattern").asText());
     assertEquals(1, mu.path("minimum").asInt());
+    JsonNode ru = spec.at("/properties/updateStrategy/properties/rollingUpdate");
+    assertEquals(
+        RollingUpdateSpec.LABEL_KEY_PATTERN,
+        ru.at("/properties/topologyKey/pattern").asText(),
+        ru.toString());
+    assertEquals(Set.of("idleFirst", "name"), texts(ru.at("/properties/domainOrder/enum")));
+    assertTrue(ru.at("/x-kubernetes-validations/0/rule").asText().contains("topologyKey"));
     assertTrue(
         spec.at("/properties/updateStrategy/x-kubernetes-validations/0/rule")
             .asText()
@@ -142,6 +149,8 @@ class NodeSetCrdTest {
     assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("0%"));
     assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("101%"));
     assertInvalid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("lots"));
+    assertInvalid("spec.updateStrategy.rollingUpdate.topologyKey", TextNode.valueOf("block id"));
+    assertInvalid("spec.updateStrategy.rollingUpdate.domainOrder", TextNode.valueOf("random"));
     assertInvalid("spec.slurm.features", json("[\"h100\", \"has space\"]"));
     assertInvalid("spec.slurm.partitions", json("[\"gpu,cpu\"]"));
     assertInvalid("spec.slurm.gres", TextNode.valueOf("gpu: 8"));
@@ -197,6 +206,9 @@ class NodeSetCrdTest {
     assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", json("3"));
     assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("25%"));
     assertValid("spec.updateStrategy.rollingUpdate.maxUnavailable", TextNode.valueOf("100%"));
+    assertValid(
+        "spec.updateStrategy.rollingUpdate.topologyKey",
+        TextNode.valueOf("topology.tandem.dev/block"));
     assertValid("spec.drain.timeout", TextNode.valueOf("1h30m"));
     assertValid("spec.drain.timeout", TextNode.valueOf("3d"));
     assertValid("spec.replicas", json("0"));

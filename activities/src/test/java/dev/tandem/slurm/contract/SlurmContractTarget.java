@@ -69,4 +69,15 @@ public interface SlurmContractTarget {
    * SlurmdTimeout (10 s, ~15 s in practice). Fake: NOT_RESPONDING at once.
    */
   void killSlurmd(String name);
+
+  /**
+   * Starts a dynamic node ({@code slurmd -Z -N name --conf conf}, a name slurm.conf does not
+   * declare) and returns once Slurm lists it. Targets that cannot run one abort the test.
+   */
+  default void dynamicNodeUp(String name, String conf) {
+    org.junit.jupiter.api.Assumptions.abort("this target cannot start a dynamic slurmd");
+  }
+
+  /** Stops a dynamic node started by {@link #dynamicNodeUp} and removes its record. */
+  default void dynamicNodeDown(String name) {}
 }

@@ -177,6 +177,27 @@ public abstract class SlurmNodesContract {
   }
 
   @Test
+  void deleteNodeRemovesADynamicNode() {
+    // A dynamic node (slurmd -Z) carries its --conf settings; after its slurmd stops, deleteNode
+    // removes the record (22.05: scontrol delete; 25.11: DELETE /node/{name}).
+    String node = "dyn-contract";
+    slurm.dynamicNodeUp(node, "Feature=h100,ib Gres=gpu:h100:2 Weight=5");
+    try {
+      SlurmNode n = byName(client.listNodes(null).items()).get(node);
+      assertNotNull(n, node + " listed");
+      assertEquals(List.of("h100", "ib"), n.features().stream().sorted().toList());
+      assertEquals("gpu:h100:2", n.gres());
+      slurm.killSlurmd(node);
+      client.deleteNode(node);
+      assertThrows(SlurmNotFoundException.class, () -> client.getNode(node));
+      assertFalse(byName(client.listNodes(null).items()).containsKey(node));
+      client.deleteNode(node); // already gone: no error
+    } finally {
+      slurm.dynamicNodeDown(node);
+    }
+  }
+
+  @Test
   void incrementalNodeListingSeesNothingThenTheChange() {
     Listing<SlurmNode> first = client.listNodes(null);
     // Other tests' changes settle (a resumed node flaps NOT_RESPONDING for ~3 s); then a

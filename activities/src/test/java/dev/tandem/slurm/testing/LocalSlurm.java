@@ -116,6 +116,16 @@ public final class LocalSlurm {
     check(run(script, NODE_TIMEOUT, "node-down", name), "node-down " + name);
   }
 
+  /** {@code slurm-local.sh dyn-up NAME CONF}: a dynamic node, registered when this returns. */
+  public void dynamicNodeUp(String name, String conf) {
+    check(run(script, NODE_TIMEOUT, "dyn-up", name, conf), "dyn-up " + name);
+  }
+
+  /** {@code slurm-local.sh dyn-down NAME}: its slurmd stopped, its record deleted. */
+  public void dynamicNodeDown(String name) {
+    check(run(script, NODE_TIMEOUT, "dyn-down", name), "dyn-down " + name);
+  }
+
   /** Kills a node's slurmd with SIGKILL (a crash: slurmctld is not told). */
   public void killSlurmd(String name) {
     Path pidFile = dir.resolve("run").resolve("slurmd-" + name + ".pid");

@@ -61,4 +61,14 @@ final class LocalSlurmTarget implements SlurmContractTarget {
   public void killSlurmd(String name) {
     slurm().killSlurmd(name);
   }
+
+  @Override
+  public void dynamicNodeUp(String name, String conf) {
+    slurm().dynamicNodeUp(name, conf);
+  }
+
+  @Override
+  public void dynamicNodeDown(String name) {
+    slurm().dynamicNodeDown(name);
+  }
 }

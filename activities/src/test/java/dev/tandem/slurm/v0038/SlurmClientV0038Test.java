@@ -223,7 +223,42 @@ class SlurmClientV0038Test {
     assertThrows(SlurmUnsupportedException.class, () -> c.deleteNode("n1"));
     c.deleteNode("nx"); // unknown: nothing to delete
     assertEquals(1, scontrol.calls.size());
+    rest.on("GET", B + "/node/spare-0", 200, nodeJson("spare-0", "idle", "[]"));
     assertThrows(SlurmUnsupportedException.class, () -> client(null).deleteNode("spare-0"));
+  }
+
+  @Test
+  void deleteNodeDeletesDynamicNodesWithScontrolDelete() throws Exception {
+    Path conf = tmp.resolve("slurm.conf");
+    Files.writeString(conf, "NodeName=n[1-2] State=UNKNOWN\nNodeName=spare-[0-3] State=FUTURE\n");
+    rest.on("GET", B + "/node/dyn-0", 200, nodeJson("dyn-0", "idle", "[\"DYNAMIC_NORM\"]"));
+    rest.on("GET", B + "/node/dyn-1", 200, nodeJson("dyn-1", "down", "[\"DYNAMIC_NORM\"]"));
+    rest.on("GET", B + "/node/dyn-2", 200, nodeJson("dyn-2", "allocated", "[\"DYNAMIC_NORM\"]"));
+    rest.on("GET", B + "/node/dyn-3", 200, nodeJson("dyn-3", "idle", "[\"DYNAMIC_NORM\"]"));
+    rest.on("GET", B + "/node/n1", 200, nodeJson("n1", "idle", "[\"DYNAMIC_NORM\"]"));
+    SlurmClientV0038 c = client(conf);
+    c.deleteNode("dyn-0");
+    c.deleteNode("dyn-1");
+    assertEquals(List.of("delete NodeName=dyn-0", "delete NodeName=dyn-1"), scontrol.calls);
+    // Jobs still hold it: refused before scontrol runs.
+    assertThrows(SlurmRejectedException.class, () -> c.deleteNode("dyn-2"));
+    assertEquals(2, scontrol.calls.size());
+    // Deleted meanwhile (a retry): scontrol's "Invalid node name specified" is success.
+    scontrol.then(
+        1,
+        "scontrol: error: failed to delete nodes dyn-3\n"
+            + "delete_node nodename=dyn-3: Invalid node name specified");
+    c.deleteNode("dyn-3");
+    // Declared in slurm.conf: never scontrol delete (22.05 would remove a static node too).
+    assertThrows(SlurmUnsupportedException.class, () -> c.deleteNode("n1"));
+    assertEquals(3, scontrol.calls.size());
+    // Without slurm.conf the flag alone says dynamic.
+    rest.on("GET", B + "/node/dyn-4", 200, nodeJson("dyn-4", "idle", "[\"DYNAMIC_NORM\"]"));
+    client(null).deleteNode("dyn-4");
+    assertEquals("delete NodeName=dyn-4", scontrol.calls.get(3));
+    scontrol.then(1, "slurm_delete error: Unable to contact slurm controller (connect failure)");
+    rest.on("GET", B + "/node/dyn-5", 200, nodeJson("dyn-5", "idle", "[\"DYNAMIC_NORM\"]"));
+    assertThrows(SlurmUnavailableException.class, () -> c.deleteNode("dyn-5"));
   }
 
   @Test

@@ -19,6 +19,12 @@ final class PodState {
   /** True for pods that run without a process (everything but slurmd pods). */
   boolean virtual;
 
+  /** A slurmd pod whose name slurm.conf does not declare: a dynamic node ({@link DynamicNodes}). */
+  boolean dynamic;
+
+  /** Set once this pod's stale dynamic node record was removed before its first start. */
+  boolean freshRecord;
+
   int restartCount;
   Instant podStartTime;
   Instant containerStartedAt;

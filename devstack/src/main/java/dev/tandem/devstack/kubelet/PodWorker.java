@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the pods bound to the kubelet's nodes; called on the kubelet's single sync thread only.
- * slurmd pods (label {@code tandem.dev/nodeset}) get a real {@code slurmd -D -N <pod> -f <conf>};
+ * slurmd pods (label {@code tandem.dev/nodeset}) get a real {@code slurmd -D -N <pod> -f <conf>}
+ * when slurm.conf declares the name, else a dynamic {@code slurmd -D -Z} ({@link DynamicNodes});
  * other pods run without a process. Exits restart per {@code restartPolicy} with the kubelet's
  * doubling back-off; a pod with a deletionTimestamp gets SIGTERM, SIGKILL after its grace period,
  * and is then deleted with grace 0 (uid precondition), which lets the object go.
@@ -35,6 +36,11 @@ final class PodWorker {
   private final KubeletConfig config;
   private final SlurmSetup slurm;
   private final BiConsumer<String, Duration> enqueueLater;
+
+  /** The pod whose dynamic slurmd holds the SlurmdPort ({@link DynamicNodes}), if any. */
+  private PodState dynamicHolder;
+
+  static final String NODE_CONF_ENV = "SLURM_NODE_CONF";
 
   PodWorker(
       KubernetesClient client,
@@ -56,6 +62,8 @@ final class PodWorker {
             pod.getMetadata().getUid(),
             PodStatuses.mainContainer(pod));
     if (pod.getStatus() != null && pod.getStatus().getContainerStatuses() != null) {
+      // A pod that already ran owns its dynamic node record (with any drain on it): keep it.
+      s.freshRecord = !pod.getStatus().getContainerStatuses().isEmpty();
       for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
         if (s.container.equals(cs.getName()) && cs.getRestartCount() != null) {
           // The previous kubelet's process died with it: that is a restart of the container.
@@ -142,12 +150,29 @@ final class PodWorker {
       waiting(s, "CreateContainerConfigError", snap.problem());
       return;
     }
-    if (!snap.declares(s.name)) {
-      waiting(s, "SlurmNodeNotDeclared", SlurmSetup.undeclared(s.name, snap));
+    s.dynamic = !snap.declares(s.name);
+    if (s.dynamic && dynamicHolder != null && dynamicHolder != s && dynamicHolder.running()) {
+      waiting(s, DynamicNodes.PORT_BUSY, SlurmSetup.portBusy(s.name, dynamicHolder.name, snap));
+      enqueueLater.accept(s.key(), config.resync());
       return;
     }
-    List<String> cmd =
-        List.of(snap.slurmdBin(), "-D", "-N", s.name, "-f", snap.slurmConf().toString());
+    List<String> cmd;
+    try {
+      if (s.dynamic) {
+        if (!s.freshRecord) {
+          // A new pod is a new node: the record of an earlier pod of this name keeps the old
+          // settings when slurmd registers again (docs/slurm-local.md, "Dynamic nodes").
+          s.freshRecord = DynamicNodes.deleteRecord(snap, s.name);
+        }
+        cmd = DynamicNodes.prepare(snap, s.name, envOf(pod, s.container, NODE_CONF_ENV));
+        dynamicHolder = s;
+      } else {
+        cmd = List.of(snap.slurmdBin(), "-D", "-N", s.name, "-f", snap.slurmConf().toString());
+      }
+    } catch (IOException | RuntimeException e) {
+      waiting(s, "CreateContainerConfigError", "dynamic node " + s.name + ": " + e.getMessage());
+      return;
+    }
     try {
       if (snap.spoolDirPattern() != null) {
         Files.createDirectories(Path.of(snap.spoolDirPattern().replace("%n", s.name)));
@@ -174,6 +199,20 @@ final class PodWorker {
     s.process.exit().whenComplete((code, err) -> enqueueLater.accept(key, Duration.ZERO));
     log.info("started {} for pod {} (pid {})", String.join(" ", cmd), key, s.process.pid());
     running(s);
+  }
+
+  /** A literal env value of the pod's container, or null (valueFrom is not resolved here). */
+  static String envOf(Pod pod, String container, String name) {
+    for (var c : pod.getSpec().getContainers()) {
+      if (c.getName().equals(container) && c.getEnv() != null) {
+        for (var e : c.getEnv()) {
+          if (name.equals(e.getName())) {
+            return e.getValue();
+          }
+        }
+      }
+    }
+    return null;
   }
 
   private static void running(PodState s) {
@@ -269,13 +308,26 @@ final class PodWorker {
     writeStatus(pod, s);
   }
 
-  /** SIGTERM, SIGKILL after the grace period, then the final delete with grace 0. */
+  /**
+   * SIGTERM, SIGKILL after the grace period, the dynamic node's record removed (a production
+   * image's preStop), then the final delete with grace 0.
+   */
   private void terminate(Pod pod, PodState s) {
     if (s.deleteSent) {
       return;
     }
     if (stop(s, graceOf(pod))) {
       return; // still stopping; the exit (or the kill deadline) brings us back
+    }
+    if (s.dynamic) {
+      SlurmSetup.Snapshot snap = slurm.get();
+      if (snap.problem() == null && !snap.declares(s.name)) {
+        DynamicNodes.deleteRecord(snap, s.name);
+      }
+      s.dynamic = false;
+      if (dynamicHolder == s) {
+        dynamicHolder = null;
+      }
     }
     Map<String, Object> opts =
         Map.of(

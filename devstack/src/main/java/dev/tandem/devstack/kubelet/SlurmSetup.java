@@ -25,6 +25,7 @@ final class SlurmSetup {
       Path envFile,
       Path slurmConf,
       String slurmdBin,
+      String scontrolBin,
       String pools,
       Set<String> nodeNames,
       String spoolDirPattern,
@@ -81,6 +82,7 @@ final class SlurmSetup {
     }
     Path conf = Path.of(confValue);
     String bin = env.getOrDefault("SLURMD_BIN", "slurmd");
+    String scontrol = env.get("SCONTROL_BIN");
     String pools = env.getOrDefault("TANDEM_SLURM_POOLS", "");
     try {
       List<String> lines = Files.readAllLines(conf, StandardCharsets.UTF_8);
@@ -107,14 +109,14 @@ final class SlurmSetup {
           }
         }
       }
-      return new Snapshot(envFile, conf, bin, pools, Set.copyOf(names), spool, null);
+      return new Snapshot(envFile, conf, bin, scontrol, pools, Set.copyOf(names), spool, null);
     } catch (IOException | IllegalArgumentException ex) {
       return broken(conf, "cannot read the node names of " + conf + ": " + ex.getMessage());
     }
   }
 
   private Snapshot broken(Path conf, String problem) {
-    return new Snapshot(envFile, conf, null, "", Set.of(), null, problem);
+    return new Snapshot(envFile, conf, null, null, "", Set.of(), null, problem);
   }
 
   /** {@code KEY=VALUE} lines, optionally {@code export}ed and quoted, {@code #} comments. */
@@ -151,19 +153,23 @@ final class SlurmSetup {
     }
   }
 
-  /** Why a slurmd pod cannot start, and how to fix it. */
-  static String undeclared(String node, SlurmSetup.Snapshot snap) {
+  /** Why a second dynamic slurmd pod cannot start yet, and how to run more at once. */
+  static String portBusy(String node, String holder, SlurmSetup.Snapshot snap) {
     String prefix = node.contains("-") ? node.substring(0, node.lastIndexOf('-')) : node;
     return "Slurm node \""
         + node
         + "\" is not declared in "
         + snap.slurmConf()
-        + " (NodeName= lines), so slurmd cannot start. Declare its pool in TANDEM_SLURM_POOLS"
-        + " (prefix:count, currently \""
+        + ", so it would be a dynamic node (slurmd -Z), and dynamic node "
+        + holder
+        + " already uses the one SlurmdPort: Slurm 22.05 reaches every dynamic node at that"
+        + " port, so on 127.0.0.1 only one runs at a time. It starts when "
+        + holder
+        + " stops. For more nodes at once declare a pool in TANDEM_SLURM_POOLS (prefix:count,"
+        + " currently \""
         + snap.pools()
         + "\"; e.g. add "
         + prefix
-        + ":8) and restart the local Slurm: scripts/slurm-local.sh stop && scripts/slurm-local.sh"
-        + " start. The pod starts by itself once the node is declared.";
+        + ":8) and restart the local Slurm (docs/slurm-local.md, \"Dynamic nodes\").";
   }
 }

@@ -12,6 +12,7 @@ import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.api.NodeSet;
+import dev.tandem.k8s.api.RollingUpdateSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -140,6 +141,17 @@ class BadNodeSetApplyTest {
             + " spec.updateStrategy.rollingUpdate.maxUnavailable in body should match"
             + " '^([1-9][0-9]*|([1-9][0-9]?|100)%)$'",
         refused("spec.updateStrategy.rollingUpdate.maxUnavailable", "150%"));
+  }
+
+  @Test
+  void topologyKeyNotALabelKey() {
+    assertEquals(
+        INVALID
+            + "spec.updateStrategy.rollingUpdate.topologyKey: Invalid value: \"block id\":"
+            + " spec.updateStrategy.rollingUpdate.topologyKey in body should match '"
+            + RollingUpdateSpec.LABEL_KEY_PATTERN
+            + "'",
+        refused("spec.updateStrategy.rollingUpdate.topologyKey", "block id"));
   }
 
   @Test

@@ -263,40 +263,128 @@ class LocalKubeletTest {
     assertTrue(cs.getReady());
   }
 
+  /** An scontrol stand-in that records its arguments, one run per line. */
+  Path fakeScontrol() throws IOException {
+    Path log = dir.resolve("scontrol.log");
+    Path bin = dir.resolve("scontrol");
+    Files.writeString(bin, "#!/bin/sh\necho \"$*\" >> " + log + "\n");
+    bin.toFile().setExecutable(true);
+    Files.writeString(
+        dir.resolve("slurm.env"),
+        Files.readString(dir.resolve("slurm.env")) + "SCONTROL_BIN=" + bin + "\n");
+    return log;
+  }
+
+  Pod createDynamic(String name, String nodeConf) {
+    Pod p =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withLabels(slurmd("dyn"))
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("slurmd")
+            .withImage("tandem/slurmd:22.05")
+            .addNewEnv()
+            .withName("SLURM_NODE_CONF")
+            .withValue(nodeConf)
+            .endEnv()
+            .endContainer()
+            .withTerminationGracePeriodSeconds(30L)
+            .endSpec()
+            .build();
+    return client.pods().inNamespace("default").resource(p).create();
+  }
+
+  static List<String> lines(Path f) {
+    try {
+      return Files.exists(f) ? Files.readAllLines(f) : List.of();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   @Test
-  void undeclaredSlurmNodeStaysPendingUntilDeclared() throws IOException {
-    create("gpu-b-0", slurmd("gpu-b"), null, null);
+  void undeclaredNameRunsOneDynamicSlurmdWithThePodsNodeConf() throws IOException {
+    Path scontrolLog = fakeScontrol();
+    createDynamic("dyn-0", "Feature=h100,ib Gres=gpu:h100:8 Weight=7");
+    await(Duration.ofSeconds(10), () -> phase("dyn-0", "Running"), "dyn-0 Running");
+    Path confDir = dir.resolve("dyn/dyn-0");
+    assertEquals(
+        List.of(
+            "/usr/sbin/slurmd",
+            "-D",
+            "-Z",
+            "-N",
+            "dyn-0",
+            "-f",
+            confDir.resolve("slurm.conf").toString(),
+            "--conf",
+            "Feature=h100,ib Gres=gpu:h100:8 Weight=7"),
+        launcher.last("dyn-0").spec.command());
+    assertEquals(Files.readString(conf), Files.readString(confDir.resolve("slurm.conf")));
+    String gres = Files.readString(confDir.resolve("gres.conf"));
+    assertTrue(gres.contains("AutoDetect=off"), gres);
+    assertTrue(
+        gres.contains(
+            "NodeName=dyn-0 Name=gpu Type=h100 File=" + confDir.resolve("dev/gpu") + "[0-7]"),
+        gres);
+    for (int i = 0; i < 8; i++) {
+      assertEquals(
+          Path.of("/dev/null"), Files.readSymbolicLink(confDir.resolve("dev/gpu" + i)), "gpu" + i);
+    }
+    // The record of an earlier pod of that name is removed before the new one registers.
+    assertEquals(List.of("delete nodename=dyn-0"), lines(scontrolLog));
+
+    // One SlurmdPort: a second dynamic node waits, and says why.
+    createDynamic("dyn-1", "Feature=h100");
     await(
         Duration.ofSeconds(10),
         () -> {
-          Pod p = get("gpu-b-0");
-          return p.getStatus().getContainerStatuses() != null
+          Pod p = get("dyn-1");
+          return p.getStatus() != null
+              && p.getStatus().getContainerStatuses() != null
               && !p.getStatus().getContainerStatuses().isEmpty();
         },
-        "a status explaining why");
-    Pod p = get("gpu-b-0");
-    assertEquals("Pending", p.getStatus().getPhase());
-    var waiting = container(p).getState().getWaiting();
-    assertEquals("SlurmNodeNotDeclared", waiting.getReason());
-    assertTrue(
-        waiting.getMessage().contains("TANDEM_SLURM_POOLS")
-            && waiting.getMessage().contains("gpu-b:8"),
-        waiting.getMessage());
-    PodCondition ready =
-        p.getStatus().getConditions().stream()
-            .filter(c -> c.getType().equals("Ready"))
-            .findFirst()
-            .orElseThrow();
-    assertEquals("SlurmNodeNotDeclared", ready.getReason());
-    assertTrue(launcher.forPod("gpu-b-0").isEmpty());
+        "dyn-1 status");
+    var waiting = container(get("dyn-1")).getState().getWaiting();
+    assertEquals(DynamicNodes.PORT_BUSY, waiting.getReason());
+    assertTrue(waiting.getMessage().contains("dyn-0"), waiting.getMessage());
+    assertTrue(launcher.forPod("dyn-1").isEmpty());
 
-    Files.writeString(conf, Files.readString(conf) + "NodeName=gpu-b-[0-1] State=FUTURE\n");
-    Files.setLastModifiedTime(
-        conf, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 3000));
-    await(
-        Duration.ofSeconds(10),
-        () -> phase("gpu-b-0", "Running") && !launcher.forPod("gpu-b-0").isEmpty(),
-        "starts once declared");
+    // Deleting dyn-0 stops its slurmd and deletes its Slurm record; then dyn-1 starts.
+    client.pods().inNamespace("default").withName("dyn-0").delete();
+    await(Duration.ofSeconds(10), () -> get("dyn-0") == null, "dyn-0 gone");
+    await(Duration.ofSeconds(10), () -> phase("dyn-1", "Running"), "dyn-1 Running");
+    assertEquals(
+        List.of("delete nodename=dyn-0", "delete nodename=dyn-0", "delete nodename=dyn-1"),
+        lines(scontrolLog));
+    assertEquals(
+        List.of("--conf", "Feature=h100"), launcher.last("dyn-1").spec.command().subList(7, 9));
+  }
+
+  @Test
+  void aCrashedDynamicSlurmdKeepsItsRecord() throws IOException {
+    Path scontrolLog = fakeScontrol();
+    createDynamic("dyn-0", "Feature=h100");
+    await(Duration.ofSeconds(10), () -> launcher.last("dyn-0") != null, "launched");
+    launcher.last("dyn-0").exitWith(1);
+    await(Duration.ofSeconds(10), () -> launcher.forPod("dyn-0").size() == 2, "restarted");
+    // Only the first start removes a record: a restart re-registers with the node's own record
+    // (and any drain on it).
+    assertEquals(List.of("delete nodename=dyn-0"), lines(scontrolLog));
+  }
+
+  @Test
+  void declaredNamesNeverHaveTheirRecordDeleted() throws IOException {
+    Path scontrolLog = fakeScontrol();
+    create("gpu-a-0", slurmd("gpu-a"), null, null);
+    await(Duration.ofSeconds(10), () -> phase("gpu-a-0", "Running"), "Running");
+    client.pods().inNamespace("default").withName("gpu-a-0").delete();
+    await(Duration.ofSeconds(10), () -> get("gpu-a-0") == null, "pod gone");
+    // Slurm 22.05 deletes declared nodes too (static ones included): never for them.
+    assertEquals(List.of(), lines(scontrolLog));
   }
 
   @Test

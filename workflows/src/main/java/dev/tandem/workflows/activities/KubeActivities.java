@@ -8,6 +8,7 @@ import dev.tandem.workflows.model.PodView;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Kubernetes side of the node lifecycle. Implemented with fabric8 in {@code activities}.
@@ -67,6 +68,14 @@ public interface KubeActivities {
   /** Removes Tandem's finalizer from a NodeSet being deleted; absent NodeSet is not an error. */
   @ActivityMethod
   void releaseNodeSet(NodeSetRef ref);
+
+  /**
+   * The value of label {@code key} on each of {@code k8sNodes} that exists and carries it (a node
+   * without the label, or gone, is absent from the answer): the topology domains of a rolling
+   * update by {@code topologyKey}.
+   */
+  @ActivityMethod
+  Map<String, String> nodeLabelValues(String key, List<String> k8sNodes);
 
   /** Records a Kubernetes Event (best effort: never fails the caller). */
   @ActivityMethod

@@ -7,13 +7,16 @@ import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.UpdateCommand;
+import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleInput;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.ActivityStubs;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -121,14 +124,23 @@ final class NodeSetNodes {
       return; // the spec's pod is refused and no earlier revision ran: nothing to roll to
     }
     String rev = template.revision();
-    boolean onDelete = s.spec.updateStrategy().onDelete();
+    UpdateStrategy strategy = s.spec.updateStrategy();
+    boolean onDelete = strategy.onDelete();
     List<Entry> targets;
+    Map<String, String> domains = Map.of();
     if (onDelete) {
       targets = NodeSetPlanner.deferredUpdates(active, rev);
+    } else if (strategy.byDomain() && Versions.of(Versions.TOPOLOGY_ROLLOUT) >= 1) {
+      TopologyRollout.Plan plan = planByDomain(active, rev, strategy);
+      if (plan == null) {
+        return; // the labels could not be read: take nothing this pass (fail closed)
+      }
+      s.rollDomain = plan.domain();
+      targets = plan.updates();
+      domains = plan.domains();
     } else {
       int max =
-          NodeSetSpecValidator.resolveMaxUnavailable(
-              s.spec.updateStrategy().maxUnavailable(), s.spec.replicas());
+          NodeSetSpecValidator.resolveMaxUnavailable(strategy.maxUnavailable(), s.spec.replicas());
       targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
     }
     UpdateCommand c = new UpdateCommand(template, !onDelete, s.spec.updateDrain());
@@ -136,10 +148,43 @@ final class NodeSetNodes {
       if (NodeMessenger.update(ref(e), c)) {
         e.updateSentFor = rev;
         e.updateSentImmediate = !onDelete;
+        e.rollDomain = domains.get(e.pod);
       } else {
         e.started = false;
       }
     }
+  }
+
+  /**
+   * The topology-aware plan ({@link TopologyRollout}), or null when the node labels cannot be read.
+   * Reads the labels only while the rollout has something to do.
+   */
+  private TopologyRollout.Plan planByDomain(
+      List<Entry> active, String rev, UpdateStrategy strategy) {
+    if (!TopologyRollout.pending(active, rev)) {
+      s.rollDomain = null;
+      return new TopologyRollout.Plan(null, List.of(), Map.of());
+    }
+    Map<String, String> labels;
+    List<String> k8sNodes = TopologyRollout.k8sNodes(active);
+    try {
+      labels =
+          k8sNodes.isEmpty()
+              ? Map.of()
+              : ActivityStubs.kube("read " + strategy.topologyKey() + " of the pods' nodes")
+                  .nodeLabelValues(strategy.topologyKey(), k8sNodes);
+    } catch (ActivityFailure e) {
+      log.warn("cannot read topology labels for {}: {}", input.ref(), e.getMessage());
+      return null;
+    }
+    return TopologyRollout.plan(
+        active,
+        rev,
+        strategy.maxUnavailable(),
+        strategy.idleFirst(),
+        labels == null ? Map.of() : labels,
+        s.rollDomain,
+        rules);
   }
 
   /** Sends delete to every node; true once none is left. */

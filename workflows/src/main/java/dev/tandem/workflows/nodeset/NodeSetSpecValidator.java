@@ -56,6 +56,44 @@ public final class NodeSetSpecValidator {
       if (err != null) {
         p.add(err);
       }
+      p.addAll(topologyProblems(u));
+    } else if (u.topologyKey() != null || u.domainOrder() != null) {
+      p.add("spec.updateStrategy.rollingUpdate is only allowed with type RollingUpdate");
+    }
+    return p;
+  }
+
+  /**
+   * A Kubernetes label key: an optional DNS-subdomain prefix and {@code /}, then a name of at most
+   * 63 characters (letters, digits, {@code - _ .}, alphanumeric at both ends).
+   */
+  static final Pattern LABEL_KEY =
+      Pattern.compile(
+          "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+              + "[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$");
+
+  private static List<String> topologyProblems(UpdateStrategy u) {
+    List<String> p = new ArrayList<>();
+    String field = "spec.updateStrategy.rollingUpdate.";
+    String key = u.topologyKey();
+    if (key != null
+        && (!LABEL_KEY.matcher(key).matches()
+            || key.length() > 316
+            || (key.contains("/") && key.indexOf('/') > 253))) {
+      p.add(
+          field
+              + "topologyKey: \""
+              + key
+              + "\" is not a node label key like topology.tandem.dev/block (optional DNS prefix"
+              + " and '/', then letters, digits, '-', '_', '.')");
+    }
+    String order = u.domainOrder();
+    if (order != null
+        && !UpdateStrategy.IDLE_FIRST.equals(order)
+        && !UpdateStrategy.BY_NAME.equals(order)) {
+      p.add(field + "domainOrder must be idleFirst or name, got \"" + order + "\"");
+    } else if (order != null && key == null) {
+      p.add(field + "domainOrder needs topologyKey, the node label naming the domain");
     }
     return p;
   }

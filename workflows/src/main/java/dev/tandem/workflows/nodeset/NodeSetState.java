@@ -46,6 +46,12 @@ public final class NodeSetState {
     /** Whether the update sent was immediate (RollingUpdate) or deferred (OnDelete). */
     boolean updateSentImmediate;
 
+    /**
+     * With a topology key: the domain the node was in when the update was sent ({@link
+     * TopologyRollout}), or null.
+     */
+    String rollDomain;
+
     public String pod() {
       return pod;
     }
@@ -83,6 +89,9 @@ public final class NodeSetState {
   boolean adopted;
 
   Map<Integer, Entry> nodes = new TreeMap<>();
+
+  /** With a topology key: the domain the rolling update works on, or null. */
+  String rollDomain;
 
   /** The status last written to the custom resource. */
   NodeSetStatusView written;

@@ -65,6 +65,15 @@ public final class Versions {
   public static final String REMEDIATION_HEALTH_CHECK = "remediation-health-check";
 
   /**
+   * Version 1: a RollingUpdate with {@code rollingUpdate.topologyKey} goes one topology domain at a
+   * time: the NodeSet workflow reads the label of the Kubernetes nodes its pods run on (activity
+   * {@code nodeLabelValues}) and updates at most maxUnavailable nodes of one domain, never taking a
+   * node while one of another domain is out ({@code TopologyRollout}). Reached only with a topology
+   * key, which no history before it has. NodeSet workflow.
+   */
+  public static final String TOPOLOGY_ROLLOUT = "topology-rollout";
+
+  /**
    * Version 1: a node at rest (ready or drained, no signal) doubles its safety re-read wait from
    * the resync interval up to {@code Tuning.restMaxSeconds} while re-reads find nothing the
    * watchers did not report; any signal or news starts again at the resync interval. Only timer
@@ -75,7 +84,7 @@ public final class Versions {
   /**
    * Version 1: the remediation budget continues as new once its history is long even while signals
    * keep coming (before, only after an hour without any). Asked only once the history is past the
-   * bound, which no recorded history reaches. Remediation budget workflow.
+   * bound, which no history recorded before it reaches. Remediation budget workflow.
    */
   public static final String BUDGET_BOUND = "budget-bound";
 
@@ -93,6 +102,8 @@ public final class Versions {
           LOCAL_SCHEDULING_CALLS,
           1,
           REMEDIATION_HEALTH_CHECK,
+          1,
+          TOPOLOGY_ROLLOUT,
           1,
           REST_BACKOFF,
           1,

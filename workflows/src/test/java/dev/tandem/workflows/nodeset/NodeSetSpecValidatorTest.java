@@ -53,6 +53,48 @@ class NodeSetSpecValidatorTest {
         NodeSetSpecValidator.validate(noTemplate));
   }
 
+  private static NodeSetSpecView topology(String type, String key, String order) {
+    return new NodeSetSpecView(
+        1,
+        "u",
+        3,
+        new PodTemplate("r1", "{}", null),
+        new UpdateStrategy(type, "1", key, order),
+        null,
+        null,
+        List.of());
+  }
+
+  @Test
+  void checksTheTopologyKeyAndDomainOrder() {
+    for (String key : List.of("topology.tandem.dev/block", "rack", "example.com/leaf_1")) {
+      assertEquals(
+          List.of(), NodeSetSpecValidator.validate(topology("RollingUpdate", key, null)), key);
+    }
+    assertEquals(
+        List.of(),
+        NodeSetSpecValidator.validate(topology("RollingUpdate", "rack", UpdateStrategy.BY_NAME)));
+    for (String key : List.of("a b", "Example.com/rack", "/rack", "rack/", "-rack", "")) {
+      List<String> p = NodeSetSpecValidator.validate(topology("RollingUpdate", key, null));
+      assertEquals(1, p.size(), key);
+      assertTrue(
+          p.get(0).startsWith("spec.updateStrategy.rollingUpdate.topologyKey: \"" + key + "\""),
+          p.get(0));
+    }
+    assertEquals(
+        List.of(
+            "spec.updateStrategy.rollingUpdate.domainOrder must be idleFirst or name, got \"x\""),
+        NodeSetSpecValidator.validate(topology("RollingUpdate", "rack", "x")));
+    assertEquals(
+        List.of(
+            "spec.updateStrategy.rollingUpdate.domainOrder needs topologyKey, the node label"
+                + " naming the domain"),
+        NodeSetSpecValidator.validate(topology("RollingUpdate", null, "name")));
+    assertEquals(
+        List.of("spec.updateStrategy.rollingUpdate is only allowed with type RollingUpdate"),
+        NodeSetSpecValidator.validate(topology("OnDelete", "rack", null)));
+  }
+
   @Test
   void resolvesMaxUnavailable() {
     assertEquals(1, NodeSetSpecValidator.resolveMaxUnavailable(null, 10));

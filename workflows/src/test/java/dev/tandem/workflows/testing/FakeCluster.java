@@ -64,6 +64,13 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private final Map<String, String> rejectedRevisions = new TreeMap<>();
   private final Map<String, Integer> ensurePodCalls = new TreeMap<>();
   private final Map<String, Integer> nodeReads = new TreeMap<>();
+  private final Map<String, Map<String, String>> nodeLabels = new TreeMap<>();
+  private final Map<String, String> placedOn = new TreeMap<>();
+  private String domainKey;
+  private int maxDomainsOut;
+  private final Map<String, Integer> maxOutPerDomain = new TreeMap<>();
+  private final List<String> domainsTaken = new ArrayList<>();
+  private int labelReads;
 
   // ---------------- KubeActivities ----------------
 
@@ -106,6 +113,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
       return p;
     }
     pods.put(name, p);
+    placedOn.put(name, p.k8sNode());
     podCreations.merge(name, 1, Integer::sum);
     calls.add("createPod " + name + " " + r.template().revision());
     Node n = nodes.computeIfAbsent(name, k -> new Node());
@@ -160,6 +168,20 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     for (PodView p : pods.values()) {
       if (p.name().startsWith(nodeSet + "-")) {
         out.add(p);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized Map<String, String> nodeLabelValues(String key, List<String> k8sNodes) {
+    checkKube();
+    labelReads++;
+    Map<String, String> out = new TreeMap<>();
+    for (String n : k8sNodes) {
+      String v = nodeLabels.getOrDefault(n, Map.of()).get(key);
+      if (v != null) {
+        out.put(n, v);
       }
     }
     return out;
@@ -391,6 +413,39 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     kubeDown = down;
   }
 
+  /** Labels Kubernetes node {@code k8sNode} (pods go to {@code k8s-<ordinal % 3>}). */
+  public synchronized void labelNode(String k8sNode, String key, String value) {
+    nodeLabels.computeIfAbsent(k8sNode, k -> new TreeMap<>()).put(key, value);
+  }
+
+  /**
+   * Watches the tracked nodes by topology domain too (the value of {@code key} on the Kubernetes
+   * node each pod was placed on): how many domains have nodes out at once, the most out per domain,
+   * and the order in which domains first went out.
+   */
+  public synchronized void trackDomains(String key) {
+    domainKey = key;
+    maxDomainsOut = 0;
+    maxOutPerDomain.clear();
+    domainsTaken.clear();
+  }
+
+  public synchronized int maxDomainsOut() {
+    return maxDomainsOut;
+  }
+
+  public synchronized Map<String, Integer> maxOutPerDomain() {
+    return Map.copyOf(maxOutPerDomain);
+  }
+
+  public synchronized List<String> domainsTaken() {
+    return List.copyOf(domainsTaken);
+  }
+
+  public synchronized int labelReads() {
+    return labelReads;
+  }
+
   /** Which nodes the out-of-service maximum is computed over. */
   public synchronized void track(Set<String> names) {
     trackedNodes = Set.copyOf(names);
@@ -517,6 +572,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   /** Out of service: no running pod, or drained/down in Slurm. */
   private void observeSafety() {
     int out = 0;
+    Map<String, Integer> outByDomain = new TreeMap<>();
     for (String name : trackedNodes) {
       PodView p = pods.get(name);
       Node n = nodes.get(name);
@@ -528,8 +584,21 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
               && !n.flags.contains("NOT_RESPONDING");
       if (!serving) {
         out++;
+        if (domainKey != null) {
+          String d =
+              nodeLabels.getOrDefault(placedOn.get(name), Map.of()).getOrDefault(domainKey, "");
+          outByDomain.merge(d, 1, Integer::sum);
+        }
       }
     }
     maxOutOfService = Math.max(maxOutOfService, out);
+    maxDomainsOut = Math.max(maxDomainsOut, outByDomain.size());
+    outByDomain.forEach(
+        (d, c) -> {
+          maxOutPerDomain.merge(d, c, Math::max);
+          if (!domainsTaken.contains(d)) {
+            domainsTaken.add(d);
+          }
+        });
   }
 }
