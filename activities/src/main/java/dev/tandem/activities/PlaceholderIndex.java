@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Tandem's placeholder jobs by tag, as one worker's scheduling activities see them: kept by job
@@ -28,12 +27,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *       answers "unchanged" cheaply), all of them on first use and every {@code full} (which drops
  *       jobs Slurm purged after {@code MinJobAge}, but never one added after that listing began). A
  *       job's newest view replaces the old one.
- *   <li>One caller lists at a time; the others wait for it and then check step 1 against their own
- *       T. A listing slower than {@code fresh} therefore serves every caller that arrived before it
+ *   <li>One caller lists at a time ({@link SingleFlight}, the rule every shared Slurm listing of
+ *       the worker follows); the others wait for it and then check step 1 against their own T. A
+ *       listing slower than {@code fresh} therefore serves every caller that arrived before it
  *       started, and the callers that arrived during it share the next one: at most two listings
  *       per caller, never one each. (Before, freshness was measured when the lock came free, so
  *       behind a listing slower than {@code fresh} every waiting submit listed again, one after the
- *       other: 200 pods created at once were submitted at ~10 per second.)
+ *       other: 200 pods created at once were submitted at ~10 per second.) A failed listing fails
+ *       the callers that asked before it began; later callers list again.
  *   <li>A job this worker submits is added at once ({@link #put}), without waiting for a listing in
  *       progress; a job another worker (or a lost answer) submitted shows in the next listing. A
  *       retried submit comes at least a retry interval (1 s) after the failed one, longer than
@@ -56,28 +57,22 @@ final class PlaceholderIndex {
   private final Duration fresh;
   private final Duration full;
   private final Map<Long, Entry> byId = new ConcurrentHashMap<>();
-  private final Object listing = new Object();
-  private volatile Instant listedAt; // start of the last listing that completed
+  private final SingleFlight<Instant> listing;
+  // Touched only by the listing, which SingleFlight runs one at a time.
   private Instant fullAt;
   private Instant since;
-  private final AtomicLong listings = new AtomicLong();
 
   PlaceholderIndex(SlurmClient slurm, Clock clock, Duration fresh, Duration full) {
     this.slurm = slurm;
     this.clock = clock;
     this.fresh = fresh;
     this.full = full;
+    this.listing = new SingleFlight<>(clock, this::refresh);
   }
 
   /** Every job tagged {@code tag} (any state), from a listing begun at most {@code fresh} ago. */
   List<PlaceholderJob> find(String tag) {
-    Instant asked = clock.instant();
-    synchronized (listing) {
-      Instant last = listedAt;
-      if (last == null || !last.isAfter(asked.minus(fresh))) {
-        refresh();
-      }
-    }
+    listing.get(fresh);
     List<PlaceholderJob> out = new ArrayList<>();
     for (Entry e : byId.values()) {
       if (e.job().podUid().equals(tag)) {
@@ -94,15 +89,13 @@ final class PlaceholderIndex {
 
   /** How many listings this index made (for tests and figures). */
   long listings() {
-    return listings.get();
+    return listing.loads();
   }
 
-  /** Called holding {@link #listing}. */
-  private void refresh() {
-    Instant start = clock.instant();
+  /** One listing begun at {@code start}, merged into the index; run by {@link #listing}. */
+  private Instant refresh(Instant start) {
     boolean whole = fullAt == null || Duration.between(fullAt, start).compareTo(full) >= 0;
     Listing<PlaceholderJob> l = slurm.listPlaceholderJobs(whole ? null : since);
-    listings.incrementAndGet();
     Set<Long> listed = new HashSet<>();
     if (l.changed()) {
       for (PlaceholderJob j : l.items()) {
@@ -121,6 +114,6 @@ final class PlaceholderIndex {
       fullAt = start;
     }
     since = l.updateTime();
-    listedAt = start;
+    return start;
   }
 }

@@ -32,12 +32,17 @@ public class SlurmActivitiesImpl implements SlurmActivities {
 
   private final SlurmClient slurm;
   private final Clock clock;
-  private final SharedJobListing jobListing;
+  private final SlurmView view;
 
   public SlurmActivitiesImpl(SlurmClient slurm, Clock clock) {
+    this(slurm, clock, new SlurmView(slurm, clock));
+  }
+
+  /** With the worker's shared {@link SlurmView} (one per worker, read by every drain wait). */
+  public SlurmActivitiesImpl(SlurmClient slurm, Clock clock, SlurmView view) {
     this.slurm = Objects.requireNonNull(slurm, "slurm");
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.jobListing = new SharedJobListing(slurm, clock);
+    this.view = Objects.requireNonNull(view, "view");
   }
 
   @Override
@@ -123,22 +128,35 @@ public class SlurmActivitiesImpl implements SlurmActivities {
     return n;
   }
 
+  /**
+   * The jobs that may hold {@code name}, from the worker's shared {@link SlurmView}.
+   *
+   * <ol>
+   *   <li>Read a snapshot begun at most {@link SlurmView#FRESH} before this call (shared with every
+   *       drain wait asking about then).
+   *   <li>If that snapshot shows the node's DRAIN flag, it is enough: the node took no new job
+   *       after the snapshot's node listing, and its job listing began after that, so it shows
+   *       every job that can still be on the node. Slurm never lifts a drain by itself (a DOWN node
+   *       without it may return to service on its own, ReturnToService, so DOWN alone is not
+   *       enough); only an explicit undrain, a new job and a drain again, all within the 500 ms of
+   *       one snapshot, could slip past.
+   *   <li>Otherwise (the drain may have been set after the snapshot began, or the node is not in
+   *       it) read a snapshot begun after this call: exactly what a listing of its own would show.
+   *   <li>A snapshot that could not be made fails the call (Temporal retries): never "no jobs".
+   * </ol>
+   */
   @Override
   public NodeJobs jobsOnNode(String name) {
     return run(
         "list jobs on node " + name,
         () -> {
-          // Shared with the other drain waits asking now; begun after this call (SharedJobListing).
-          SlurmClient.Listing<SlurmJob> jobs = jobListing.all();
-          if (!jobs.changed()) {
-            // A full listing was asked for; "unchanged" would mean "don't know": fail closed.
-            throw ApplicationFailure.newFailure(
-                "Slurm answered a full job listing with \"unchanged\"; cannot tell what runs on "
-                    + name,
-                SlurmFailures.UNAVAILABLE);
+          SlurmView.Snapshot snap = view.read(SlurmView.FRESH);
+          SlurmNode node = snap.nodes().get(name);
+          if (node == null || !node.drainFlag()) {
+            snap = view.read(Duration.ZERO);
           }
           List<Long> ids = new ArrayList<>();
-          for (SlurmJob j : jobs.items()) {
+          for (SlurmJob j : snap.jobs()) {
             if (!j.mayHoldNodes()) {
               continue;
             }

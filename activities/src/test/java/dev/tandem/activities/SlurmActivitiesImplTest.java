@@ -205,7 +205,8 @@ class SlurmActivitiesImplTest {
 
   @Test
   void jobsOnNodeComesFromTheJobListNotTheNodeCounters() {
-    when(slurm.listJobs(null))
+    when(slurm.listNodes(any())).thenReturn(new SlurmClient.Listing<>(true, List.of(), NOW));
+    when(slurm.listJobs(any()))
         .thenReturn(
             new SlurmClient.Listing<>(
                 true,
@@ -226,9 +227,10 @@ class SlurmActivitiesImplTest {
   /** Fail closed: never "not busy" when the job list could not be read. */
   @Test
   void jobsOnNodeFailsWhenSlurmCannotBeRead() {
-    when(slurm.listJobs(null)).thenThrow(new SlurmUnavailableException("timeout"));
+    when(slurm.listNodes(any())).thenReturn(new SlurmClient.Listing<>(true, List.of(), NOW));
+    when(slurm.listJobs(any())).thenThrow(new SlurmUnavailableException("timeout"));
     assertFailure(SlurmFailures.UNAVAILABLE, false, () -> act.jobsOnNode("gpu-a-0"));
-    doReturn(SlurmClient.Listing.unchanged(NOW)).when(slurm).listJobs(null);
+    doReturn(SlurmClient.Listing.unchanged(NOW)).when(slurm).listJobs(any());
     ApplicationFailure f =
         assertThrows(ApplicationFailure.class, () -> act.jobsOnNode("gpu-a-0"), "not \"no jobs\"");
     assertFalse(f.isNonRetryable());

@@ -37,6 +37,22 @@ class BadSlurmAnswerActivityTest {
     return new SlurmActivitiesImpl(CatalogueSlurm.v44(fake), clock);
   }
 
+  /**
+   * The node listing a drain wait's shared view reads before the jobs ({@code SlurmView}): no node
+   * shows a drain, so each call also asks for a listing begun after it (two refreshes).
+   */
+  private void noNodes(String base, int times) {
+    for (int i = 0; i < times; i++) {
+      fake.on(
+          "GET",
+          base.equals(B38) ? B38 + "/nodes" : B44 + "/nodes/",
+          200,
+          base.equals(B38)
+              ? "{\"nodes\":[]}"
+              : "{\"nodes\":[],\"last_update\":{\"set\":true,\"infinite\":false,\"number\":1}}");
+    }
+  }
+
   /** The activity's retryable failure message. */
   private static String fails(Runnable call) {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, call::run);
@@ -48,6 +64,7 @@ class BadSlurmAnswerActivityTest {
   /** Used to answer "no jobs" (a listing without its list read as an empty one). */
   @Test
   void jobsOnNodeFromAListingWithoutJobsIsUnknownNotNone() {
+    noNodes(B38, 1);
     fake.on("GET", B38 + "/jobs", 200, "{\"meta\":{},\"errors\":[]}");
     assertEquals(
         "list jobs on node gpu-a-0: list jobs: slurmrestd answered without a \"jobs\" list:"
@@ -58,6 +75,7 @@ class BadSlurmAnswerActivityTest {
   /** Used to answer "no jobs" (the empty list beside the error was taken as the answer). */
   @Test
   void jobsOnNodeFromA200WithErrorsIsUnknownNotNone() {
+    noNodes(B44, 1);
     fake.on(
         "GET",
         B44 + "/jobs/",
@@ -74,24 +92,30 @@ class BadSlurmAnswerActivityTest {
   /** Used to answer "no jobs": a state the client does not know was not "active". */
   @Test
   void jobInAStateThisClientDoesNotKnowKeepsTheNodeBusy() {
-    fake.on(
-        "GET",
-        B44 + "/jobs/",
-        200,
-        "{\"jobs\":[{\"job_id\":42,\"job_state\":[\"MIGRATING\"],\"nodes\":\"gpu-a-[0-1]\"}],"
-            + "\"last_update\":5}");
+    noNodes(B44, 2);
+    noNodes(B38, 2);
+    for (int i = 0; i < 2; i++) {
+      fake.on(
+          "GET",
+          B44 + "/jobs/",
+          200,
+          "{\"jobs\":[{\"job_id\":42,\"job_state\":[\"MIGRATING\"],\"nodes\":\"gpu-a-[0-1]\"}],"
+              + "\"last_update\":5}");
+      fake.on(
+          "GET",
+          B38 + "/jobs",
+          200,
+          "{\"jobs\":[{\"job_id\":43,\"job_state\":\"MIGRATING\",\"nodes\":\"gpu-a-0\"}]}");
+    }
     assertEquals(new NodeJobs("gpu-a-0", List.of(42L)), on44().jobsOnNode("gpu-a-0"));
-    fake.on(
-        "GET",
-        B38 + "/jobs",
-        200,
-        "{\"jobs\":[{\"job_id\":43,\"job_state\":\"MIGRATING\",\"nodes\":\"gpu-a-0\"}]}");
     assertEquals(new NodeJobs("gpu-a-0", List.of(43L)), on38().jobsOnNode("gpu-a-0"));
   }
 
   /** Used to answer "no jobs": a running job without nodes ran nowhere. */
   @Test
   void runningJobWithoutItsNodesMakesTheNodeUnknown() {
+    noNodes(B38, 2);
+    fake.on("GET", B38 + "/jobs", 200, "{\"jobs\":[{\"job_id\":42,\"job_state\":\"RUNNING\"}]}");
     fake.on("GET", B38 + "/jobs", 200, "{\"jobs\":[{\"job_id\":42,\"job_state\":\"RUNNING\"}]}");
     assertEquals(
         "Slurm listed job 42 (RUNNING) without its nodes; cannot tell what runs on gpu-a-0",

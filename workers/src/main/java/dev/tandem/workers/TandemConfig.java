@@ -179,17 +179,20 @@ public record TandemConfig(
             topology(env),
             env.string("POD_NAMESPACE", "default"));
     checkLease(watching);
+    Duration resync =
+        env.duration("TANDEM_NODE_RESYNC", Duration.ofMinutes(2), Duration.ofSeconds(1));
     Tuning tuning =
         new Tuning(
             env.duration("TANDEM_NODE_POLL", Duration.ofSeconds(5), Duration.ofSeconds(1))
                 .toSeconds(),
-            env.duration("TANDEM_NODE_RESYNC", Duration.ofMinutes(2), Duration.ofSeconds(1))
-                .toSeconds(),
+            resync.toSeconds(),
             env.integer("TANDEM_MAX_HISTORY_EVENTS", 4000, 200, 40_000),
             env.integer("TANDEM_TIMELINE_LIMIT", 100, 10, 10_000),
             env.duration("TANDEM_SLOW_AFTER", Duration.ofMinutes(15), Duration.ofSeconds(1))
                 .toSeconds(),
-            env.bool("TANDEM_SEARCH_ATTRIBUTES", true));
+            env.bool("TANDEM_SEARCH_ATTRIBUTES", true),
+            env.duration("TANDEM_NODE_REST_MAX", resync.multipliedBy(Tuning.REST_FACTOR), resync)
+                .toSeconds());
     Worker worker =
         new Worker(
             env.integer("TANDEM_MAX_CONCURRENT_ACTIVITIES", 50, 1, 10_000),

@@ -9,6 +9,7 @@ import dev.tandem.activities.RebootActions;
 import dev.tandem.activities.RemediationActivitiesImpl;
 import dev.tandem.activities.SchedulingActivitiesImpl;
 import dev.tandem.activities.SlurmActivitiesImpl;
+import dev.tandem.activities.SlurmView;
 import dev.tandem.k8s.KubeClients;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -170,10 +171,17 @@ public final class TandemModule extends AbstractModule {
     return new KubeActivitiesImpl(k8s, clock);
   }
 
+  /** The worker's one shared view of Slurm's nodes and jobs, read by every drain wait. */
   @Provides
   @Singleton
-  SlurmActivities slurmActivities(SlurmClient slurm, Clock clock) {
-    return new SlurmActivitiesImpl(slurm, clock);
+  SlurmView slurmView(SlurmClient slurm, Clock clock) {
+    return new SlurmView(slurm, clock);
+  }
+
+  @Provides
+  @Singleton
+  SlurmActivities slurmActivities(SlurmClient slurm, Clock clock, SlurmView view) {
+    return new SlurmActivitiesImpl(slurm, clock, view);
   }
 
   /** Pods through Slurm (docs/scheduling.md); closed by {@link TandemWorker#close()}. */

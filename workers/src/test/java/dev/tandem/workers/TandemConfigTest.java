@@ -39,6 +39,22 @@ class TandemConfigTest {
   }
 
   @Test
+  void restBoundDefaultsToEightResyncsAndNeverBelowOne() {
+    assertEquals(960, TandemConfig.from(new Env(Map.of())).tuning().restMaxSeconds());
+    assertEquals(
+        240,
+        TandemConfig.from(new Env(Map.of("TANDEM_NODE_RESYNC", "30s"))).tuning().restMaxSeconds());
+    assertEquals(
+        300,
+        TandemConfig.from(new Env(Map.of("TANDEM_NODE_REST_MAX", "5m"))).tuning().restMaxSeconds());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> TandemConfig.from(new Env(Map.of("TANDEM_NODE_REST_MAX", "1m"))));
+    assertEquals(true, e.getMessage().startsWith("TANDEM_NODE_REST_MAX"), e.getMessage());
+  }
+
+  @Test
   void shortLeaseTimingsAreAccepted() {
     TandemConfig.Watching w =
         watching(

@@ -39,8 +39,9 @@ import java.util.Objects;
  *
  * <p>Signals only change {@link NodeLifecycleState}; the loop acts. Signals may be lost or
  * duplicated, so every phase also re-reads Kubernetes and Slurm on a timer: a lost signal delays,
- * never wedges. Every change of phase is reported to the NodeSet workflow and recorded in the
- * node's timeline. The workflow continues as new before its history grows large.
+ * never wedges. At rest that timer lengthens while the re-reads find nothing new ({@link
+ * RestTimer}). Every change of phase is reported to the NodeSet workflow and recorded in the node's
+ * timeline. The workflow continues as new before its history grows large.
  */
 public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
@@ -70,6 +71,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
   @Override
   public NodePhase run(NodeLifecycleInput in) {
     NodePhases phases = new NodePhases(s, fx, in.tuning());
+    RestTimer rest = new RestTimer(in.tuning());
+    boolean signalled = true; // the first pass counts as news: start at rest's shortest wait
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODE, in.ref().pod());
     sa.set(SearchAttributes.NODESET, in.ref().namespace() + "/" + in.ref().nodeSet());
@@ -84,8 +87,10 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       phases.refresh = phases.refresh || resyncRequested;
       resyncRequested = false;
       dirty = false;
+      Object before = RestTimer.seen(s.pod, s.slurm);
       Step step = phases.handle();
       phases.refresh = false;
+      rest.passed(signalled, !before.equals(RestTimer.seen(s.pod, s.slurm)));
       if (step.next() != s.phase) {
         transition(step);
         reporter.report();
@@ -97,7 +102,9 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       }
       reporter.report();
       Workflow.setCurrentDetails(reporter.details());
-      boolean woken = Workflow.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
+      long wait = rest.waitSeconds(step, s.phase);
+      boolean woken = Workflow.await(Duration.ofSeconds(wait), () -> dirty);
+      signalled = woken;
       phases.refresh = !woken;
       maybeContinueAsNew();
     }

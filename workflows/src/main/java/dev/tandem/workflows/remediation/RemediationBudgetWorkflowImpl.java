@@ -2,6 +2,7 @@ package dev.tandem.workflows.remediation;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.remediation.BudgetStatus.Entry;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
@@ -55,6 +56,12 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
       resend.add(e.request().k8sNode());
     }
     while (true) {
+      // The line is all there is to carry (the next run sends every holder its grant again).
+      // Before BUDGET_BOUND the only check came after the wait and only when no signal had come,
+      // so a budget signalled more often than hourly grew its history without bound.
+      if (historyLong() && Versions.of(Versions.BUDGET_BOUND) >= 1) {
+        Workflow.newContinueAsNewStub(RemediationBudgetWorkflow.class).run(line.status());
+      }
       dirty = false;
       List<SlotRequest> send = new ArrayList<>(line.grant(now()));
       for (String node : resend) {
@@ -77,12 +84,15 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
       Workflow.getMetricsScope().gauge(WAITING_GAUGE).update(line.waiting.size());
       Workflow.setCurrentDetails(details());
       Workflow.await(Duration.ofHours(1), () -> dirty);
-      long events = Workflow.getInfo().getHistoryLength();
-      if (!dirty
-          && (events >= MAX_HISTORY_EVENTS || Workflow.getInfo().isContinueAsNewSuggested())) {
+      if (!dirty && historyLong()) {
         Workflow.newContinueAsNewStub(RemediationBudgetWorkflow.class).run(line.status());
       }
     }
+  }
+
+  private static boolean historyLong() {
+    return Workflow.getInfo().getHistoryLength() >= MAX_HISTORY_EVENTS
+        || Workflow.getInfo().isContinueAsNewSuggested();
   }
 
   private boolean grant(SlotRequest r) {

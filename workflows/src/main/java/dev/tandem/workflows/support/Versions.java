@@ -73,6 +73,21 @@ public final class Versions {
    */
   public static final String TOPOLOGY_ROLLOUT = "topology-rollout";
 
+  /**
+   * Version 1: a node at rest (ready or drained, no signal) doubles its safety re-read wait from
+   * the resync interval up to {@code Tuning.restMaxSeconds} while re-reads find nothing the
+   * watchers did not report; any signal or news starts again at the resync interval. Only timer
+   * durations change. Node workflow, at run start.
+   */
+  public static final String REST_BACKOFF = "rest-backoff";
+
+  /**
+   * Version 1: the remediation budget continues as new once its history is long even while signals
+   * keep coming (before, only after an hour without any). Asked only once the history is past the
+   * bound, which no history recorded before it reaches. Remediation budget workflow.
+   */
+  public static final String BUDGET_BOUND = "budget-bound";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.of(
@@ -89,6 +104,10 @@ public final class Versions {
           REMEDIATION_HEALTH_CHECK,
           1,
           TOPOLOGY_ROLLOUT,
+          1,
+          REST_BACKOFF,
+          1,
+          BUDGET_BOUND,
           1);
 
   /**

@@ -269,6 +269,32 @@ class RecordHistoriesTest extends WorkflowTestBase {
     write("node-pod-rejected", Names.nodeWorkflowId(NS, "rejset-1"));
   }
 
+  /**
+   * Safety re-reads at rest ({@code Versions.REST_BACKOFF}): a node ready for ten minutes with no
+   * signal, a change whose signal is lost (an administrator's drain), a drain and ten minutes
+   * drained, an undrain, a delete. Recorded with the code before the change as node-rest-v1.json (a
+   * scratch worktree of its parent commit) and after it as node-rest-v5.json.
+   */
+  @Test
+  void recordRestBackoff() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeLifecycleWorkflow wf = startNode("rst", 0, "a");
+    await("ready", 60, () -> phaseIs("rst-0", NodePhase.READY));
+    env.sleep(Duration.ofMinutes(10));
+    cluster.adminDrain("rst-0", "bad DIMM");
+    await("seen", 200, () -> nodeStatus("rst-0").slurm().drainFlag());
+    cluster.adminResume("rst-0");
+    wf.drain(NodeCommand.of("manual", "maintenance"));
+    await("drained", 60, () -> phaseIs("rst-0", NodePhase.DRAINED));
+    env.sleep(Duration.ofMinutes(10));
+    wf.undrain(NodeCommand.of("manual", "done"));
+    await("ready", 60, () -> phaseIs("rst-0", NodePhase.READY));
+    env.sleep(Duration.ofMinutes(3));
+    wf.delete(NodeCommand.of("scale-down", "shrink"));
+    WorkflowStub.fromTyped(wf).getResult(NodePhase.class);
+    write("node-rest", Names.nodeWorkflowId(NS, "rst-0"));
+  }
+
   /** The run ids of a workflow, first to latest, following continue-as-new. */
   private List<String> runs(String workflowId, String firstRunId) {
     List<String> ids = new ArrayList<>(List.of(firstRunId));

@@ -63,6 +63,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private Set<String> trackedNodes = Set.of();
   private final Map<String, String> rejectedRevisions = new TreeMap<>();
   private final Map<String, Integer> ensurePodCalls = new TreeMap<>();
+  private final Map<String, Integer> nodeReads = new TreeMap<>();
   private final Map<String, Map<String, String>> nodeLabels = new TreeMap<>();
   private final Map<String, String> placedOn = new TreeMap<>();
   private String domainKey;
@@ -207,6 +208,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   @Override
   public synchronized SlurmNodeView getNode(String name) {
     checkSlurm();
+    nodeReads.merge(name, 1, Integer::sum);
     return view(name);
   }
 
@@ -456,6 +458,11 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   }
 
   /** How many times ensurePod was called with {@code revision} (created, found, or refused). */
+  /** How many times a workflow read the Slurm node {@code name} ({@code getNode}). */
+  public synchronized int nodeReads(String name) {
+    return nodeReads.getOrDefault(name, 0);
+  }
+
   public synchronized int ensurePodCalls(String revision) {
     return ensurePodCalls.getOrDefault(revision, 0);
   }

@@ -1,0 +1,62 @@
+package dev.tandem.workflows.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.workflows.support.Versions;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.common.WorkflowExecutionHistory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The recorded histories of {@code Versions.REST_BACKOFF} cover the change. Replay cannot show it:
+ * the SDK matches a timer by its place in the history, not its duration, and skips a version marker
+ * the code does not ask for, so the old code replays node-rest-v5.json cleanly (as it should: only
+ * the waits differ). So this checks the histories themselves: v1 waits the resync interval (10 s in
+ * the recording) at rest; v5 carries the version marker and waits up to 8 × that.
+ */
+class RestHistoriesTest {
+  private static List<HistoryEvent> events(String file) throws IOException {
+    try (InputStream in = RestHistoriesTest.class.getResourceAsStream("/histories/" + file)) {
+      String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return WorkflowExecutionHistory.fromJson(json).getEvents();
+    }
+  }
+
+  private static long longestTimerSeconds(List<HistoryEvent> events) {
+    return events.stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_TIMER_STARTED)
+        .mapToLong(e -> e.getTimerStartedEventAttributes().getStartToFireTimeout().getSeconds())
+        .max()
+        .orElse(0);
+  }
+
+  private static boolean hasVersion(List<HistoryEvent> events, String changeId) {
+    return events.stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
+        .map(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().get("changeId"))
+        .filter(p -> p != null && p.getPayloadsCount() > 0)
+        .anyMatch(p -> p.getPayloads(0).getData().toStringUtf8().contains(changeId));
+  }
+
+  @Test
+  void beforeTheChangeANodeAtRestWaitsTheResyncInterval() throws IOException {
+    List<HistoryEvent> v1 = events("node-rest-v1.json");
+    assertFalse(hasVersion(v1, Versions.REST_BACKOFF));
+    assertEquals(10, longestTimerSeconds(v1));
+  }
+
+  @Test
+  void afterItTheWaitBacksOffToEightResyncIntervals() throws IOException {
+    List<HistoryEvent> v5 = events("node-rest-v5.json");
+    assertTrue(hasVersion(v5, Versions.REST_BACKOFF));
+    assertEquals(80, longestTimerSeconds(v5));
+    assertTrue(v5.size() < events("node-rest-v1.json").size() / 2, "far fewer events at rest");
+  }
+}
