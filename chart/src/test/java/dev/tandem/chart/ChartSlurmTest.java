@@ -214,4 +214,52 @@ class ChartSlurmTest {
             .get("slurm.conf")
             .contains("TopologyPlugin=topology/block\n"));
   }
+
+  private static List<String> slurmctldContainers(List<HasMetadata> objects) {
+    return named(objects, StatefulSet.class, "tandem-slurmctld")
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .stream()
+        .map(c -> c.getName())
+        .toList();
+  }
+
+  @Test
+  void aSidecarReconfiguresSlurmctldWhenTheTopologyIsPublished() {
+    String tree = "tree:topology.tandem.dev/spine,topology.tandem.dev/leaf";
+    assertTrue(!slurmctldContainers(Chart.render(VALUES, Map.of())).contains("topology-reload"));
+    List<HasMetadata> on =
+        Chart.render(VALUES, Map.of("config.TANDEM_TOPOLOGY", tree, "slurm.topology.file", "conf"));
+    assertTrue(
+        slurmctldContainers(on).contains("topology-reload"), slurmctldContainers(on).toString());
+    var sidecar =
+        named(on, StatefulSet.class, "tandem-slurmctld")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .stream()
+            .filter(c -> c.getName().equals("topology-reload"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(
+        "/etc/slurm/topology.conf",
+        sidecar.getEnv().stream()
+            .filter(e -> e.getName().equals("TOPOLOGY_FILE"))
+            .findFirst()
+            .orElseThrow()
+            .getValue());
+    assertTrue(sidecar.getCommand().get(2).contains("scontrol reconfigure"));
+    assertTrue(
+        sidecar.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/run/munge")),
+        "scontrol authenticates through munged's socket");
+    assertTrue(
+        !slurmctldContainers(
+                Chart.render(
+                    VALUES,
+                    Map.of("config.TANDEM_TOPOLOGY", tree, "slurm.topology.reload", "false")))
+            .contains("topology-reload"));
+  }
 }
