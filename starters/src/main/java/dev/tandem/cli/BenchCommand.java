@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Slurm.class,
       BenchCommand.Watchers.class,
       BenchScheduling.class,
-      BenchSlurmPoll.class
+      BenchSlurmPoll.class,
+      BenchFleet.class
     })
 final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;

@@ -31,6 +31,10 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
 
   final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final AtomicLong lastRv = new AtomicLong();
+
+  /** Requests from Tandem's own clients (User-Agent {@code tandem/...}), for benchmarks. */
+  final AtomicLong tandemRequests = new AtomicLong();
+
   private volatile Router router;
   private volatile ApiFaults faults;
 
@@ -106,6 +110,9 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
               request.getHeader("User-Agent"),
               request.getBody() == null ? null : request.getBody().readUtf8());
       ApiAudit.get().record(req);
+      if (req.userAgent != null && req.userAgent.startsWith("tandem/")) {
+        tandemRequests.incrementAndGet();
+      }
       if (req.isWatch() && !"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
         throw ApiException.badRequest(
             "the local API serves watches over WebSocket only (what fabric8 informers and"

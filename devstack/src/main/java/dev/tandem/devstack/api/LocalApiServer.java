@@ -189,6 +189,15 @@ public final class LocalApiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Requests answered so far that came from Tandem's own clients (User-Agent {@code tandem/...},
+   * what {@code KubeClients} sends; a watch counts once, when it opens): the worker's load on the
+   * API server, apart from the test's or benchmark's own clients.
+   */
+  public long tandemRequests() {
+    return dispatcher.tandemRequests.get();
+  }
+
   /** A client owned by the server (closed with it). */
   public KubernetesClient client() {
     return client;

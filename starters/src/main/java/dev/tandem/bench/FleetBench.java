@@ -1,0 +1,289 @@
+package dev.tandem.bench;
+
+import dev.tandem.dev.FleetStack;
+import dev.tandem.k8s.NodeSetResources;
+import dev.tandem.workflows.Names;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.temporal.client.WorkflowClient;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code tandem bench fleet}: one NodeSet of N nodes on a simulated fleet ({@link FleetStack},
+ * {@link SimKubelet}), measured from outside by a {@link FleetSampler}. Phases, in order:
+ *
+ * <ol>
+ *   <li>provision: apply the NodeSet; done when its status shows N ready and the sampler sees all N
+ *       in service;
+ *   <li>rolling update ({@code maxUnavailable: 10%}): change the image; done when the status shows
+ *       N updated and ready at the new revision and the sampler sees all N in service. The
+ *       sampler's largest out-of-service count is compared with the budget; the ideal time is waves
+ *       ({@code ceil(N / budget)}) × the median out-of-service spell of one node (its drain, pod
+ *       replacement and registration, as measured in this rollout);
+ *   <li>cordon: 10% of the Kubernetes nodes (every tenth that hosts a slurmd pod) cordoned at once
+ *       from a thread pool; per node, from its cordon to the first sample showing its Slurm node
+ *       drained; then all uncordoned, and done when all N are in service again;
+ *   <li>at rest: the sampler stops (its reads would count), then for {@code rest}: the worker's CPU
+ *       time, slurmrestd requests (the fake's counter), Kubernetes API requests from Tandem's
+ *       clients (the local API's counter), Temporal actions (workflow tasks, from the SDK's {@code
+ *       temporal_workflow_task_execution_latency_seconds_count}, plus activities started, {@code
+ *       tandem_activity_started_total}), per minute;
+ *   <li>the worker's RSS, and the largest history length ({@link HistoryLengths}) sampled after
+ *       every phase over the NodeSet's and every node's workflow.
+ * </ol>
+ */
+public final class FleetBench {
+  static final String NAMESPACE = "default";
+  static final String NODESET = "fleet";
+
+  /** How long one phase may take before the bench gives up (bounded, not a target). */
+  private final Duration phaseLimit;
+
+  private final FleetStack stack;
+  private final SimKubelet kubelet;
+  private final FleetSampler sampler;
+  private final HistoryLengths histories;
+  private final int nodes;
+  private final PrintWriter out;
+
+  public FleetBench(
+      FleetStack stack,
+      SimKubelet kubelet,
+      dev.tandem.slurm.SlurmClient slurm,
+      WorkflowClient temporal,
+      int nodes,
+      Duration phaseLimit,
+      PrintWriter out) {
+    this.stack = stack;
+    this.kubelet = kubelet;
+    this.nodes = nodes;
+    this.phaseLimit = phaseLimit;
+    this.out = out;
+    List<String> pods = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      pods.add(Names.podName(NODESET, i));
+    }
+    this.sampler = new FleetSampler(slurm, kubelet, NAMESPACE, pods);
+    this.histories = new HistoryLengths(temporal);
+  }
+
+  /** 10% of {@code n}, rounded down, at least 1: the rollout budget (nodeset.md). */
+  static int budget(int n) {
+    return Math.max(1, n * 10 / 100);
+  }
+
+  static String manifest(int replicas, String image) {
+    return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
+        + NODESET
+        + "\n  namespace: "
+        + NAMESPACE
+        + "\nspec:\n  replicas: "
+        + replicas
+        + "\n  template:\n    spec:\n      containers:\n      - name: slurmd\n        image: "
+        + image
+        + "\n  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n"
+        + "      maxUnavailable: \"10%\"\n";
+  }
+
+  public FleetFigures run(Duration rest) throws Exception {
+    FleetFigures f = new FleetFigures(nodes, budget(nodes));
+    sampler.start(Duration.ofMillis(100));
+    try {
+      provision(f);
+      rollingUpdate(f);
+      cordon(f);
+    } finally {
+      sampler.stop();
+    }
+    atRest(f, rest);
+    long pid = stack.worker().pid();
+    f.rssBytes = ProcStats.rssBytes(pid);
+    sampleHistories();
+    f.longest = histories.largest();
+    return f;
+  }
+
+  private void provision(FleetFigures f) throws Exception {
+    say("provision: %d nodes", nodes);
+    long t0 = System.nanoTime();
+    apply(manifest(nodes, "slurmd:v1"));
+    await("all nodes ready", () -> statusDone(null) && sampler.out() == 0);
+    f.provision = Duration.ofNanos(System.nanoTime() - t0);
+    sampleHistories();
+  }
+
+  private void rollingUpdate(FleetFigures f) throws Exception {
+    String before = (String) status().get("updateRevision");
+    say("rolling update: budget %d of %d", f.budget, nodes);
+    sampler.awaitNextSample(Duration.ofSeconds(30));
+    sampler.resetMax();
+    long t0 = System.nanoTime();
+    apply(manifest(nodes, "slurmd:v2"));
+    await("rollout done", () -> statusDone(before) && sampler.out() == 0);
+    f.rollout = Duration.ofNanos(System.nanoTime() - t0);
+    f.maxOut = sampler.maxOut();
+    f.spells = sampler.spells();
+    sampleHistories();
+  }
+
+  private void cordon(FleetFigures f) throws Exception {
+    Map<String, String> hosts = kubelet.podsByName();
+    List<String[]> picked = new ArrayList<>(); // {pod, k8s node}
+    List<String> sorted = new ArrayList<>(hosts.keySet());
+    sorted.sort(null);
+    for (int i = 0; i < sorted.size() && picked.size() < budget(nodes); i += 10) {
+      picked.add(new String[] {sorted.get(i), hosts.get(sorted.get(i))});
+    }
+    say("cordon: %d Kubernetes nodes at once", picked.size());
+    sampler.watchDrains();
+    long[] cordonedAt = new long[picked.size()];
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < picked.size(); i++) {
+        int k = i;
+        done.add(
+            pool.submit(
+                () -> {
+                  cordonedAt[k] = System.nanoTime();
+                  setUnschedulable(picked.get(k)[1], true);
+                }));
+      }
+      for (Future<?> d : done) {
+        d.get();
+      }
+      await(
+          "cordoned nodes drained in Slurm",
+          () -> picked.stream().allMatch(p -> sampler.drainSeen().containsKey(p[0])));
+      Map<String, Long> seen = sampler.drainSeen();
+      for (int i = 0; i < picked.size(); i++) {
+        f.cordonDrainNanos.add(seen.get(picked.get(i)[0]) - cordonedAt[i]);
+      }
+      say("uncordon and wait for all in service");
+      for (String[] p : picked) {
+        setUnschedulable(p[1], false);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    await("uncordoned nodes back in service", () -> sampler.out() == 0);
+    sampleHistories();
+  }
+
+  private void atRest(FleetFigures f, Duration rest) throws InterruptedException {
+    say("at rest for %ds", rest.toSeconds());
+    long pid = stack.worker().pid();
+    String scrape0 = ProcStats.scrape(stack.worker().metricsUrl());
+    double cpu0 = ProcStats.cpuSeconds(pid);
+    long slurm0 = stack.fake().requests();
+    long k8s0 = stack.api().tandemRequests();
+    long t0 = System.nanoTime();
+    Thread.sleep(rest.toMillis());
+    double cpu1 = ProcStats.cpuSeconds(pid);
+    long slurm1 = stack.fake().requests();
+    long k8s1 = stack.api().tandemRequests();
+    String scrape1 = ProcStats.scrape(stack.worker().metricsUrl());
+    double minutes = (System.nanoTime() - t0) / 60e9;
+    f.restMinutes = minutes;
+    f.workerCores = (cpu1 - cpu0) / (minutes * 60);
+    f.slurmPerMin = (slurm1 - slurm0) / minutes;
+    f.k8sPerMin = (k8s1 - k8s0) / minutes;
+    f.workflowTasksPerMin = (tasks(scrape1) - tasks(scrape0)) / minutes;
+    f.activitiesPerMin = (activities(scrape1) - activities(scrape0)) / minutes;
+  }
+
+  static double tasks(String scrape) {
+    return ProcStats.sum(scrape, "temporal_workflow_task_execution_latency_seconds_count");
+  }
+
+  static double activities(String scrape) {
+    return ProcStats.sum(scrape, "tandem_activity_started_total");
+  }
+
+  private void sampleHistories() {
+    List<String> ids = new ArrayList<>();
+    ids.add(Names.nodeSetWorkflowId(NAMESPACE, NODESET));
+    for (int i = 0; i < nodes; i++) {
+      ids.add(Names.nodeWorkflowId(NAMESPACE, Names.podName(NODESET, i)));
+    }
+    histories.sample(ids);
+  }
+
+  private void setUnschedulable(String node, boolean on) {
+    stack
+        .kubernetes()
+        .nodes()
+        .withName(node)
+        .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(on).endSpec().build());
+  }
+
+  private void apply(String yaml) {
+    GenericKubernetesResource r = Serialization.unmarshal(yaml, GenericKubernetesResource.class);
+    NodeSetResources.generic(stack.kubernetes()).resource(r).createOr(e -> e.update());
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> status() {
+    GenericKubernetesResource r =
+        NodeSetResources.generic(stack.kubernetes()).inNamespace(NAMESPACE).withName(NODESET).get();
+    Object s = r == null ? null : r.getAdditionalProperties().get("status");
+    return s instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+  }
+
+  /** N ready and updated, at one revision that is not {@code notRevision}. */
+  private boolean statusDone(String notRevision) {
+    Map<String, Object> s = status();
+    Object upd = s.get("updateRevision");
+    return num(s.get("readyReplicas")) == nodes
+        && num(s.get("updatedReplicas")) == nodes
+        && upd != null
+        && upd.equals(s.get("currentRevision"))
+        && !upd.equals(notRevision);
+  }
+
+  private static long num(Object o) {
+    return o instanceof Number n ? n.longValue() : -1;
+  }
+
+  private void await(String what, BooleanSupplier done) throws InterruptedException {
+    long end = System.nanoTime() + phaseLimit.toNanos();
+    long nextReport = System.nanoTime() + 30_000_000_000L;
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new IllegalStateException(
+            what
+                + ": not within "
+                + phaseLimit.toSeconds()
+                + "s (status "
+                + status()
+                + ", out of service "
+                + sampler.out()
+                + ")");
+      }
+      if (System.nanoTime() > nextReport) {
+        say("  ... waiting for %s: out of service %d, status %s", what, sampler.out(), brief());
+        nextReport = System.nanoTime() + 30_000_000_000L;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private String brief() {
+    Map<String, Object> s = status();
+    return "ready=" + s.get("readyReplicas") + " updated=" + s.get("updatedReplicas");
+  }
+
+  private void say(String format, Object... args) {
+    out.printf(format + "%n", args);
+    out.flush();
+  }
+}

@@ -1,0 +1,173 @@
+package dev.tandem.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The figures of one {@code tandem bench fleet} run and the issue's targets (issue 14, item 3), as
+ * a Markdown table. A target that cannot be judged from one run says so instead of passing.
+ */
+public final class FleetFigures {
+  static final double ROLLOUT_FACTOR = 1.2;
+  static final long CORDON_P99_MS = 2000;
+  static final double WORKER_CORES = 0.25;
+  static final long RSS_BYTES = 1L << 30;
+
+  public final int nodes;
+  public final int budget;
+  Duration provision;
+  Duration rollout;
+  int maxOut;
+  List<Long> spells = List.of();
+  final List<Long> cordonDrainNanos = new ArrayList<>();
+  double restMinutes;
+  double workerCores;
+  double slurmPerMin;
+  double k8sPerMin;
+  double workflowTasksPerMin;
+  double activitiesPerMin;
+  long rssBytes;
+  HistoryLengths.Longest longest;
+
+  FleetFigures(int nodes, int budget) {
+    this.nodes = nodes;
+    this.budget = budget;
+  }
+
+  public int maxOut() {
+    return maxOut;
+  }
+
+  public int drainsMeasured() {
+    return cordonDrainNanos.size();
+  }
+
+  public long largestHistory() {
+    return longest == null ? 0 : longest.events();
+  }
+
+  /** Waves of the rollout: ceil(N / budget). */
+  int waves() {
+    return (nodes + budget - 1) / budget;
+  }
+
+  /** Median out-of-service spell of one node in the rollout (drain, replace, register). */
+  public Duration cycle() {
+    return Duration.ofNanos(quantile(spells, 0.5));
+  }
+
+  Duration ideal() {
+    return cycle().multipliedBy(waves());
+  }
+
+  /** The q-quantile (nearest rank) of {@code values}; 0 for none. */
+  static long quantile(List<Long> values, double q) {
+    if (values.isEmpty()) {
+      return 0;
+    }
+    List<Long> s = new ArrayList<>(values);
+    s.sort(null);
+    int rank = (int) Math.ceil(q * s.size());
+    return s.get(Math.max(0, Math.min(s.size() - 1, rank - 1)));
+  }
+
+  /** The table: phase, figure, target, PASS/MISS (or n/a with why). */
+  public String table() {
+    StringBuilder b = new StringBuilder();
+    b.append("| phase | figure | target | result |\n|---|---|---|---|\n");
+    double perSec = nodes / (provision.toNanos() / 1e9);
+    row(
+        b,
+        "provision " + nodes + " nodes",
+        f("%s, %.1f nodes ready/s", sec(provision), perSec),
+        "—",
+        "—");
+    double ratio = rollout.toNanos() / (double) Math.max(1, ideal().toNanos());
+    row(
+        b,
+        "rolling update, maxUnavailable 10%",
+        f(
+            "%s; ideal %d waves × %s (median node cycle, %d spells) = %s; ratio %.2f",
+            sec(rollout), waves(), sec(cycle()), spells.size(), sec(ideal()), ratio),
+        "≤ 1.2 × ideal",
+        ratio <= ROLLOUT_FACTOR ? "PASS" : "MISS");
+    row(
+        b,
+        "rolling update, most nodes out at once",
+        f("%d (budget %d)", maxOut, budget),
+        "never over budget",
+        maxOut <= budget ? "PASS" : "MISS");
+    long p50 = quantile(cordonDrainNanos, 0.5) / 1_000_000;
+    long p99 = quantile(cordonDrainNanos, 0.99) / 1_000_000;
+    long max = quantile(cordonDrainNanos, 1.0) / 1_000_000;
+    row(
+        b,
+        "cordon " + cordonDrainNanos.size() + " k8s nodes → Slurm drained",
+        f("p50 %d ms, p99 %d ms, max %d ms (100 ms sampling)", p50, p99, max),
+        "p99 ≤ 2 s at 1,000 nodes",
+        nodes < 1000 ? "n/a (< 1,000 nodes)" : p99 <= CORDON_P99_MS ? "PASS" : "MISS");
+    row(
+        b,
+        f("at rest %.1f min: worker CPU", restMinutes),
+        f("%.3f cores", workerCores),
+        "≤ 0.25 core",
+        workerCores <= WORKER_CORES ? "PASS" : "MISS");
+    row(
+        b,
+        "at rest: slurmrestd requests",
+        f("%.1f /min", slurmPerMin),
+        "not growing with N",
+        "compare runs");
+    row(
+        b,
+        "at rest: Kubernetes API requests (Tandem's)",
+        f("%.1f /min", k8sPerMin),
+        "not growing with N",
+        "compare runs");
+    row(
+        b,
+        "at rest: Temporal actions",
+        f(
+            "%.1f /min (%.1f workflow tasks + %.1f activities)",
+            workflowTasksPerMin + activitiesPerMin, workflowTasksPerMin, activitiesPerMin),
+        "not growing with N",
+        "compare runs");
+    row(
+        b,
+        "worker RSS at the end",
+        f("%.0f MiB", rssBytes / 1048576.0),
+        "≤ 1 GiB",
+        rssBytes <= RSS_BYTES ? "PASS" : "MISS");
+    row(
+        b,
+        "largest history length",
+        longest == null || longest.workflowId() == null
+            ? "none sampled"
+            : f("%d events (%s)", longest.events(), longest.workflowId()),
+        "bounded (continue-as-new)",
+        "—");
+    return b.toString();
+  }
+
+  private static void row(StringBuilder b, String phase, String figure, String target, String r) {
+    b.append("| ")
+        .append(phase)
+        .append(" | ")
+        .append(figure)
+        .append(" | ")
+        .append(target)
+        .append(" | ")
+        .append(r)
+        .append(" |\n");
+  }
+
+  private static String sec(Duration d) {
+    return f("%.1f s", d.toNanos() / 1e9);
+  }
+
+  private static String f(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+}

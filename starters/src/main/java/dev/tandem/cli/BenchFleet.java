@@ -1,0 +1,146 @@
+package dev.tandem.cli;
+
+import dev.tandem.bench.FleetBench;
+import dev.tandem.bench.FleetFigures;
+import dev.tandem.bench.Machine;
+import dev.tandem.bench.SimKubelet;
+import dev.tandem.dev.FleetStack;
+import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClientConfig;
+import dev.tandem.slurm.SlurmClients;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tandem bench fleet}: provision, rolling update, cordon and rest of one NodeSet of {@code
+ * --nodes} nodes on a simulated fleet (fake slurmrestd v0.0.44, simulated kubelets, the local
+ * Kubernetes API, Temporal's test server, one worker JVM). See {@link FleetBench}.
+ */
+@Command(
+    name = "fleet",
+    description =
+        "provision, rolling update (maxUnavailable 10%%), 10%% cordon and at-rest cost of --nodes"
+            + " nodes on a simulated fleet; prints a table with the targets.",
+    mixinStandardHelpOptions = true)
+final class BenchFleet implements Callable<Integer> {
+  @Option(names = "--nodes", defaultValue = "1000", description = "nodes (default 1000)")
+  int nodes;
+
+  @Option(names = "--rest", defaultValue = "5m", description = "at-rest window (default 5m)")
+  String rest;
+
+  @Option(
+      names = "--register-delay",
+      defaultValue = "1s",
+      description = "pod Running -> its slurmd registers with Slurm (default 1s)")
+  String registerDelay;
+
+  @Option(
+      names = "--phase-limit",
+      defaultValue = "60m",
+      description = "give up on a phase after this long (default 60m)")
+  String phaseLimit;
+
+  @Option(
+      names = "--worker-env",
+      description = "extra worker environment, KEY=VALUE (repeatable), e.g. TANDEM_NODE_POLL=1s")
+  Map<String, String> workerEnv = new HashMap<>();
+
+  @Option(names = "--append", description = "append the table (machine, date) to this file")
+  Path append;
+
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    if (nodes < 1 || nodes > 20_000) {
+      throw new CliException("--nodes must be between 1 and 20000, got " + nodes);
+    }
+    FleetFigures f =
+        run(
+            nodes,
+            Durations.parse(rest),
+            Durations.parse(registerDelay),
+            Durations.parse(phaseLimit),
+            workerEnv,
+            out);
+    String section = section(f);
+    out.print(section);
+    out.flush();
+    if (append != null) {
+      Files.writeString(
+          append, "\n" + section, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      out.println("appended to " + append);
+    }
+    return 0;
+  }
+
+  /** Starts the stack, runs the bench, stops everything; for the command and its test. */
+  static FleetFigures run(
+      int nodes,
+      Duration rest,
+      Duration registerDelay,
+      Duration phaseLimit,
+      Map<String, String> workerEnv,
+      PrintWriter out)
+      throws Exception {
+    Path dir = Files.createTempDirectory("tandem-bench-fleet-");
+    out.printf("starting a simulated fleet stack in %s%n", dir);
+    out.flush();
+    try (FleetStack stack = FleetStack.start(dir, registerDelay, workerEnv, out);
+        SimKubelet kubelet = new SimKubelet(stack.kubernetes(), stack.fake(), nodes);
+        SlurmClient slurm =
+            SlurmClients.create(SlurmClientConfig.fromEnv(stack.slurmClientEnv()))) {
+      kubelet.start();
+      WorkflowClient temporal =
+          WorkflowClient.newInstance(
+              WorkflowServiceStubs.newServiceStubs(
+                  WorkflowServiceStubsOptions.newBuilder()
+                      .setTarget(stack.temporalAddress())
+                      .build()));
+      try {
+        return new FleetBench(stack, kubelet, slurm, temporal, nodes, phaseLimit, out).run(rest);
+      } finally {
+        temporal.getWorkflowServiceStubs().shutdownNow();
+      }
+    }
+  }
+
+  private String section(FleetFigures f) {
+    return "### "
+        + f.nodes
+        + " nodes, "
+        + Instant.now().truncatedTo(ChronoUnit.SECONDS)
+        + "\n\nMachine: "
+        + Machine.describe()
+        + ". Command: `tandem bench fleet --nodes "
+        + nodes
+        + " --rest "
+        + rest
+        + " --register-delay "
+        + registerDelay
+        + (workerEnv.isEmpty() ? "" : " " + workerEnvArgs())
+        + "`.\n\n"
+        + f.table();
+  }
+
+  private String workerEnvArgs() {
+    StringBuilder b = new StringBuilder();
+    workerEnv.forEach((k, v) -> b.append(" --worker-env ").append(k).append('=').append(v));
+    return b.toString().trim();
+  }
+}

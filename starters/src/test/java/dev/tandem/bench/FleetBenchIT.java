@@ -1,0 +1,91 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.cli.TandemCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tandem bench fleet} end to end at 20 nodes with a 10 s rest: the whole simulated stack
+ * (fake slurmrestd, simulated kubelets, local API, Temporal test server, a worker JVM) comes up,
+ * every phase finishes, and the appended table is consistent: all 20 nodes provisioned, the rollout
+ * never had more nodes out than its budget of 2, both cordoned nodes' drains were seen, the at-rest
+ * figures are measured (non-negative) and histories were sampled. No timing targets are asserted:
+ * this is a 2-core machine shared with others.
+ */
+class FleetBenchIT {
+  @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  void smallFleetRunsEveryPhaseAndItsFiguresAgree(@TempDir Path dir) throws Exception {
+    Path md = dir.resolve("bench.md");
+    StringWriter w = new StringWriter();
+    PrintWriter pw = new PrintWriter(w, true);
+    int code =
+        TandemCli.run(
+            pw,
+            pw,
+            "bench",
+            "fleet",
+            "--nodes",
+            "20",
+            "--rest",
+            "10s",
+            "--register-delay",
+            "1s",
+            "--phase-limit",
+            "5m",
+            "--append",
+            md.toString());
+    String out = w.toString();
+    assertEquals(0, code, out);
+    String table = Files.readString(md);
+    assertTrue(table.startsWith("\n### 20 nodes, "), table);
+    assertTrue(table.contains("`tandem bench fleet --nodes 20 --rest 10s"), table);
+    assertTrue(table.contains("| provision 20 nodes | "), table);
+
+    Matcher most =
+        row(table, "rolling update, most nodes out at once", "(\\d+) \\(budget (\\d+)\\)");
+    int maxOut = Integer.parseInt(most.group(1));
+    assertEquals(2, Integer.parseInt(most.group(2)), "10% of 20");
+    assertTrue(
+        maxOut >= 1 && maxOut <= 2, "a rollout takes nodes out, never over budget: " + table);
+    assertTrue(table.contains("| never over budget | PASS |"), table);
+
+    Matcher rollout =
+        row(
+            table,
+            "rolling update, maxUnavailable 10%",
+            ".*?ideal (\\d+) waves .*?, (\\d+) spells");
+    assertEquals(10, Integer.parseInt(rollout.group(1)), "ceil(20 / 2) waves");
+    assertTrue(Integer.parseInt(rollout.group(2)) >= 20, "every node went out once: " + table);
+
+    assertTrue(table.contains("| cordon 2 k8s nodes → Slurm drained | p50 "), table);
+    Matcher cpu = row(table, "at rest 0.[0-9] min: worker CPU", "([0-9.]+) cores");
+    assertTrue(Double.parseDouble(cpu.group(1)) >= 0, table);
+    for (String r :
+        List.of("at rest: slurmrestd requests", "at rest: Kubernetes API requests (Tandem's)")) {
+      assertTrue(Double.parseDouble(row(table, Pattern.quote(r), "([0-9.]+) /min").group(1)) >= 0);
+    }
+    Matcher hist = row(table, "largest history length", "(\\d+) events \\(([^)]+)\\)");
+    assertTrue(Long.parseLong(hist.group(1)) > 0, table);
+    assertTrue(
+        hist.group(2).startsWith("node/default/fleet-") || hist.group(2).startsWith("nodeset/"));
+  }
+
+  private static Matcher row(String table, String phase, String figure) {
+    Matcher m = Pattern.compile("\\| " + phase + " \\| " + figure).matcher(table);
+    assertTrue(m.find(), "row " + phase + " with " + figure + " in\n" + table);
+    return m;
+  }
+}
