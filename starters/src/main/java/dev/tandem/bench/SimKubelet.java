@@ -54,7 +54,10 @@ public final class SimKubelet implements AutoCloseable {
   private final KubernetesClient client;
   private final FakeSlurmrestd fake;
   private final int nodes;
-  private final ExecutorService pool = Executors.newFixedThreadPool(4, daemon());
+  // One thread: a pod's events must be handled in order. With several threads a late "being
+  // deleted" update of an old pod could run after the pod was gone and its successor (same name,
+  // new uid) had registered, and mark the successor's slurmd lost: a node out of service for good.
+  private final ExecutorService pool = Executors.newSingleThreadExecutor(daemon());
 
   /** Node name -> uid of the pod bound there (until it is gone). */
   private final Map<String, String> occupant = new ConcurrentHashMap<>();
@@ -310,7 +313,8 @@ public final class SimKubelet implements AutoCloseable {
 
   private void stop(Pod p) {
     String name = p.getMetadata().getName();
-    if (fake.knows(name)) {
+    // Only this pod's own slurmd: never a successor's registration under the same name.
+    if (started.contains(p.getMetadata().getUid()) && fake.knows(name)) {
       try {
         fake.slurmdLost(name);
       } catch (RuntimeException e) {
