@@ -270,7 +270,9 @@ public final class FleetBench {
                 + ")");
       }
       if (System.nanoTime() > nextReport) {
-        say("  ... waiting for %s: out of service %d, status %s", what, sampler.out(), brief());
+        say(
+            "  ... waiting for %s: out of service %d,%s status %s",
+            what, sampler.out(), sampler.whyOut(), brief());
         nextReport = System.nanoTime() + 30_000_000_000L;
       }
       Thread.sleep(100);

@@ -47,6 +47,7 @@ final class FleetSampler implements AutoCloseable {
   private final List<Long> spellsNanos = new ArrayList<>();
   private final Map<String, Long> drainSeen = new ConcurrentHashMap<>();
   private volatile boolean watchingDrains;
+  private volatile String whyOut = "";
 
   FleetSampler(SlurmClient slurm, SimKubelet kubelet, String namespace, List<String> pods) {
     this.slurm = slurm;
@@ -84,6 +85,7 @@ final class FleetSampler implements AutoCloseable {
     }
     long now = System.nanoTime();
     int o = 0;
+    StringBuilder why = new StringBuilder();
     synchronized (this) {
       for (String p : pods) {
         SlurmNode n = byName.get(p);
@@ -98,6 +100,9 @@ final class FleetSampler implements AutoCloseable {
                 && kubelet.podServing(namespace, p);
         if (!serving) {
           o++;
+          if (why.length() < 400) {
+            why.append(' ').append(p).append('=').append(reason(n, p));
+          }
           outSince.putIfAbsent(p, now);
         } else {
           Long since = outSince.remove(p);
@@ -107,9 +112,25 @@ final class FleetSampler implements AutoCloseable {
         }
       }
       out = o;
+      whyOut = why.toString();
       maxOut = Math.max(maxOut, o);
       samples++;
     }
+  }
+
+  private String reason(SlurmNode n, String pod) {
+    if (n == null) {
+      return "no-slurm-node";
+    }
+    if (n.drainFlag() || n.down() || n.notResponding()) {
+      return "slurm:" + n.state() + n.flags();
+    }
+    return "pod:" + kubelet.describe(namespace, pod);
+  }
+
+  /** Which nodes the last sample counted out, and why (for progress lines). */
+  String whyOut() {
+    return whyOut;
   }
 
   /** Nodes out of service in the last sample; -1 before the first. */

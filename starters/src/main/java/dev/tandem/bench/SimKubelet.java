@@ -183,6 +183,21 @@ public final class SimKubelet implements AutoCloseable {
     return m;
   }
 
+  /** The cached pod's uid, phase and deletion mark, for a progress line. */
+  public String describe(String namespace, String name) {
+    Pod p = podInformer.getStore().getByKey(namespace + "/" + name);
+    if (p == null) {
+      return "absent";
+    }
+    return p.getMetadata().getUid().substring(0, 8)
+        + "/"
+        + (p.getStatus() == null ? "-" : p.getStatus().getPhase())
+        + "/node="
+        + p.getSpec().getNodeName()
+        + (p.getMetadata().getDeletionTimestamp() != null ? "/deleting" : "")
+        + (started.contains(p.getMetadata().getUid()) ? "/started" : "");
+  }
+
   /** Whether the pod is Running, Ready and not being deleted (from the informer's cache). */
   public boolean podServing(String namespace, String name) {
     Pod p = podInformer.getStore().getByKey(namespace + "/" + name);

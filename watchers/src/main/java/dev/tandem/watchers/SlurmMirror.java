@@ -25,8 +25,9 @@ import java.util.Objects;
  * Tandem's own drains are not mirrored: they are visible in the node's lifecycle already.
  *
  * <p>Writes are patches that touch only these fields: a JSON merge patch on the annotations and a
- * JSON patch on the one condition (guarded by a test of its type at that index), so the kubelet's
- * own conditions are never overwritten.
+ * JSON patch on the one condition (guarded by a test of its type at that index, or, when the pod
+ * had no conditions, of its resourceVersion), so the kubelet's own conditions are never
+ * overwritten.
  */
 public final class SlurmMirror {
   public static final String STATE = Names.PREFIX + "slurm-state";
@@ -64,11 +65,16 @@ public final class SlurmMirror {
 
   /** Brings the pod in line with the Slurm node; a no-op when it already is. */
   public void apply(String namespace, String pod, SlurmNodeView view) {
-    Desired d = desired(view);
     Pod p = client.pods().inNamespace(namespace).withName(pod).get();
-    if (p == null) {
-      return;
+    if (p != null) {
+      apply(p, desired(view));
     }
+  }
+
+  /**
+   * Brings {@code p}, as read, in line; a write based on a stale read fails (422) and is retried.
+   */
+  void apply(Pod p, Desired d) {
     patchAnnotations(p, d);
     patchCondition(p, d);
   }
@@ -135,6 +141,13 @@ public final class SlurmMirror {
           .put("path", "/status/conditions/" + index)
           .set("value", value);
     } else if (conds.isEmpty()) {
+      // "add" on /status/conditions replaces a list that appeared since the read (the kubelet
+      // writes Ready when the pod starts): only on the pod as it was read.
+      patch
+          .addObject()
+          .put("op", "test")
+          .put("path", "/metadata/resourceVersion")
+          .put("value", p.getMetadata().getResourceVersion());
       ObjectNode op = patch.addObject().put("op", "add").put("path", "/status/conditions");
       op.putArray("value").add(value);
     } else {

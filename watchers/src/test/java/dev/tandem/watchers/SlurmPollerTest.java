@@ -2,6 +2,7 @@ package dev.tandem.watchers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.SlurmNodeView;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -132,6 +134,42 @@ class SlurmPollerTest extends WatcherTestBase {
     var ann = pod().getMetadata().getAnnotations();
     assertNull(ann == null ? null : ann.get(SlurmMirror.REASON));
     assertNull(ann == null ? null : ann.get(SlurmMirror.STATE));
+  }
+
+  /**
+   * A pod read before the kubelet wrote its conditions: the mirror's write must not replace the
+   * Ready condition the kubelet wrote since (found by {@code tandem bench fleet}: a new slurmd pod
+   * not responding yet lost Ready for good). The stale write fails and a fresh one keeps both.
+   */
+  @Test
+  void aConditionWrittenFromAStaleReadNeverDropsTheKubeletsConditions() {
+    Pod stale = client.pods().resource(K8sObjects.slurmdPod("gpu-1", null).build()).create();
+    Pod fresh = client.pods().inNamespace("default").withName("gpu-1").get();
+    fresh.setStatus(
+        new PodStatusBuilder()
+            .withPhase("Running")
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus("True")
+            .endCondition()
+            .build());
+    client.pods().resource(fresh).updateStatus();
+    SlurmMirror mirror = new SlurmMirror(client, Clock.systemUTC());
+    SlurmMirror.Desired sick = new SlurmMirror.Desired(false, "idle+NOT_RESPONDING", "x", "NR");
+    assertThrows(
+        io.fabric8.kubernetes.client.KubernetesClientException.class,
+        () -> mirror.apply(stale, sick),
+        "read without conditions, written since");
+    Pod now = client.pods().inNamespace("default").withName("gpu-1").get();
+    assertEquals(List.of("Ready"), types(now), "the kubelet's condition stays");
+    mirror.apply(now, sick);
+    assertEquals(
+        List.of("Ready", SlurmMirror.CONDITION),
+        types(client.pods().inNamespace("default").withName("gpu-1").get()));
+  }
+
+  private static List<String> types(Pod p) {
+    return p.getStatus().getConditions().stream().map(PodCondition::getType).toList();
   }
 
   @Test
