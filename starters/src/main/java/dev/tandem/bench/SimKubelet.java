@@ -18,6 +18,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *       deletion with grace 0, as a kubelet does; the node is free again when the pod is gone.
  * </ol>
  *
- * Informer callbacks only queue work on a small pool, so they never block.
+ * Informer callbacks only queue work on a few threads (one per pod name), so they never block.
  */
 public final class SimKubelet implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SimKubelet.class);
@@ -54,10 +55,16 @@ public final class SimKubelet implements AutoCloseable {
   private final KubernetesClient client;
   private final FakeSlurmrestd fake;
   private final int nodes;
-  // One thread: a pod's events must be handled in order. With several threads a late "being
-  // deleted" update of an old pod could run after the pod was gone and its successor (same name,
-  // new uid) had registered, and mark the successor's slurmd lost: a node out of service for good.
-  private final ExecutorService pool = Executors.newSingleThreadExecutor(daemon());
+  // A pod's events are handled in order, on the one thread its name hashes to: with several
+  // threads per pod a late "being deleted" update of an old pod could run after the pod was gone
+  // and
+  // its successor (same name, new uid) had registered, and mark the successor's slurmd lost. Pods
+  // of different names run in parallel: a kubelet per node does not wait for the others.
+  private static final int STRIPES = 4;
+
+  private final ExecutorService[] stripes = new ExecutorService[STRIPES];
+  private final java.util.concurrent.atomic.AtomicBoolean retryQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /** Node name -> uid of the pod bound there (until it is gone). */
   private final Map<String, String> occupant = new ConcurrentHashMap<>();
@@ -72,6 +79,14 @@ public final class SimKubelet implements AutoCloseable {
     this.client = client;
     this.fake = fake;
     this.nodes = nodes;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = Executors.newSingleThreadExecutor(daemon());
+    }
+  }
+
+  private void onPod(Pod p, Runnable r) {
+    int i = Math.floorMod(p.getMetadata().getName().hashCode(), STRIPES);
+    stripes[i].execute(() -> quietly(r));
   }
 
   public static String nodeName(int i) {
@@ -137,7 +152,7 @@ public final class SimKubelet implements AutoCloseable {
           @Override
           public void onUpdate(Node o, Node n) {
             if (podInformer != null && podInformer.hasSynced()) {
-              pool.execute(() -> quietly(SimKubelet.this::retryUnbound));
+              retryUnbound();
             }
           }
 
@@ -149,17 +164,17 @@ public final class SimKubelet implements AutoCloseable {
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Pod p) {
-            pool.execute(() -> quietly(() -> sync(p)));
+            onPod(p, () -> sync(p));
           }
 
           @Override
           public void onUpdate(Pod o, Pod p) {
-            pool.execute(() -> quietly(() -> sync(p)));
+            onPod(p, () -> sync(p));
           }
 
           @Override
           public void onDelete(Pod p, boolean unknown) {
-            pool.execute(() -> quietly(() -> gone(p)));
+            onPod(p, () -> gone(p));
           }
         });
     nodeInformer.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -362,13 +377,26 @@ public final class SimKubelet implements AutoCloseable {
     retryUnbound(); // a pod waiting for a free node may fit now
   }
 
+  /**
+   * Offers a free node to every pod still waiting for one. At most one pass is queued at a time (a
+   * pass started later sees every change before it), so a burst of frees costs one pass per waiting
+   * pod, not one per free.
+   */
   private void retryUnbound() {
-    for (Pod w : podInformer.getStore().list()) {
-      String n = w.getSpec().getNodeName();
-      if ((n == null || n.isEmpty()) && w.getMetadata().getDeletionTimestamp() == null) {
-        pool.execute(() -> quietly(() -> sync(w)));
-      }
+    if (!retryQueued.compareAndSet(false, true)) {
+      return;
     }
+    CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)
+        .execute(
+            () -> {
+              retryQueued.set(false);
+              for (Pod w : podInformer.getStore().list()) {
+                String n = w.getSpec().getNodeName();
+                if ((n == null || n.isEmpty()) && w.getMetadata().getDeletionTimestamp() == null) {
+                  onPod(w, () -> sync(w));
+                }
+              }
+            });
   }
 
   private static String cond(String type, String now) {
@@ -403,6 +431,8 @@ public final class SimKubelet implements AutoCloseable {
     if (nodeInformer != null) {
       nodeInformer.close();
     }
-    pool.shutdownNow();
+    for (ExecutorService e : stripes) {
+      e.shutdownNow();
+    }
   }
 }
