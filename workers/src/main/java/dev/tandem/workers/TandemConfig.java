@@ -115,13 +115,19 @@ public record TandemConfig(
    *     workflow it holds in memory (its sticky queue) before it gives the task, with the full
    *     history, to any worker ({@code TANDEM_STICKY_TIMEOUT}, default 5s; 0s turns stickiness
    *     off). Bounds how long a crashed worker delays its workflows; see docs/runbook.md.
+   * @param workflowCache how many workflows this worker keeps in memory between their tasks ({@code
+   *     TANDEM_WORKFLOW_CACHE}, default 6000). A workflow that is not kept replays its whole
+   *     history on its next task: with fewer places than node workflows the cache churns and every
+   *     task replays (measured with {@code tandem bench fleet}: 1,000 nodes on the SDK's default of
+   *     600 made 37,000 evictions and a 3 s task queue in a rollout; docs/benchmarks.md).
    */
   public record Worker(
       int maxConcurrentActivities,
       int maxConcurrentWorkflowTasks,
       Duration shutdownGrace,
       boolean registerSearchAttributes,
-      Duration stickyTimeout) {}
+      Duration stickyTimeout,
+      int workflowCache) {}
 
   public static TandemConfig from(Env env) {
     String cert = env.string("TEMPORAL_TLS_CERT", null);
@@ -199,7 +205,8 @@ public record TandemConfig(
             env.integer("TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", 50, 2, 10_000),
             env.duration("TANDEM_SHUTDOWN_GRACE", Duration.ofSeconds(30), Duration.ZERO),
             env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true),
-            env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO));
+            env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO),
+            env.integer("TANDEM_WORKFLOW_CACHE", 6000, 10, 100_000));
     return new TandemConfig(temporal, http, watching, tuning, worker, SchedulingSettings.from(env));
   }
 

@@ -73,7 +73,7 @@ public final class TandemWorker implements AutoCloseable {
     factory =
         WorkerFactory.newInstance(
             client,
-            WorkerFactoryOptions.newBuilder()
+            factoryOptions(cfg.worker())
                 .setWorkerInterceptors(
                     new ActivityProgressInterceptor(get(PrometheusMeterRegistry.class)))
                 .build());
@@ -114,6 +114,19 @@ public final class TandemWorker implements AutoCloseable {
         cfg.http().bind(),
         http.port());
     return this;
+  }
+
+  /**
+   * The factory's cache: every workflow this replica runs stays in memory between its tasks, so a
+   * task costs its new events, not a replay of its whole history. A cached workflow holds a thread
+   * (parked, a small stack), so the thread limit is twice the cache: room for the extra threads of
+   * running workflows without evicting cached ones. Both are limits, not allocations: a small fleet
+   * uses what it has.
+   */
+  static WorkerFactoryOptions.Builder factoryOptions(TandemConfig.Worker w) {
+    return WorkerFactoryOptions.newBuilder()
+        .setWorkflowCacheSize(w.workflowCache())
+        .setMaxWorkflowThreadCount(2 * w.workflowCache());
   }
 
   /**

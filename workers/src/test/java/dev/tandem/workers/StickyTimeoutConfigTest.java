@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code TANDEM_STICKY_TIMEOUT} reaches the SDK worker's options. */
+/** {@code TANDEM_STICKY_TIMEOUT} and {@code TANDEM_WORKFLOW_CACHE} reach the SDK's options. */
 class StickyTimeoutConfigTest {
   private static TandemConfig.Worker worker(Map<String, String> env) {
     return TandemConfig.from(new Env(env)).worker();
@@ -41,5 +41,20 @@ class StickyTimeoutConfigTest {
     assertEquals(
         "TANDEM_STICKY_TIMEOUT=\"soon\" is not a duration like 500ms, 2s, 5m or 1h",
         e.getMessage());
+  }
+
+  @Test
+  void theWorkflowCacheHoldsAFleetAndItsThreadsByDefault() {
+    TandemConfig.Worker w = worker(Map.of());
+    assertEquals(6000, w.workflowCache());
+    var o = TandemWorker.factoryOptions(w).build();
+    assertEquals(6000, o.getWorkflowCacheSize());
+    assertEquals(12000, o.getMaxWorkflowThreadCount());
+    assertEquals(
+        200,
+        TandemWorker.factoryOptions(worker(Map.of("TANDEM_WORKFLOW_CACHE", "200")))
+            .build()
+            .getWorkflowCacheSize());
+    assertThrows(ConfigException.class, () -> worker(Map.of("TANDEM_WORKFLOW_CACHE", "5")));
   }
 }
