@@ -75,8 +75,10 @@ public final class FleetStack implements AutoCloseable {
             FakeSlurmrestd.Options.defaults(key).withRegistrationDelay(registrationDelay),
             List.of(FakePartition.all("tandem", 1, FakePartition.PreemptMode.REQUEUE)),
             List.of());
-    step("Temporal test server");
-    temporal = LocalTemporal.start(0);
+    // Sticky queues on, as on a real server (the worker is never killed here): without them every
+    // workflow task replays its whole history, a cost of the local server, not of Tandem.
+    step("Temporal test server (sticky queues on)");
+    temporal = LocalTemporal.start(0, true);
     step("Kubernetes API " + KubeVersion.DEFAULT);
     api = LocalApiServer.start(0, KubeVersion.DEFAULT);
     api.installCrd(DevStack.CRD);

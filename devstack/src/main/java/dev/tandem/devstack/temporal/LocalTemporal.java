@@ -35,15 +35,28 @@ public final class LocalTemporal implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts on {@code 127.0.0.1:port} (0 picks a free port). */
+  /** Starts on {@code 127.0.0.1:port} (0 picks a free port), without sticky queues. */
   public static LocalTemporal start(int port) throws IOException {
+    return start(port, false);
+  }
+
+  /**
+   * Starts on {@code 127.0.0.1:port}. With {@code sticky} the workers' sticky queues are kept, as
+   * on a real server: a workflow's next task goes to the worker that holds it in memory and carries
+   * only the new events. Only for a stack whose worker is never killed (the fleet benchmark, which
+   * measures the worker as it runs against a real server): the test server has no sticky
+   * schedule-to-start timeout, so a dead worker's workflows would wait on its sticky queue forever.
+   */
+  public static LocalTemporal start(int port, boolean sticky) throws IOException {
     TestServicesStarter services = new TestServicesStarter(true, 0);
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     for (BindableService s : services.getServices()) {
       if (s == services.getWorkflowService()) {
+        TaskQueuePollers pollers = new TaskQueuePollers(Clock.systemUTC());
         b.addService(
-            ServerInterceptors.intercept(
-                s, new StickyQueueBypass(), new TaskQueuePollers(Clock.systemUTC())));
+            sticky
+                ? ServerInterceptors.intercept(s, pollers)
+                : ServerInterceptors.intercept(s, new StickyQueueBypass(), pollers));
       } else {
         b.addService(s);
       }
