@@ -9,7 +9,7 @@ import dev.tandem.workflows.support.Versions;
  * slurmd registers a fresh record. A dynamic node ({@code slurmd -Z}) that registers again under a
  * name slurmctld still knows keeps the old record's settings and ignores its new {@code --conf}:
  * without this a rolling update that changes features, GRES or weight would never reach Slurm
- * (docs/nodeset.md, "Dynamic nodes").
+ * (docs/nodeset.md, "The pod contract").
  *
  * <ol>
  *   <li>Only for a replacement: the workflow has had a pod before ({@code current} is set) and that
