@@ -88,6 +88,13 @@ public final class Versions {
    */
   public static final String BUDGET_BOUND = "budget-bound";
 
+  /**
+   * Version 1: a pod replaced (update, or a lost or ended pod recreated) has its Slurm node record
+   * removed after the old pod is gone and before the new one is created ({@code FreshRecord}), so a
+   * dynamic node registers with its new settings. Node workflow, at the first replacement.
+   */
+  public static final String FRESH_RECORD = "fresh-record";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.of(
@@ -108,6 +115,8 @@ public final class Versions {
           REST_BACKOFF,
           1,
           BUDGET_BOUND,
+          1,
+          FRESH_RECORD,
           1);
 
   /**
