@@ -1,7 +1,6 @@
 package dev.tandem.cli;
 
 import dev.tandem.slurm.HttpSlurmTransport;
-import dev.tandem.slurm.Jwt;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
@@ -15,7 +14,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -150,14 +148,7 @@ final class BenchSlurmPoll implements Callable<Integer> {
             FakeSlurmrestd.Options.defaults(key),
             List.of(FakePartition.all("low", 1, FakePartition.PreemptMode.REQUEUE)),
             specs)) {
-      Instant now = Instant.now();
-      SlurmClientConfig cfg =
-          SlurmClientConfig.fromEnv(
-              Map.of(
-                  "SLURM_REST_URL",
-                  fake.url().toString(),
-                  "SLURM_JWT",
-                  Jwt.mintHs256(key, "root", now, now.plusSeconds(24 * 3600))));
+      SlurmClientConfig cfg = fake.clientConfig(Duration.ofDays(1));
       measure("simulated fleet (FakeSlurmrestd, v0.0.44)", cfg, names, perCycle, cycle, out);
     }
   }

@@ -81,8 +81,10 @@ class HistoryLengthsTest {
       a.ping();
     }
     long before = 0;
+    long seen = 0; // the largest of every sample this test took
     for (int i = 0; i < 100 && before < 15; i++) { // buffered signals join after a workflow task
       before = h.sample(List.of("a", "missing")).events();
+      seen = Math.max(seen, before);
       sleep(50);
     }
     assertTrue(before >= 15, "15 signals at least: " + before);
@@ -93,9 +95,11 @@ class HistoryLengthsTest {
     for (int i = 0; i < 100 && after >= before; i++) {
       sleep(50);
       after = h.sample(List.of("a")).events();
+      // A sample may catch the first run with the later pings, before it continues as new.
+      seen = Math.max(seen, after);
     }
     assertTrue(after < before, after + " after continue-as-new, " + before + " before");
-    assertEquals(before, h.largest().events());
+    assertEquals(seen, h.largest().events());
     assertEquals("a", h.largest().workflowId());
   }
 }

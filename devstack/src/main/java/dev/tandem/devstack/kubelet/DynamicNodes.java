@@ -8,10 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Dynamic Slurm nodes for slurmd pods whose name slurm.conf does not declare: the pod contract of
@@ -28,14 +25,12 @@ import org.slf4j.LoggerFactory;
  *   <li>slurmctld reaches every dynamic node at {@code NodeAddr:SlurmdPort} (22.05 keeps no port
  *       per dynamic node), so on 127.0.0.1 only ONE dynamic slurmd can run per local Slurm; {@link
  *       PodWorker} keeps the others waiting ({@link #PORT_BUSY}).
- *   <li>A new pod starts from a fresh record, and a deleted pod removes its record, as a production
- *       image's preStop hook would ({@code scontrol delete nodename=...}): slurmctld keeps the old
- *       record's settings when a slurmd of the same name registers again, so without this a
- *       settings change would never reach Slurm.
+ *   <li>Like a real kubelet, this never deletes the Slurm record: slurmctld keeps the old record's
+ *       settings when a slurmd of the same name registers again, and the node workflow removes the
+ *       old pod's record before it creates the new pod (docs/nodeset.md, "The pod contract").
  * </ol>
  */
 final class DynamicNodes {
-  private static final Logger log = LoggerFactory.getLogger(DynamicNodes.class);
 
   static final String PORT_BUSY = "SlurmdPortBusy";
 
@@ -138,48 +133,5 @@ final class DynamicNodes {
       next += count;
     }
     return out.toString();
-  }
-
-  /**
-   * {@code scontrol delete nodename=pod}, bounded; a node Slurm does not know is fine. Only for
-   * names slurm.conf does not declare: 22.05 deletes declared nodes too (static ones included).
-   * Returns false (logged) when it could not be done; the caller goes on.
-   */
-  static boolean deleteRecord(SlurmSetup.Snapshot snap, String pod) {
-    if (snap.declares(pod)) {
-      throw new IllegalStateException(pod + " is declared in slurm.conf: never delete it");
-    }
-    if (snap.scontrolBin() == null) {
-      log.warn("cannot delete dynamic node {}: the Slurm env file sets no SCONTROL_BIN", pod);
-      return false;
-    }
-    ProcessBuilder pb =
-        new ProcessBuilder(snap.scontrolBin(), "delete", "nodename=" + pod)
-            .redirectErrorStream(true);
-    pb.environment().put("SLURM_CONF", snap.slurmConf().toString());
-    try {
-      Process p = pb.start();
-      if (!p.waitFor(10, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        log.warn("scontrol delete nodename={} timed out", pod);
-        return false;
-      }
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-      if (p.exitValue() == 0) {
-        log.info("dynamic node {} deleted from Slurm", pod);
-        return true;
-      }
-      if (out.toLowerCase(Locale.ROOT).contains("invalid node name")) {
-        return true; // not known to Slurm: nothing to delete
-      }
-      log.warn("scontrol delete nodename={} failed ({}): {}", pod, p.exitValue(), out);
-      return false;
-    } catch (IOException e) {
-      log.warn("cannot run scontrol delete nodename={}: {}", pod, e.toString());
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }

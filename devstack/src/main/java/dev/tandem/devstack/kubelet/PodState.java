@@ -22,9 +22,6 @@ final class PodState {
   /** A slurmd pod whose name slurm.conf does not declare: a dynamic node ({@link DynamicNodes}). */
   boolean dynamic;
 
-  /** Set once this pod's stale dynamic node record was removed before its first start. */
-  boolean freshRecord;
-
   int restartCount;
   Instant podStartTime;
   Instant containerStartedAt;

@@ -62,8 +62,6 @@ final class PodWorker {
             pod.getMetadata().getUid(),
             PodStatuses.mainContainer(pod));
     if (pod.getStatus() != null && pod.getStatus().getContainerStatuses() != null) {
-      // A pod that already ran owns its dynamic node record (with any drain on it): keep it.
-      s.freshRecord = !pod.getStatus().getContainerStatuses().isEmpty();
       for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
         if (s.container.equals(cs.getName()) && cs.getRestartCount() != null) {
           // The previous kubelet's process died with it: that is a restart of the container.
@@ -159,11 +157,8 @@ final class PodWorker {
     List<String> cmd;
     try {
       if (s.dynamic) {
-        if (!s.freshRecord) {
-          // A new pod is a new node: the record of an earlier pod of this name keeps the old
-          // settings when slurmd registers again (docs/slurm-local.md, "Dynamic nodes").
-          s.freshRecord = DynamicNodes.deleteRecord(snap, s.name);
-        }
+        // Like a real kubelet, never touch the Slurm record: the node workflow removes an old
+        // pod's record before it creates the new pod (docs/nodeset.md, "The pod contract").
         cmd = DynamicNodes.prepare(snap, s.name, envOf(pod, s.container, NODE_CONF_ENV));
         dynamicHolder = s;
       } else {
@@ -309,8 +304,8 @@ final class PodWorker {
   }
 
   /**
-   * SIGTERM, SIGKILL after the grace period, the dynamic node's record removed (a production
-   * image's preStop), then the final delete with grace 0.
+   * SIGTERM, SIGKILL after the grace period, then the final delete with grace 0. The dynamic node's
+   * Slurm record stays, as with a real kubelet: the node workflow removes it.
    */
   private void terminate(Pod pod, PodState s) {
     if (s.deleteSent) {
@@ -320,10 +315,6 @@ final class PodWorker {
       return; // still stopping; the exit (or the kill deadline) brings us back
     }
     if (s.dynamic) {
-      SlurmSetup.Snapshot snap = slurm.get();
-      if (snap.problem() == null && !snap.declares(s.name)) {
-        DynamicNodes.deleteRecord(snap, s.name);
-      }
       s.dynamic = false;
       if (dynamicHolder == s) {
         dynamicHolder = null;

@@ -1,6 +1,8 @@
 package dev.tandem.slurm.fake;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.tandem.slurm.Jwt;
+import dev.tandem.slurm.SlurmClientConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -8,7 +10,9 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -137,6 +141,20 @@ public final class FakeSlurmrestd implements AutoCloseable {
   /** {@code http://127.0.0.1:<port>}: what {@code SLURM_REST_URL} takes. */
   public URI url() {
     return URI.create("http://127.0.0.1:" + port());
+  }
+
+  /**
+   * A client configuration for this fake: its URL and a root token signed with its key, valid for
+   * {@code lifespan} from the fake's clock.
+   */
+  public SlurmClientConfig clientConfig(Duration lifespan) {
+    Instant now = options.clock().instant();
+    return SlurmClientConfig.fromEnv(
+        Map.of(
+            "SLURM_REST_URL",
+            url().toString(),
+            "SLURM_JWT",
+            Jwt.mintHs256(options.jwtKey(), "root", now, now.plus(lifespan))));
   }
 
   public int port() {

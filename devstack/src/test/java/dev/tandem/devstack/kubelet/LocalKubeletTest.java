@@ -334,8 +334,8 @@ class LocalKubeletTest {
       assertEquals(
           Path.of("/dev/null"), Files.readSymbolicLink(confDir.resolve("dev/gpu" + i)), "gpu" + i);
     }
-    // The record of an earlier pod of that name is removed before the new one registers.
-    assertEquals(List.of("delete nodename=dyn-0"), lines(scontrolLog));
+    // Like a real kubelet, it never touches the Slurm record (the node workflow removes it).
+    assertEquals(List.of(), lines(scontrolLog));
 
     // One SlurmdPort: a second dynamic node waits, and says why.
     createDynamic("dyn-1", "Feature=h100");
@@ -353,13 +353,11 @@ class LocalKubeletTest {
     assertTrue(waiting.getMessage().contains("dyn-0"), waiting.getMessage());
     assertTrue(launcher.forPod("dyn-1").isEmpty());
 
-    // Deleting dyn-0 stops its slurmd and deletes its Slurm record; then dyn-1 starts.
+    // Deleting dyn-0 stops its slurmd (its Slurm record stays); then dyn-1 starts.
     client.pods().inNamespace("default").withName("dyn-0").delete();
     await(Duration.ofSeconds(10), () -> get("dyn-0") == null, "dyn-0 gone");
     await(Duration.ofSeconds(10), () -> phase("dyn-1", "Running"), "dyn-1 Running");
-    assertEquals(
-        List.of("delete nodename=dyn-0", "delete nodename=dyn-0", "delete nodename=dyn-1"),
-        lines(scontrolLog));
+    assertEquals(List.of(), lines(scontrolLog));
     assertEquals(
         List.of("--conf", "Feature=h100"), launcher.last("dyn-1").spec.command().subList(7, 9));
   }
@@ -371,9 +369,8 @@ class LocalKubeletTest {
     await(Duration.ofSeconds(10), () -> launcher.last("dyn-0") != null, "launched");
     launcher.last("dyn-0").exitWith(1);
     await(Duration.ofSeconds(10), () -> launcher.forPod("dyn-0").size() == 2, "restarted");
-    // Only the first start removes a record: a restart re-registers with the node's own record
-    // (and any drain on it).
-    assertEquals(List.of("delete nodename=dyn-0"), lines(scontrolLog));
+    // A restart re-registers with the node's own record (and any drain on it).
+    assertEquals(List.of(), lines(scontrolLog));
   }
 
   @Test

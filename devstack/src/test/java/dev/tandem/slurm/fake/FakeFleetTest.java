@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.HttpSlurmTransport;
 import dev.tandem.slurm.JobSubmission;
-import dev.tandem.slurm.Jwt;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -17,7 +16,6 @@ import dev.tandem.slurm.v0044.SlurmClientV0044;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -38,14 +36,7 @@ class FakeFleetTest {
             FakeSlurmrestd.Options.defaults(KEY),
             List.of(FakePartition.all("tandem", 1, PreemptMode.REQUEUE)),
             List.of())) {
-      Instant now = Instant.now();
-      SlurmClientConfig cfg =
-          SlurmClientConfig.fromEnv(
-              Map.of(
-                  "SLURM_REST_URL",
-                  fake.url().toString(),
-                  "SLURM_JWT",
-                  Jwt.mintHs256(KEY, "root", now, now.plusSeconds(3600))));
+      SlurmClientConfig cfg = fake.clientConfig(Duration.ofSeconds(3600));
       try (SlurmClient c = new SlurmClientV0044(new HttpSlurmTransport(cfg))) {
         for (int i = 0; i < NODES; i++) {
           fake.registerNode("pod-" + i, 64, 512_000, List.of("h100"), "gpu:h100:8");

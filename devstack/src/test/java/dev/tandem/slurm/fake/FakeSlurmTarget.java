@@ -147,4 +147,34 @@ public final class FakeSlurmTarget implements SlurmContractTarget {
   public void killSlurmd(String name) {
     fake.slurmdLost(name);
   }
+
+  /**
+   * The fake's nodes registered through its kubelet hook are dynamic nodes; the {@code --conf}
+   * line's {@code Feature=} and {@code Gres=} become the registration's (the hook takes no weight).
+   */
+  @Override
+  public void dynamicNodeUp(String name, String conf) {
+    List<String> features = List.of();
+    String gres = "";
+    for (String part : conf.trim().split("\\s+")) {
+      if (part.startsWith("Feature=")) {
+        features = List.of(part.substring("Feature=".length()).split(","));
+      } else if (part.startsWith("Gres=")) {
+        gres = part.substring("Gres=".length());
+      }
+    }
+    fake.registerNode(name, 4, 4000, features, gres);
+    Await.until(
+        "fake node " + name + " registered",
+        Duration.ofSeconds(10),
+        () -> fake.knows(name),
+        k -> k);
+  }
+
+  @Override
+  public void dynamicNodeDown(String name) {
+    try (SlurmClient c = client()) {
+      c.deleteNode(name);
+    }
+  }
 }

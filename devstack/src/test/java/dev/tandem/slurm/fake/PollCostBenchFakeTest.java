@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.HttpSlurmTransport;
-import dev.tandem.slurm.Jwt;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
@@ -15,10 +14,8 @@ import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,14 +41,7 @@ class PollCostBenchFakeTest {
             FakeSlurmrestd.Options.defaults(KEY),
             List.of(FakePartition.all("low", 1, PreemptMode.REQUEUE)),
             specs)) {
-      Instant now = Instant.now();
-      SlurmClientConfig cfg =
-          SlurmClientConfig.fromEnv(
-              Map.of(
-                  "SLURM_REST_URL",
-                  fake.url().toString(),
-                  "SLURM_JWT",
-                  Jwt.mintHs256(KEY, "root", now, now.plusSeconds(3600))));
+      SlurmClientConfig cfg = fake.clientConfig(Duration.ofSeconds(3600));
       CountingTransport counting = new CountingTransport(new HttpSlurmTransport(cfg));
       StringWriter text = new StringWriter();
       try (SlurmClient client = SlurmClients.create(counting, cfg)) {

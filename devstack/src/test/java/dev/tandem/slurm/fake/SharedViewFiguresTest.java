@@ -7,7 +7,6 @@ import dev.tandem.activities.SlurmActivitiesImpl;
 import dev.tandem.activities.SlurmView;
 import dev.tandem.slurm.HttpSlurmTransport;
 import dev.tandem.slurm.JobSubmission;
-import dev.tandem.slurm.Jwt;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmJob;
@@ -16,11 +15,9 @@ import dev.tandem.slurm.testing.Await;
 import dev.tandem.slurm.v0044.SlurmClientV0044;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,14 +43,7 @@ class SharedViewFiguresTest {
             FakeSlurmrestd.Options.defaults(KEY),
             List.of(FakePartition.all("tandem", 1, PreemptMode.REQUEUE)),
             List.of())) {
-      Instant now = Instant.now();
-      SlurmClientConfig cfg =
-          SlurmClientConfig.fromEnv(
-              Map.of(
-                  "SLURM_REST_URL",
-                  fake.url().toString(),
-                  "SLURM_JWT",
-                  Jwt.mintHs256(KEY, "root", now, now.plusSeconds(3600))));
+      SlurmClientConfig cfg = fake.clientConfig(Duration.ofSeconds(3600));
       try (SlurmClient c = new SlurmClientV0044(new HttpSlurmTransport(cfg))) {
         for (int i = 0; i < NODES; i++) {
           fake.registerNode("pod-" + i, 64, 512_000, List.of("h100"), "gpu:h100:8");

@@ -33,7 +33,9 @@ import java.util.Objects;
  *       operation's drain timeout says whether to wait on or to force (mark DOWN).
  *   <li>Drained: with no operation it stays out of service until every holder has sent {@code
  *       undrain}; then it registers again (lifting Tandem's drain) and serves.
- *   <li>Updating: delete the pod, create it at the new revision, then provisioning again.
+ *   <li>Updating: delete the pod, remove its Slurm node record (a dynamic node registers afresh
+ *       with the new settings), create it at the new revision, then provisioning again. A lost or
+ *       ended pod's record goes the same way before its replacement is created.
  *   <li>Deleting: delete the pod, remove the Slurm node record where Slurm allows; deleted.
  * </ol>
  *

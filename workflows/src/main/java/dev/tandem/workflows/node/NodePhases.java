@@ -25,7 +25,8 @@ import dev.tandem.workflows.support.Versions;
  * seen as soon as they arrive.
  *
  * <p>The draining and drained phases, and the drain rules the others share, are in {@link
- * NodeDrains}.
+ * NodeDrains}. Before a replacement pod is created the old pod's Slurm record goes ({@link
+ * FreshRecord}).
  *
  * <p>Fail closed: when a read fails, the handler stays where it is. In particular a node whose jobs
  * cannot be listed counts as busy, and a pod that cannot be read is neither running nor gone.
@@ -36,6 +37,7 @@ final class NodePhases {
   private final Tuning tuning;
   private final NodeDrains drains;
   private final EvictionMarks marks;
+  private final FreshRecord record;
 
   /** Re-read the world on this pass (set after a timer or resync, not after every signal). */
   boolean refresh = true;
@@ -46,6 +48,7 @@ final class NodePhases {
     this.tuning = tuning;
     this.marks = new EvictionMarks(s, fx);
     this.drains = new NodeDrains(s, fx, tuning, marks);
+    this.record = new FreshRecord(s, fx);
   }
 
   Step handle() {
@@ -75,6 +78,9 @@ final class NodePhases {
     if (!pod.exists()) {
       if (fx.targetRejected()) {
         return rejectedWait();
+      }
+      if (!record.readyForNewPod()) {
+        return waiting("removing the old pod's Slurm node record");
       }
       pod = fx.ensurePod();
       if (pod == null) {
@@ -173,6 +179,9 @@ final class NodePhases {
     }
     if (fx.targetRejected()) {
       return rejectedWait();
+    }
+    if (!record.readyForNewPod()) {
+      return waiting("removing the old pod's Slurm node record");
     }
     pod = fx.ensurePod();
     if (pod == null) {

@@ -88,27 +88,26 @@ public final class Versions {
    */
   public static final String BUDGET_BOUND = "budget-bound";
 
+  /**
+   * Version 1: a pod replaced (update, or a lost or ended pod recreated) has its Slurm node record
+   * removed after the old pod is gone and before the new one is created ({@code FreshRecord}), so a
+   * dynamic node registers with its new settings. Node workflow, at the first replacement.
+   */
+  public static final String FRESH_RECORD = "fresh-record";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
-      Map.of(
-          DRAIN_NOT_RESPONDING,
-          1,
-          HONEST_STATUS,
-          1,
-          POD_REJECTED,
-          1,
-          EVICTABLE,
-          1,
-          LOCAL_SCHEDULING_CALLS,
-          1,
-          REMEDIATION_HEALTH_CHECK,
-          1,
-          TOPOLOGY_ROLLOUT,
-          1,
-          REST_BACKOFF,
-          1,
-          BUDGET_BOUND,
-          1);
+      Map.ofEntries(
+          Map.entry(DRAIN_NOT_RESPONDING, 1),
+          Map.entry(HONEST_STATUS, 1),
+          Map.entry(POD_REJECTED, 1),
+          Map.entry(EVICTABLE, 1),
+          Map.entry(LOCAL_SCHEDULING_CALLS, 1),
+          Map.entry(REMEDIATION_HEALTH_CHECK, 1),
+          Map.entry(TOPOLOGY_ROLLOUT, 1),
+          Map.entry(REST_BACKOFF, 1),
+          Map.entry(BUDGET_BOUND, 1),
+          Map.entry(FRESH_RECORD, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -265,6 +265,11 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   @Override
   public synchronized boolean removeNode(String name) {
     checkSlurm();
+    if (!jobsOn(name).isEmpty()) {
+      // Like the real adapters: a node jobs still hold is not removed (REJECTED, not retried).
+      throw ApplicationFailure.newNonRetryableFailure(
+          "node " + name + " is allocated (jobs still hold it)", SlurmActivities.REJECTED);
+    }
     nodes.remove(name);
     calls.add("removeNode " + name);
     return true;
