@@ -95,11 +95,18 @@ public final class FleetBench {
   }
 
   public FleetFigures run(Duration rest) throws Exception {
+    return run(rest, true);
+  }
+
+  /** The phases in order; without {@code rollout} the rolling update is left out. */
+  public FleetFigures run(Duration rest, boolean rollout) throws Exception {
     FleetFigures f = new FleetFigures(nodes, budget(nodes));
     sampler.start(Duration.ofMillis(100));
     try {
       provision(f);
-      rollingUpdate(f);
+      if (rollout) {
+        rollingUpdate(f);
+      }
       cordon(f);
     } finally {
       sampler.stop();

@@ -84,6 +84,16 @@ public final class FleetFigures {
         f("%s, %.1f nodes ready/s", sec(provision), perSec),
         "—",
         "—");
+    if (rollout == null) {
+      row(b, "rolling update", "not run (--no-rollout)", "—", "—");
+    } else {
+      rolloutRows(b);
+    }
+    cordonAndRestRows(b);
+    return b.toString();
+  }
+
+  private void rolloutRows(StringBuilder b) {
     double ratio = rollout.toNanos() / (double) Math.max(1, ideal().toNanos());
     row(
         b,
@@ -99,6 +109,9 @@ public final class FleetFigures {
         f("%d (budget %d)", maxOut, budget),
         "never over budget",
         maxOut <= budget ? "PASS" : "MISS");
+  }
+
+  private void cordonAndRestRows(StringBuilder b) {
     long p50 = quantile(cordonDrainNanos, 0.5) / 1_000_000;
     long p99 = quantile(cordonDrainNanos, 0.99) / 1_000_000;
     long max = quantile(cordonDrainNanos, 1.0) / 1_000_000;
@@ -148,7 +161,6 @@ public final class FleetFigures {
             : f("%d events (%s)", longest.events(), longest.workflowId()),
         "bounded (continue-as-new)",
         "—");
-    return b.toString();
   }
 
   private static void row(StringBuilder b, String phase, String figure, String target, String r) {

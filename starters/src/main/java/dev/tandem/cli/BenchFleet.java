@@ -59,6 +59,11 @@ final class BenchFleet implements Callable<Integer> {
       description = "extra worker environment, KEY=VALUE (repeatable), e.g. TANDEM_NODE_POLL=1s")
   Map<String, String> workerEnv = new HashMap<>();
 
+  @Option(
+      names = "--no-rollout",
+      description = "leave the rolling update out (it takes longest at thousands of nodes)")
+  boolean noRollout;
+
   @Option(names = "--append", description = "append the table (machine, date) to this file")
   Path append;
 
@@ -77,6 +82,7 @@ final class BenchFleet implements Callable<Integer> {
             Durations.parse(registerDelay),
             Durations.parse(phaseLimit),
             workerEnv,
+            !noRollout,
             out);
     String section = section(f);
     out.print(section);
@@ -96,6 +102,7 @@ final class BenchFleet implements Callable<Integer> {
       Duration registerDelay,
       Duration phaseLimit,
       Map<String, String> workerEnv,
+      boolean rollout,
       PrintWriter out)
       throws Exception {
     Path dir = Files.createTempDirectory("tandem-bench-fleet-");
@@ -113,7 +120,8 @@ final class BenchFleet implements Callable<Integer> {
                       .setTarget(stack.temporalAddress())
                       .build()));
       try {
-        return new FleetBench(stack, kubelet, slurm, temporal, nodes, phaseLimit, out).run(rest);
+        return new FleetBench(stack, kubelet, slurm, temporal, nodes, phaseLimit, out)
+            .run(rest, rollout);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
       }
@@ -133,6 +141,7 @@ final class BenchFleet implements Callable<Integer> {
         + rest
         + " --register-delay "
         + registerDelay
+        + (noRollout ? " --no-rollout" : "")
         + (workerEnv.isEmpty() ? "" : " " + workerEnvArgs())
         + "`.\n\n"
         + f.table();

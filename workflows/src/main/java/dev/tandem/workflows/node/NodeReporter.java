@@ -3,6 +3,7 @@ package dev.tandem.workflows.node;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.SlurmNodeView;
+import dev.tandem.workflows.support.Versions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -10,7 +11,9 @@ import java.util.Objects;
 /**
  * What the node workflow tells others about itself: the {@code nodeReported} signal to its NodeSet
  * workflow (on every change that matters to the NodeSet, and as a heartbeat every ten resync
- * periods in case one was lost) and the Temporal UI's current details.
+ * periods in case one was lost) and the Temporal UI's current details. A report that failed to
+ * arrive is sent again on the next pass ({@code Versions.REPORT_RESEND}), once per streak of
+ * failures: the NodeSet's status must not wait for the heartbeat to hear that a node is ready.
  */
 final class NodeReporter {
   private final NodeLifecycleInput input;
@@ -18,6 +21,7 @@ final class NodeReporter {
   private final NodeEffects fx;
   private NodeReport lastReport;
   private long lastReportMillis;
+  private boolean lastFailed;
 
   NodeReporter(NodeLifecycleInput input, NodeLifecycleState s, NodeEffects fx) {
     this.input = input;
@@ -37,7 +41,11 @@ final class NodeReporter {
     s.reportSeq = r.seq();
     lastReport = r;
     lastReportMillis = fx.nowMillis();
-    NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r);
+    boolean delivered = NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r);
+    if (!delivered && !lastFailed && Versions.of(Versions.REPORT_RESEND) >= 1) {
+      lastReportMillis = Long.MIN_VALUE / 2; // the heartbeat is due on the next pass
+    }
+    lastFailed = !delivered;
   }
 
   /** One line: phase, Slurm state, holders, jobs, problem. */

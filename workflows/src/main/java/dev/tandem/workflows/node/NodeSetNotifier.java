@@ -13,16 +13,19 @@ final class NodeSetNotifier {
 
   private NodeSetNotifier() {}
 
-  static void send(String nodeSetWorkflowId, NodeReport report) {
+  /** Whether the NodeSet workflow received it (false: no run of it took the signal). */
+  static boolean send(String nodeSetWorkflowId, NodeReport report) {
     try {
       Workflow.newExternalWorkflowStub(NodeSetWorkflow.class, nodeSetWorkflowId)
           .nodeReported(report);
+      return true;
     } catch (SignalExternalWorkflowException | ApplicationFailure e) {
       // The SDK reports a missing target as an ApplicationFailure whose type is the cause
       // (SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND).
       // The node may run on its own (started by hand, or its NodeSet workflow is gone): the
       // report only matters to a NodeSet that listens.
       log.debug("no NodeSet workflow {} to report to", nodeSetWorkflowId);
+      return false;
     }
   }
 }

@@ -95,6 +95,15 @@ public final class Versions {
    */
   public static final String FRESH_RECORD = "fresh-record";
 
+  /**
+   * Version 1: a report the NodeSet workflow did not receive (the signal failed: no run of it at
+   * that moment, as between two runs of a continue-as-new on the local Temporal) is sent again on
+   * the node's next pass instead of at the next heartbeat (ten resync periods). Once per streak of
+   * failures, so a node without a NodeSet sends no more than before. Asked only when a report
+   * failed. Node workflow.
+   */
+  public static final String REPORT_RESEND = "report-resend";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -107,7 +116,8 @@ public final class Versions {
           Map.entry(TOPOLOGY_ROLLOUT, 1),
           Map.entry(REST_BACKOFF, 1),
           Map.entry(BUDGET_BOUND, 1),
-          Map.entry(FRESH_RECORD, 1));
+          Map.entry(FRESH_RECORD, 1),
+          Map.entry(REPORT_RESEND, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
