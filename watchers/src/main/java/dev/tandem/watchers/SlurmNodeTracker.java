@@ -39,7 +39,18 @@ final class SlurmNodeTracker {
   /** Views whose signal was given up: sent again on the next changed listing. */
   private final Map<String, SlurmNodeView> undelivered = new ConcurrentHashMap<>();
 
+  /**
+   * A full listing signals every node only once in this many (30 min at the 1 min default): in
+   * between it signals what differs, like an incremental one. Sending every node every minute cost
+   * a signal, a workflow task and a pod read per node per minute at rest (1,000 signals a minute at
+   * 1,000 nodes, measured with {@code tandem bench fleet}) and kept every node's safety re-read at
+   * its shortest wait. A lost signal is still repaired: the coalescer marks what it gave up
+   * (undelivered, sent again), and each node re-reads Slurm itself at rest (docs/architecture.md).
+   */
+  static final int RESEND_ALL_EVERY = 30;
+
   private Instant since;
+  private long fullListings;
   private volatile RemediationWatch remediation;
 
   SlurmNodeTracker(
@@ -67,15 +78,18 @@ final class SlurmNodeTracker {
     if (!ln.changed()) {
       return;
     }
+    boolean resendAll = full && ++fullListings % RESEND_ALL_EVERY == 0;
     Map<String, SlurmNodeView> seen = new HashMap<>();
     for (SlurmNode n : ln.items()) {
       SlurmNodeView v = SlurmViews.node(n, now);
       seen.put(n.name(), v);
       SlurmNodeView before = nodes.put(n.name(), v);
       boolean lost = undelivered.remove(n.name()) != null;
-      if (full || lost || before == null || !sameNode(before, v)) {
+      if (resendAll || lost || before == null || !sameNode(before, v)) {
         metrics.event("slurm", "node");
-        onNode(v);
+        onNode(v, true);
+      } else if (full) {
+        onNode(v, false); // drain ages and remediation triggers see it; no signal, no mirror
       }
     }
     for (String gone : List.copyOf(nodes.keySet())) {
@@ -129,6 +143,10 @@ final class SlurmNodeTracker {
   }
 
   private void onNode(SlurmNodeView v) {
+    onNode(v, true);
+  }
+
+  private void onNode(SlurmNodeView v, boolean send) {
     Pod pod = pods.podFor(v.name()).orElse(null);
     if (pod == null) {
       drainAges.gone(v.name());
@@ -138,6 +156,9 @@ final class SlurmNodeTracker {
     RemediationWatch r = remediation;
     if (r != null) {
       r.slurmObserved(v, k8sNodeOf(pod), true);
+    }
+    if (!send) {
+      return;
     }
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();

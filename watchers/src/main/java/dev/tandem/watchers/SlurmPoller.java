@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  *       are listed every pending interval (default 250 ms) instead, so a placeholder's start is
  *       seen, and its pod bound, within a fraction of a second; nodes stay on the interval.
  *   <li>Diff against the last view by state, flags, reason and slurmd start; only differences
- *       become signals. Every {@code fullResync} the whole view is listed and sent again, so a lost
- *       signal or a missed change is repaired.
+ *       become signals. Every {@code fullResync} the whole view is listed, so a missed change is
+ *       repaired; every node's view is sent again on one full listing in {@link
+ *       SlurmNodeTracker#RESEND_ALL_EVERY} (the others send what differs), so the cost at rest does
+ *       not grow with the fleet.
  *   <li>When slurmrestd cannot be reached, say so once (log, {@code tandem_slurm_up} 0, the
  *       reachability listener), back off up to 30 s, and on recovery list everything again. Nothing
  *       is signalled from a failed poll: unknown is not "idle".

@@ -91,6 +91,28 @@ class SlurmPollerTest extends WatcherTestBase {
   }
 
   /**
+   * A full listing of an unchanged cluster sends nothing, except every node once in {@code
+   * RESEND_ALL_EVERY} full listings (before, every node on every full listing: a signal per node
+   * per minute at rest).
+   */
+  @Test
+  void fullListingsOfAnUnchangedClusterSendEveryNodeOnlyOnceInAWhile() throws Exception {
+    poller.close();
+    poller =
+        slurmPoller(client, slurm, pods, Duration.ofMillis(50), Duration.ZERO, Clock.systemUTC());
+    slurm.put("gpu-0", "idle", Set.of(), null);
+    poller.pollOnceSafely(); // full listing 1: new, sent
+    Wait.until("first signal", () -> signals.named("slurmObserved").size() == 1);
+    for (int i = 2; i < SlurmNodeTracker.RESEND_ALL_EVERY; i++) {
+      poller.pollOnceSafely();
+    }
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertEquals(1, signals.named("slurmObserved").size(), "unchanged: nothing sent");
+    poller.pollOnceSafely(); // full listing RESEND_ALL_EVERY: everything again
+    Wait.until("sent again", () -> signals.named("slurmObserved").size() == 2);
+  }
+
+  /**
    * Health asks "is the poller thread dead?" at any moment, also while a new leader term starts it:
    * a thread assigned but not started yet is not dead (found by LeadershipIT on a loaded machine).
    */
