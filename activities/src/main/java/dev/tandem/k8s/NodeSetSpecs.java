@@ -157,13 +157,13 @@ public final class NodeSetSpecs {
       problems.add("spec.replicas: " + quote(r) + " is negative; use 0 or more");
       return null;
     }
-    if (!r.canConvertToInt() || r.asInt() > NodeSetSpecValidator.MAX_REPLICAS) {
+    if (!r.canConvertToInt() || r.asInt() > NodeSetSpecValidator.MAX_NODES) {
       problems.add(
           "spec.replicas: "
               + quote(r)
               + " is more than "
-              + NodeSetSpecValidator.MAX_REPLICAS
-              + ", the most nodes one NodeSet may have");
+              + NodeSetSpecValidator.MAX_NODES
+              + ", the most nodes one NodeSet may have; split the fleet into several NodeSets");
       return null;
     }
     return r.asInt();

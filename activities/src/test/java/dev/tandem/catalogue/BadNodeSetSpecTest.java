@@ -193,15 +193,29 @@ class BadNodeSetSpecTest {
   @Test
   void replicasHuge() {
     assertEquals(
-        "spec.replicas: 100000 is more than 10000, the most nodes one NodeSet may have",
+        "spec.replicas: 100000 is more than 2000, the most nodes one NodeSet may have;"
+            + " split the fleet into several NodeSets",
         invalidSpec("spec.replicas", json("100000")));
+  }
+
+  /**
+   * 5,000 was accepted, and the NodeSet could then neither start its nodes (one workflow task) nor
+   * continue as new (a 2 MiB payload).
+   */
+  @Test
+  void replicasAboveWhatOneNodeSetCanCarry() {
+    assertEquals(
+        "spec.replicas: 5000 is more than 2000, the most nodes one NodeSet may have;"
+            + " split the fleet into several NodeSets",
+        invalidSpec("spec.replicas", json("5000")));
   }
 
   /** Used to say it "is not a whole number". */
   @Test
   void replicasBeyondAnyInteger() {
     assertEquals(
-        "spec.replicas: 99999999999 is more than 10000, the most nodes one NodeSet may have",
+        "spec.replicas: 99999999999 is more than 2000, the most nodes one NodeSet may have;"
+            + " split the fleet into several NodeSets",
         invalidSpec("spec.replicas", json("99999999999")));
   }
 

@@ -10,6 +10,8 @@ import io.temporal.client.WorkflowClient;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -18,8 +20,10 @@ import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@code tandem bench fleet}: one NodeSet of N nodes on a simulated fleet ({@link FleetStack},
- * {@link SimKubelet}), measured from outside by a {@link FleetSampler}. Phases, in order:
+ * {@code tandem bench fleet}: N nodes in NodeSets of at most {@code perNodeSet} (one NodeSet {@code
+ * fleet} up to that size, else {@code fleet0}, {@code fleet1}, ...) on a simulated fleet ({@link
+ * FleetStack}, {@link SimKubelet}), measured from outside by a {@link FleetSampler}. Phases, in
+ * order:
  *
  * <ol>
  *   <li>provision: apply the NodeSet; done when its status shows N ready and the sampler sees all N
@@ -27,8 +31,8 @@ import java.util.function.BooleanSupplier;
  *   <li>rolling update ({@code maxUnavailable: 10%}): change the image; done when the status shows
  *       N updated and ready at the new revision and the sampler sees all N in service. The
  *       sampler's largest out-of-service count is compared with the budget; the ideal time is waves
- *       ({@code ceil(N / budget)}) × the median out-of-service spell of one node (its drain, pod
- *       replacement and registration, as measured in this rollout);
+ *       ({@code ceil(N / budget)}) × the median node cycle ({@link NodeCycles}: update requested to
+ *       registered again, as each node workflow recorded it in this rollout);
  *   <li>cordon: 10% of the Kubernetes nodes (every tenth that hosts a slurmd pod) cordoned at once
  *       from a thread pool; per node, from its cordon to the first sample showing its Slurm node
  *       drained; then all uncordoned, and done when all N are in service again;
@@ -45,6 +49,9 @@ public final class FleetBench {
   static final String NAMESPACE = "default";
   static final String NODESET = "fleet";
 
+  /** The NodeSets, in order, and how many nodes each has. */
+  private final Map<String, Integer> nodeSets = new LinkedHashMap<>();
+
   /** How long one phase may take before the bench gives up (bounded, not a target). */
   private final Duration phaseLimit;
 
@@ -52,6 +59,7 @@ public final class FleetBench {
   private final SimKubelet kubelet;
   private final FleetSampler sampler;
   private final HistoryLengths histories;
+  private final WorkflowClient temporal;
   private final int nodes;
   private final PrintWriter out;
 
@@ -61,6 +69,7 @@ public final class FleetBench {
       dev.tandem.slurm.SlurmClient slurm,
       WorkflowClient temporal,
       int nodes,
+      int perNodeSet,
       Duration phaseLimit,
       PrintWriter out) {
     this.stack = stack;
@@ -68,12 +77,21 @@ public final class FleetBench {
     this.nodes = nodes;
     this.phaseLimit = phaseLimit;
     this.out = out;
-    List<String> pods = new ArrayList<>();
-    for (int i = 0; i < nodes; i++) {
-      pods.add(Names.podName(NODESET, i));
+    int sets = (nodes + perNodeSet - 1) / perNodeSet;
+    for (int k = 0; k < sets; k++) {
+      int n = Math.min(perNodeSet, nodes - k * perNodeSet);
+      nodeSets.put(sets == 1 ? NODESET : NODESET + k, n);
     }
+    List<String> pods = new ArrayList<>();
+    nodeSets.forEach(
+        (name, n) -> {
+          for (int i = 0; i < n; i++) {
+            pods.add(Names.podName(name, i));
+          }
+        });
     this.sampler = new FleetSampler(slurm, kubelet, NAMESPACE, pods);
     this.histories = new HistoryLengths(temporal);
+    this.temporal = temporal;
   }
 
   /** 10% of {@code n}, rounded down, at least 1: the rollout budget (nodeset.md). */
@@ -81,9 +99,22 @@ public final class FleetBench {
     return Math.max(1, n * 10 / 100);
   }
 
-  static String manifest(int replicas, String image) {
+  /** The rollout budget of all NodeSets together. */
+  int budget() {
+    return nodeSets.values().stream().mapToInt(FleetBench::budget).sum();
+  }
+
+  /** Waves of the largest NodeSet's rollout (they roll side by side). */
+  int waves() {
+    return nodeSets.values().stream()
+        .mapToInt(n -> (n + budget(n) - 1) / budget(n))
+        .max()
+        .orElse(0);
+  }
+
+  static String manifest(String name, int replicas, String image) {
     return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
-        + NODESET
+        + name
         + "\n  namespace: "
         + NAMESPACE
         + "\nspec:\n  replicas: "
@@ -100,7 +131,7 @@ public final class FleetBench {
 
   /** The phases in order; without {@code rollout} the rolling update is left out. */
   public FleetFigures run(Duration rest, boolean rollout) throws Exception {
-    FleetFigures f = new FleetFigures(nodes, budget(nodes));
+    FleetFigures f = new FleetFigures(nodes, budget(), waves(), nodeSets.size());
     sampler.start(Duration.ofMillis(100));
     try {
       provision(f);
@@ -120,25 +151,29 @@ public final class FleetBench {
   }
 
   private void provision(FleetFigures f) throws Exception {
-    say("provision: %d nodes", nodes);
+    say("provision: %d nodes in %d NodeSet(s)", nodes, nodeSets.size());
     long t0 = System.nanoTime();
-    apply(manifest(nodes, "slurmd:v1"));
+    nodeSets.forEach((name, n) -> apply(manifest(name, n, "slurmd:v1")));
     await("all nodes ready", () -> statusDone(null) && sampler.out() == 0);
     f.provision = Duration.ofNanos(System.nanoTime() - t0);
     sampleHistories();
   }
 
   private void rollingUpdate(FleetFigures f) throws Exception {
-    String before = (String) status().get("updateRevision");
+    Map<String, String> before = new HashMap<>();
+    for (String name : nodeSets.keySet()) {
+      before.put(name, (String) status(name).get("updateRevision"));
+    }
     say("rolling update: budget %d of %d", f.budget, nodes);
     sampler.awaitNextSample(Duration.ofSeconds(30));
     sampler.resetMax();
     long t0 = System.nanoTime();
-    apply(manifest(nodes, "slurmd:v2"));
+    nodeSets.forEach((name, n) -> apply(manifest(name, n, "slurmd:v2")));
     await("rollout done", () -> statusDone(before) && sampler.out() == 0);
     f.rollout = Duration.ofNanos(System.nanoTime() - t0);
     f.maxOut = sampler.maxOut();
     f.spells = sampler.spells();
+    f.nodeCycles = NodeCycles.measure(temporal, nodeWorkflowIds());
     sampleHistories();
   }
 
@@ -147,7 +182,7 @@ public final class FleetBench {
     List<String[]> picked = new ArrayList<>(); // {pod, k8s node}
     List<String> sorted = new ArrayList<>(hosts.keySet());
     sorted.sort(null);
-    for (int i = 0; i < sorted.size() && picked.size() < budget(nodes); i += 10) {
+    for (int i = 0; i < sorted.size() && picked.size() < budget(); i += 10) {
       picked.add(new String[] {sorted.get(i), hosts.get(sorted.get(i))});
     }
     say("cordon: %d Kubernetes nodes at once", picked.size());
@@ -218,11 +253,22 @@ public final class FleetBench {
 
   private void sampleHistories() {
     List<String> ids = new ArrayList<>();
-    ids.add(Names.nodeSetWorkflowId(NAMESPACE, NODESET));
-    for (int i = 0; i < nodes; i++) {
-      ids.add(Names.nodeWorkflowId(NAMESPACE, Names.podName(NODESET, i)));
+    for (String name : nodeSets.keySet()) {
+      ids.add(Names.nodeSetWorkflowId(NAMESPACE, name));
     }
+    ids.addAll(nodeWorkflowIds());
     histories.sample(ids);
+  }
+
+  private List<String> nodeWorkflowIds() {
+    List<String> ids = new ArrayList<>();
+    nodeSets.forEach(
+        (name, n) -> {
+          for (int i = 0; i < n; i++) {
+            ids.add(Names.nodeWorkflowId(NAMESPACE, Names.podName(name, i)));
+          }
+        });
+    return ids;
   }
 
   private void setUnschedulable(String node, boolean on) {
@@ -239,22 +285,32 @@ public final class FleetBench {
   }
 
   @SuppressWarnings("unchecked")
-  private Map<String, Object> status() {
+  private Map<String, Object> status(String name) {
     GenericKubernetesResource r =
-        NodeSetResources.generic(stack.kubernetes()).inNamespace(NAMESPACE).withName(NODESET).get();
+        NodeSetResources.generic(stack.kubernetes()).inNamespace(NAMESPACE).withName(name).get();
     Object s = r == null ? null : r.getAdditionalProperties().get("status");
     return s instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
   }
 
-  /** N ready and updated, at one revision that is not {@code notRevision}. */
-  private boolean statusDone(String notRevision) {
-    Map<String, Object> s = status();
-    Object upd = s.get("updateRevision");
-    return num(s.get("readyReplicas")) == nodes
-        && num(s.get("updatedReplicas")) == nodes
-        && upd != null
-        && upd.equals(s.get("currentRevision"))
-        && !upd.equals(notRevision);
+  /**
+   * Every NodeSet has all its nodes ready and updated, at one revision that is not the one in
+   * {@code notRevision} (none when null).
+   */
+  private boolean statusDone(Map<String, String> notRevision) {
+    for (Map.Entry<String, Integer> set : nodeSets.entrySet()) {
+      Map<String, Object> s = status(set.getKey());
+      Object upd = s.get("updateRevision");
+      boolean done =
+          num(s.get("readyReplicas")) == set.getValue()
+              && num(s.get("updatedReplicas")) == set.getValue()
+              && upd != null
+              && upd.equals(s.get("currentRevision"))
+              && (notRevision == null || !upd.equals(notRevision.get(set.getKey())));
+      if (!done) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static long num(Object o) {
@@ -270,8 +326,8 @@ public final class FleetBench {
             what
                 + ": not within "
                 + phaseLimit.toSeconds()
-                + "s (status "
-                + status()
+                + "s ("
+                + brief()
                 + ", out of service "
                 + sampler.out()
                 + ")");
@@ -287,8 +343,14 @@ public final class FleetBench {
   }
 
   private String brief() {
-    Map<String, Object> s = status();
-    return "ready=" + s.get("readyReplicas") + " updated=" + s.get("updatedReplicas");
+    long ready = 0;
+    long updated = 0;
+    for (String name : nodeSets.keySet()) {
+      Map<String, Object> s = status(name);
+      ready += Math.max(0, num(s.get("readyReplicas")));
+      updated += Math.max(0, num(s.get("updatedReplicas")));
+    }
+    return "ready=" + ready + " updated=" + updated;
   }
 
   private void say(String format, Object... args) {

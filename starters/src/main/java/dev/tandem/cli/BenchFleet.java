@@ -8,6 +8,7 @@ import dev.tandem.dev.FleetStack;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
+import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -38,6 +39,13 @@ import picocli.CommandLine.Option;
 final class BenchFleet implements Callable<Integer> {
   @Option(names = "--nodes", defaultValue = "1000", description = "nodes (default 1000)")
   int nodes;
+
+  @Option(
+      names = "--per-nodeset",
+      defaultValue = "1000",
+      description =
+          "nodes per NodeSet (default 1000, at most 2000): more nodes are several NodeSets")
+  int perNodeSet;
 
   @Option(names = "--rest", defaultValue = "5m", description = "at-rest window (default 5m)")
   String rest;
@@ -75,9 +83,17 @@ final class BenchFleet implements Callable<Integer> {
     if (nodes < 1 || nodes > 20_000) {
       throw new CliException("--nodes must be between 1 and 20000, got " + nodes);
     }
+    if (perNodeSet < 1 || perNodeSet > NodeSetSpecValidator.MAX_NODES) {
+      throw new CliException(
+          "--per-nodeset must be between 1 and "
+              + NodeSetSpecValidator.MAX_NODES
+              + " (the most nodes one NodeSet may have), got "
+              + perNodeSet);
+    }
     FleetFigures f =
         run(
             nodes,
+            perNodeSet,
             Durations.parse(rest),
             Durations.parse(registerDelay),
             Durations.parse(phaseLimit),
@@ -98,6 +114,7 @@ final class BenchFleet implements Callable<Integer> {
   /** Starts the stack, runs the bench, stops everything; for the command and its test. */
   static FleetFigures run(
       int nodes,
+      int perNodeSet,
       Duration rest,
       Duration registerDelay,
       Duration phaseLimit,
@@ -120,7 +137,7 @@ final class BenchFleet implements Callable<Integer> {
                       .setTarget(stack.temporalAddress())
                       .build()));
       try {
-        return new FleetBench(stack, kubelet, slurm, temporal, nodes, phaseLimit, out)
+        return new FleetBench(stack, kubelet, slurm, temporal, nodes, perNodeSet, phaseLimit, out)
             .run(rest, rollout);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
@@ -137,6 +154,7 @@ final class BenchFleet implements Callable<Integer> {
         + Machine.describe()
         + ". Command: `tandem bench fleet --nodes "
         + nodes
+        + (perNodeSet == 1000 ? "" : " --per-nodeset " + perNodeSet)
         + " --rest "
         + rest
         + " --register-delay "

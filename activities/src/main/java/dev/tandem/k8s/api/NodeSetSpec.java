@@ -17,7 +17,7 @@ public class NodeSetSpec {
 
   @Required
   @Min(0)
-  @Max(NodeSetSpecValidator.MAX_REPLICAS)
+  @Max(NodeSetSpecValidator.MAX_NODES)
   @SpecReplicas
   @JsonPropertyDescription(
       "Number of Slurm nodes (slurmd pods). Scale-down drains the highest ordinals first.")

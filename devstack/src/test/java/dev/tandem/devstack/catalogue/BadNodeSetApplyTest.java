@@ -118,7 +118,7 @@ class BadNodeSetApplyTest {
     assertEquals(
         INVALID
             + "spec.replicas: Invalid value: 100000: spec.replicas in body should be less than or"
-            + " equal to 10000",
+            + " equal to 2000",
         refused("spec.replicas", json("100000")));
   }
 

@@ -33,6 +33,12 @@ final class NodeEffects {
   private final NodeLifecycleInput input;
   private final NodeLifecycleState s;
 
+  /**
+   * Calls run as local activities ({@code Versions.LOCAL_NODE_CALLS}); set by the workflow at the
+   * start of each run, before its first call.
+   */
+  boolean localCalls;
+
   NodeEffects(NodeLifecycleInput input, NodeLifecycleState s) {
     this.input = input;
     this.s = s;
@@ -260,11 +266,11 @@ final class NodeEffects {
   }
 
   private KubeActivities kube(String summary) {
-    return ActivityStubs.kube(summary);
+    return ActivityStubs.kube(summary, localCalls);
   }
 
   private SlurmActivities slurm(String summary) {
-    return ActivityStubs.slurm(summary);
+    return ActivityStubs.slurm(summary, localCalls);
   }
 
   private Boolean kubeVoid(String summary, java.util.function.Consumer<KubeActivities> c) {

@@ -12,6 +12,7 @@ import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -72,6 +73,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public NodePhase run(NodeLifecycleInput in) {
+    fx.localCalls = Versions.of(Versions.LOCAL_NODE_CALLS) >= 1;
     NodePhases phases = new NodePhases(s, fx, in.tuning());
     RestTimer rest = new RestTimer(in.tuning());
     boolean signalled = true; // the first pass counts as news: start at rest's shortest wait

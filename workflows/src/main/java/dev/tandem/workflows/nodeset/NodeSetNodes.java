@@ -30,6 +30,9 @@ final class NodeSetNodes {
   /** A node that has not reported for this many resync periods is asked to; gone → restarted. */
   static final int SILENT_PERIODS = 30;
 
+  /** Child workflow starts issued in one workflow task ({@link #restartMissing()}). */
+  static final int STARTS_PER_TASK = 200;
+
   private final NodeSetInput input;
   private final NodeSetState s;
 
@@ -70,25 +73,50 @@ final class NodeSetNodes {
     s.adopted = true;
   }
 
-  /** Starts node workflows for entries without one (new, adopted, or found gone). */
+  /**
+   * Starts node workflows for entries without one (new, adopted, or found gone).
+   *
+   * <ol>
+   *   <li>In ordinal order: a node silent for {@link #SILENT_PERIODS} resync periods is asked to
+   *       report; one whose workflow is gone, or never started, is started.
+   *   <li>Starts go out in batches of at most {@link #STARTS_PER_TASK}, each awaited before the
+   *       next: every start is a command of the workflow task that issues it, and a task's commands
+   *       travel in one gRPC message (4 MiB by default, on Temporal's server as on the test
+   *       server). Before {@link Versions#BATCHED_STARTS} a NodeSet of 5,000 started all its nodes
+   *       in one task, which the server refused (RESOURCE_EXHAUSTED). The version is asked only
+   *       when a batch is full and another start follows, so smaller NodeSets replay as before.
+   *   <li>The entries are walked from a copy: signal handlers may add one while a batch is awaited.
+   * </ol>
+   */
   void restartMissing() {
     List<NodeMessenger.Start> starts = new ArrayList<>();
     long now = Workflow.currentTimeMillis();
     long silentMillis = input.tuning().resyncSeconds() * 1000L * SILENT_PERIODS;
-    for (Entry e : s.nodes.values()) {
+    for (Entry e : new ArrayList<>(s.nodes.values())) {
       if (e.started && now - e.lastHeardMillis > silentMillis) {
         e.lastHeardMillis = now;
         e.started = NodeMessenger.resync(ref(e));
       }
       if (!e.started) {
+        if (starts.size() >= STARTS_PER_TASK && Versions.of(Versions.BATCHED_STARTS) >= 1) {
+          markStarted(starts);
+          starts = new ArrayList<>();
+        }
         e.deleteSent = false;
         e.updateSentFor = null;
         e.lastHeardMillis = now;
         starts.add(NodeMessenger.start(nodeInput(e), input.tuning().searchAttributes()));
       }
     }
+    markStarted(starts);
+  }
+
+  private void markStarted(List<NodeMessenger.Start> starts) {
     for (NodeRef r : NodeMessenger.awaitStarts(starts)) {
-      s.nodes.get(r.ordinal()).started = true;
+      Entry e = s.nodes.get(r.ordinal());
+      if (e != null) {
+        e.started = true;
+      }
     }
   }
 

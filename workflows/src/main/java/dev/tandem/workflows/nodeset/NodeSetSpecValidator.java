@@ -15,8 +15,20 @@ import java.util.regex.Pattern;
 public final class NodeSetSpecValidator {
   private NodeSetSpecValidator() {}
 
-  /** More nodes than this in one NodeSet is almost certainly a typo. */
+  /**
+   * The workflow's own bound on {@code spec.replicas}. Kept as it was when workflows were recorded
+   * with it: the tighter {@link #MAX_NODES} is enforced before a spec reaches a workflow.
+   */
   public static final int MAX_REPLICAS = 10_000;
+
+  /**
+   * The most nodes one NodeSet may have. A NodeSet workflow carries its nodes across
+   * continue-as-new in one payload (about 450 bytes a node), which must stay well inside Temporal's
+   * 2 MiB payload limit: at 2,000 nodes it is about 0.9 MiB ({@code NodeSetStateSizeTest}). The CRD
+   * ({@code maximum}) and the spec converter refuse more; a larger fleet is several NodeSets
+   * (docs/nodeset.md).
+   */
+  public static final int MAX_NODES = 2_000;
 
   private static final Pattern PERCENT = Pattern.compile("^(\\d{1,3})%$");
   private static final Pattern COUNT = Pattern.compile("^\\d{1,6}$");

@@ -49,6 +49,48 @@ public final class ActivityStubs {
         SlurmActivities.class, options(summary, SlurmActivities.REJECTED));
   }
 
+  /**
+   * A Kubernetes activity stub; its calls run as local activities when {@code local} (see {@link
+   * #scheduling(String, boolean)} for why and how), else as {@link #kube(String)}'s.
+   */
+  public static KubeActivities kube(String summary, boolean local) {
+    return local
+        ? nodeLocalStub(KubeActivities.class, summary, KubeActivities.REJECTED)
+        : kube(summary);
+  }
+
+  /** A Slurm activity stub; local activities when {@code local}, else {@link #slurm(String)}'s. */
+  public static SlurmActivities slurm(String summary, boolean local) {
+    return local
+        ? nodeLocalStub(SlurmActivities.class, summary, SlurmActivities.REJECTED)
+        : slurm(summary);
+  }
+
+  /**
+   * Attempts of a node workflow's local activity before it gives up: with the backoff below (1 s
+   * doubling to 20 s) the tenth starts 111 s after the first, so about the two minutes {@link
+   * #GIVE_UP_AFTER} allows. A local activity's schedule-to-close is measured by the worker's clock,
+   * not by workflow time; the count bounds it in workflow time too, so a call that keeps failing
+   * becomes the node's problem after the same ~2 minutes whatever the clock (time-skipping tests
+   * included).
+   */
+  static final int NODE_LOCAL_ATTEMPTS = 10;
+
+  private static <T> T nodeLocalStub(Class<T> type, String summary, String... doNotRetry) {
+    return Workflow.newLocalActivityStub(
+        type,
+        LocalActivityOptions.newBuilder()
+            .setStartToCloseTimeout(CALL_TIMEOUT)
+            .setScheduleToCloseTimeout(GIVE_UP_AFTER)
+            .setLocalRetryThreshold(Duration.ofSeconds(5))
+            .setRetryOptions(
+                RetryOptions.newBuilder(retry(doNotRetry))
+                    .setMaximumAttempts(NODE_LOCAL_ATTEMPTS)
+                    .build())
+            .setSummary(summary)
+            .build());
+  }
+
   /** A remediation activity stub whose calls show {@code summary} in the Temporal UI. */
   public static RemediationActivities remediation(String summary) {
     return Workflow.newActivityStub(
@@ -77,13 +119,18 @@ public final class ActivityStubs {
     if (!local) {
       return scheduling(summary);
     }
+    return localStub(
+        SchedulingActivities.class, summary, KubeActivities.REJECTED, SlurmActivities.REJECTED);
+  }
+
+  private static <T> T localStub(Class<T> type, String summary, String... doNotRetry) {
     return Workflow.newLocalActivityStub(
-        SchedulingActivities.class,
+        type,
         LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(CALL_TIMEOUT)
             .setScheduleToCloseTimeout(GIVE_UP_AFTER)
             .setLocalRetryThreshold(Duration.ofSeconds(5))
-            .setRetryOptions(retry(KubeActivities.REJECTED, SlurmActivities.REJECTED))
+            .setRetryOptions(retry(doNotRetry))
             .setSummary(summary)
             .build());
   }

@@ -104,6 +104,23 @@ public final class Versions {
    */
   public static final String REPORT_RESEND = "report-resend";
 
+  /**
+   * Version 1: a NodeSet with more node workflows to start than one batch starts them in batches of
+   * {@code NodeSetNodes.STARTS_PER_TASK}, one workflow task each (before: all in one task, which
+   * past ~4,000 nodes exceeds the 4 MiB gRPC message a task completes with). Asked only when there
+   * are more starts than one batch. NodeSet workflow.
+   */
+  public static final String BATCHED_STARTS = "batched-starts";
+
+  /**
+   * Version 1: the node workflow's calls (pod reads and writes, events, Slurm reads, drains,
+   * undrains, record removal) run as local activities: same calls, order, timeouts, retries and
+   * refusals, recorded as markers instead of activity tasks. A cordoned node's drain then reaches
+   * Slurm one round trip after the signal (the report to the NodeSet) instead of four (event,
+   * report, read, drain), which under load took seconds each. Node workflow, at run start.
+   */
+  public static final String LOCAL_NODE_CALLS = "local-node-calls";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -117,7 +134,9 @@ public final class Versions {
           Map.entry(REST_BACKOFF, 1),
           Map.entry(BUDGET_BOUND, 1),
           Map.entry(FRESH_RECORD, 1),
-          Map.entry(REPORT_RESEND, 1));
+          Map.entry(REPORT_RESEND, 1),
+          Map.entry(BATCHED_STARTS, 1),
+          Map.entry(LOCAL_NODE_CALLS, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

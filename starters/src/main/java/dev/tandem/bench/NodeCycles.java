@@ -1,0 +1,59 @@
+package dev.tandem.bench;
+
+import dev.tandem.workflows.model.NodeStatus;
+import dev.tandem.workflows.model.TimelineEntry;
+import dev.tandem.workflows.node.NodeLifecycleWorkflow;
+import io.temporal.client.WorkflowClient;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * One node's drain-update-register cycle in a rolling update, as its own workflow recorded it: from
+ * its {@code update-requested} timeline entry to the {@code registered} entry that follows (back in
+ * service at the new revision). This is the cycle the issue's ideal rollout is made of ("waves ×
+ * one node's measured drain-update-register cycle"): what one node takes, without the NodeSet's
+ * orchestration between nodes, which is what the rollout ratio judges. The sampler's out-of-service
+ * spell ({@link FleetSampler#spells()}) is shorter: it starts when Slurm shows the drain and ends
+ * when Slurm serves the node, before the node workflow has seen either.
+ */
+final class NodeCycles {
+  private NodeCycles() {}
+
+  /** The cycles, in nanoseconds, of the nodes whose timeline holds one (one per node). */
+  static List<Long> measure(WorkflowClient client, Collection<String> nodeWorkflowIds) {
+    List<Long> cycles = new ArrayList<>();
+    for (String id : nodeWorkflowIds) {
+      NodeStatus st;
+      try {
+        st = client.newWorkflowStub(NodeLifecycleWorkflow.class, id).status();
+      } catch (RuntimeException e) {
+        continue; // gone or not answering: no figure for it
+      }
+      Long c = cycle(st.timeline());
+      if (c != null) {
+        cycles.add(c);
+      }
+    }
+    return cycles;
+  }
+
+  /** The last {@code update-requested} → next {@code registered}, in nanoseconds, or null. */
+  static Long cycle(List<TimelineEntry> timeline) {
+    if (timeline == null) {
+      return null;
+    }
+    Instant requested = null;
+    Long cycle = null;
+    for (TimelineEntry e : timeline) {
+      if ("update-requested".equals(e.event())) {
+        requested = e.at();
+      } else if ("registered".equals(e.event()) && requested != null) {
+        cycle = java.time.Duration.between(requested, e.at()).toNanos();
+        requested = null;
+      }
+    }
+    return cycle;
+  }
+}

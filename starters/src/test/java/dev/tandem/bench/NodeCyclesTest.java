@@ -1,0 +1,36 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.TimelineEntry;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NodeCyclesTest {
+  private static TimelineEntry at(long s, String event) {
+    return new TimelineEntry(Instant.ofEpochSecond(s), NodePhase.READY, event, "");
+  }
+
+  @Test
+  void theCycleRunsFromTheLastUpdateRequestToTheRegistrationAfterIt() {
+    List<TimelineEntry> t =
+        List.of(
+            at(0, "started"),
+            at(5, "registered"),
+            at(100, "update-requested"),
+            at(101, "drain-started"),
+            at(130, "registered"),
+            at(200, "drain-requested"));
+    assertEquals(30_000_000_000L, NodeCycles.cycle(t));
+  }
+
+  @Test
+  void noUpdateOrNoRegistrationYetIsNoCycle() {
+    assertNull(NodeCycles.cycle(List.of(at(0, "started"), at(5, "registered"))));
+    assertNull(NodeCycles.cycle(List.of(at(0, "update-requested"), at(5, "drain-started"))));
+    assertNull(NodeCycles.cycle(null));
+  }
+}
