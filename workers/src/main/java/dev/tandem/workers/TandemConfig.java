@@ -172,7 +172,7 @@ public record TandemConfig(
             pendingPoll(env),
             env.duration("TANDEM_SLURM_FULL_RESYNC", Duration.ofMinutes(1), Duration.ofSeconds(1)),
             env.list("TANDEM_UNHEALTHY_CONDITIONS", Set.of("GpuUnhealthy", "KernelDeadlock")),
-            env.integer("TANDEM_SIGNAL_THREADS", 4, 1, 64),
+            env.integer("TANDEM_SIGNAL_THREADS", 16, 1, 64),
             env.duration("TANDEM_LEASE_DURATION", Duration.ofSeconds(15), Duration.ofSeconds(1)),
             env.duration(
                 "TANDEM_LEASE_RENEW_DEADLINE", Duration.ofSeconds(10), Duration.ofMillis(500)),
