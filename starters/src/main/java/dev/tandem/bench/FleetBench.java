@@ -66,7 +66,6 @@ public final class FleetBench {
   public FleetBench(
       FleetStack stack,
       SimKubelet kubelet,
-      dev.tandem.slurm.SlurmClient slurm,
       WorkflowClient temporal,
       int nodes,
       int perNodeSet,
@@ -89,7 +88,7 @@ public final class FleetBench {
             pods.add(Names.podName(name, i));
           }
         });
-    this.sampler = new FleetSampler(slurm, kubelet, NAMESPACE, pods);
+    this.sampler = new FleetSampler(stack.fake()::nodeLooks, kubelet, NAMESPACE, pods);
     this.histories = new HistoryLengths(temporal);
     this.temporal = temporal;
   }

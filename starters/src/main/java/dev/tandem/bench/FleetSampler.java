@@ -1,7 +1,6 @@
 package dev.tandem.bench;
 
-import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.fake.FakeSlurmrestd.NodeLook;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,15 +10,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Watches a simulated fleet from outside Tandem, the way an operator would judge it: every {@code
- * every}, one full Slurm node listing plus the simulated kubelet's pod cache. A node is <em>in
- * service</em> when its pod is Running, Ready and not being deleted, and Slurm knows its node and
- * shows it neither drained, down nor not responding (the docs' "available", concepts.md). Unknown
- * (a failed listing) counts as nothing: the sample is skipped, never taken as in service.
+ * every}, every Slurm node's state read in-process from the simulated slurmrestd (a listing over
+ * HTTP cost the shared cores ~3 MB of JSON per sample at 5,000 nodes) plus the simulated kubelet's
+ * pod cache. A node is <em>in service</em> when its pod is Running, Ready and not being deleted,
+ * and Slurm knows its node and shows it neither drained, down nor not responding (the docs'
+ * "available", concepts.md). Unknown (a failed listing) counts as nothing: the sample is skipped,
+ * never taken as in service.
  *
  * <p>It keeps: the number of nodes out of service in the last sample and the largest since {@link
  * #resetMax}; each node's out-of-service spells (start and end, at sample resolution); and the
@@ -28,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class FleetSampler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FleetSampler.class);
 
-  private final SlurmClient slurm;
+  private final Supplier<Map<String, NodeLook>> slurm;
   private final SimKubelet kubelet;
   private final String namespace;
   private final List<String> pods;
@@ -49,7 +51,11 @@ final class FleetSampler implements AutoCloseable {
   private volatile boolean watchingDrains;
   private volatile String whyOut = "";
 
-  FleetSampler(SlurmClient slurm, SimKubelet kubelet, String namespace, List<String> pods) {
+  FleetSampler(
+      Supplier<Map<String, NodeLook>> slurm,
+      SimKubelet kubelet,
+      String namespace,
+      List<String> pods) {
     this.slurm = slurm;
     this.kubelet = kubelet;
     this.namespace = namespace;
@@ -79,22 +85,19 @@ final class FleetSampler implements AutoCloseable {
   }
 
   private void sample() {
-    Map<String, SlurmNode> byName = new HashMap<>();
-    for (SlurmNode n : slurm.listNodes(null).items()) {
-      byName.put(n.name(), n);
-    }
+    Map<String, NodeLook> byName = slurm.get();
     long now = System.nanoTime();
     int o = 0;
     StringBuilder why = new StringBuilder();
     synchronized (this) {
       for (String p : pods) {
-        SlurmNode n = byName.get(p);
-        if (watchingDrains && n != null && n.drainFlag()) {
+        NodeLook n = byName.get(p);
+        if (watchingDrains && n != null && n.drain()) {
           drainSeen.putIfAbsent(p, now);
         }
         boolean serving =
             n != null
-                && !n.drainFlag()
+                && !n.drain()
                 && !n.down()
                 && !n.notResponding()
                 && kubelet.podServing(namespace, p);
@@ -118,12 +121,12 @@ final class FleetSampler implements AutoCloseable {
     }
   }
 
-  private String reason(SlurmNode n, String pod) {
+  private String reason(NodeLook n, String pod) {
     if (n == null) {
       return "no-slurm-node";
     }
-    if (n.drainFlag() || n.down() || n.notResponding()) {
-      return "slurm:" + n.state() + n.flags();
+    if (n.drain() || n.down() || n.notResponding()) {
+      return "slurm:" + n.flags();
     }
     return "pod:" + kubelet.describe(namespace, pod);
   }

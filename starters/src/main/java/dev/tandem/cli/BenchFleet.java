@@ -5,9 +5,6 @@ import dev.tandem.bench.FleetFigures;
 import dev.tandem.bench.Machine;
 import dev.tandem.bench.SimKubelet;
 import dev.tandem.dev.FleetStack;
-import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.SlurmClientConfig;
-import dev.tandem.slurm.SlurmClients;
 import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -126,9 +123,7 @@ final class BenchFleet implements Callable<Integer> {
     out.printf("starting a simulated fleet stack in %s%n", dir);
     out.flush();
     try (FleetStack stack = FleetStack.start(dir, registerDelay, workerEnv, out);
-        SimKubelet kubelet = new SimKubelet(stack.kubernetes(), stack.fake(), nodes);
-        SlurmClient slurm =
-            SlurmClients.create(SlurmClientConfig.fromEnv(stack.slurmClientEnv()))) {
+        SimKubelet kubelet = new SimKubelet(stack.kubernetes(), stack.fake(), nodes)) {
       kubelet.start();
       WorkflowClient temporal =
           WorkflowClient.newInstance(
@@ -137,7 +132,7 @@ final class BenchFleet implements Callable<Integer> {
                       .setTarget(stack.temporalAddress())
                       .build()));
       try {
-        return new FleetBench(stack, kubelet, slurm, temporal, nodes, perNodeSet, phaseLimit, out)
+        return new FleetBench(stack, kubelet, temporal, nodes, perNodeSet, phaseLimit, out)
             .run(rest, rollout);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -188,6 +189,31 @@ public final class FakeSlurmrestd implements AutoCloseable {
   }
 
   /** Whether slurmctld knows the node (registered and not deleted). */
+  /**
+   * A node as an in-process observer sees it: what a node listing would say about whether it can
+   * serve, without HTTP or JSON (benchmarks sample thousands of nodes every 100 ms).
+   *
+   * @param flags the node's flags ({@code [DRAIN, NOT_RESPONDING]}, ...)
+   */
+  public record NodeLook(boolean drain, boolean down, boolean notResponding, String flags) {}
+
+  /** Every node's {@link NodeLook}, by name, read under the cluster's lock. */
+  public Map<String, NodeLook> nodeLooks() {
+    synchronized (cluster) {
+      Map<String, NodeLook> looks = new HashMap<>();
+      cluster.nodes.forEach(
+          (name, n) ->
+              looks.put(
+                  name,
+                  new NodeLook(
+                      n.flags.contains(FakeNode.Flag.DRAIN),
+                      n.down,
+                      n.flags.contains(FakeNode.Flag.NOT_RESPONDING),
+                      (n.down ? "down" : "up") + n.flags)));
+      return looks;
+    }
+  }
+
   public boolean knows(String name) {
     synchronized (cluster) {
       return cluster.nodes.containsKey(name);
