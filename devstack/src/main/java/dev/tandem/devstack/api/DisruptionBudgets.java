@@ -7,9 +7,16 @@ import dev.tandem.devstack.api.Store.Stored;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 
 /**
  * policy/v1 PodDisruptionBudgets: the disruption controller's status and the eviction subresource's
@@ -33,18 +40,45 @@ import java.util.Set;
  *   <li>{@code disruptionsAllowed = max(0, currentHealthy - desiredHealthy)}, 0 without expected
  *       pods; condition {@code DisruptionAllowed} (SufficientPods / InsufficientPods).
  * </ol>
+ *
+ * <p>When it runs: the real controller is asynchronous (it resyncs after pod events, so a status
+ * lags the pods by its queue). Here a pod write refreshes its namespace's budgets at once, which
+ * tests rely on ("a pod turning Ready changes the budget at once"), until a refresh gets slow: one
+ * that took more than {@link #SLOW} (thousands of pods, each parsed from the store) makes the next
+ * pod writes in that namespace, for {@link #LAG}, mark it for one refresh {@code LAG} later on the
+ * API's timer, under the write lock. So a fleet of 5,000 pods does not pay a full listing per pod
+ * write (quadratic: `tandem bench fleet` provisioned 1.3 nodes/s), and the status lags by at most
+ * {@code LAG}, as a real one lags. Evictions never read the status: {@link #admitEviction} computes
+ * it from the pods as they are.
  */
 final class DisruptionBudgets {
+  /** A refresh slower than this defers the next ones in its namespace. */
+  static final Duration SLOW = Duration.ofMillis(20);
+
+  /** How long a slow refresh defers the next ones, and how late a deferred one runs. */
+  static final Duration LAG = Duration.ofMillis(200);
+
   /** How long an evicted pod stays in {@code disruptedPods} (the controller's DeletionTimeout). */
   static final Duration DISRUPTED_TTL = Duration.ofMinutes(2);
 
   private final Store store;
   private final ResourceCatalog catalog;
+  private final ScheduledExecutorService timer;
+  private final Lock writeLock;
   private boolean refreshing;
 
-  DisruptionBudgets(Store store, ResourceCatalog catalog) {
+  /** Namespace → when (nanoTime) a refresh there was last slow; under the write lock. */
+  private final Map<String, Long> slowAt = new HashMap<>();
+
+  /** Namespaces with a deferred refresh scheduled; under the write lock. */
+  private final Set<String> deferred = new HashSet<>();
+
+  DisruptionBudgets(
+      Store store, ResourceCatalog catalog, ScheduledExecutorService timer, Lock writeLock) {
     this.store = store;
     this.catalog = catalog;
+    this.timer = timer;
+    this.writeLock = writeLock;
   }
 
   private ResourceType budgets() {
@@ -63,6 +97,47 @@ final class DisruptionBudgets {
     if (!relevant || refreshing || namespace == null) {
       return;
     }
+    Long slow = slowAt.get(namespace);
+    if (slow != null && System.nanoTime() - slow < LAG.toNanos()) {
+      defer(namespace);
+      return;
+    }
+    long t0 = System.nanoTime();
+    refreshNow(namespace);
+    if (System.nanoTime() - t0 > SLOW.toNanos()) {
+      slowAt.put(namespace, System.nanoTime());
+    } else {
+      slowAt.remove(namespace);
+    }
+  }
+
+  private void defer(String namespace) {
+    if (!deferred.add(namespace)) {
+      return;
+    }
+    try {
+      timer.schedule(
+          () -> {
+            writeLock.lock();
+            try {
+              deferred.remove(namespace);
+              long t0 = System.nanoTime();
+              refreshNow(namespace);
+              if (System.nanoTime() - t0 > SLOW.toNanos()) {
+                slowAt.put(namespace, System.nanoTime());
+              }
+            } finally {
+              writeLock.unlock();
+            }
+          },
+          LAG.toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      deferred.remove(namespace); // the server is stopping
+    }
+  }
+
+  private void refreshNow(String namespace) {
     refreshing = true;
     try {
       List<Stored> budgets = store.list(budgets(), namespace);

@@ -79,7 +79,8 @@ public final class LocalApiServer implements AutoCloseable {
     gc = new GarbageCollector(dispatcher.lock.writeLock());
     store.setGarbageCollector(gc);
     gc.start(new GcAttempts(store, catalog, deletes, gc));
-    DisruptionBudgets budgets = new DisruptionBudgets(store, catalog);
+    DisruptionBudgets budgets =
+        new DisruptionBudgets(store, catalog, timer, dispatcher.lock.writeLock());
     store.setBudgets(budgets);
     Subresources subs = new Subresources(store, catalog, writes, deletes, budgets);
     int[] boundPort = new int[1];
