@@ -130,6 +130,14 @@ public final class TandemWorker implements AutoCloseable {
   }
 
   /**
+   * How long a workflow thread may run without yielding before the SDK fails the task as a
+   * potential deadlock (the SDK's default is 1 s). Tandem's workflows never block; what exceeded 1
+   * s in `tandem bench fleet` at 5,000 nodes was a busy worker (a full GC, or replaying a NodeSet
+   * of 1,000 nodes), and each such failure made the task replay again, under the same load.
+   */
+  static final java.time.Duration DEADLOCK_DETECTION = java.time.Duration.ofSeconds(10);
+
+  /**
    * The SDK worker's options. The sticky schedule-to-start timeout is set explicitly (not left to
    * the SDK's default) because it bounds how long a crashed replica delays the workflows it held.
    */
@@ -138,6 +146,7 @@ public final class TandemWorker implements AutoCloseable {
         .setMaxConcurrentActivityExecutionSize(w.maxConcurrentActivities())
         .setMaxConcurrentWorkflowTaskExecutionSize(w.maxConcurrentWorkflowTasks())
         .setStickyQueueScheduleToStartTimeout(w.stickyTimeout())
+        .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION.toMillis())
         .build();
   }
 

@@ -18,6 +18,7 @@ class StickyTimeoutConfigTest {
   void defaultsToFiveSecondsSetExplicitly() {
     TandemConfig.Worker w = worker(Map.of());
     assertEquals(Duration.ofSeconds(5), w.stickyTimeout());
+    assertEquals(10_000, TandemWorker.workerOptions(w).getDefaultDeadlockDetectionTimeout());
     assertEquals(
         Duration.ofSeconds(5),
         TandemWorker.workerOptions(w).getStickyQueueScheduleToStartTimeout());
