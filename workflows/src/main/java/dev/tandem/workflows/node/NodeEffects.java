@@ -39,6 +39,9 @@ final class NodeEffects {
    */
   boolean localCalls;
 
+  /** Inside {@link #localThenRegular}'s second try: the call goes as a regular activity. */
+  private boolean slowPath;
+
   NodeEffects(NodeLifecycleInput input, NodeLifecycleState s) {
     this.input = input;
     this.s = s;
@@ -266,11 +269,11 @@ final class NodeEffects {
   }
 
   private KubeActivities kube(String summary) {
-    return ActivityStubs.kube(summary, localCalls);
+    return ActivityStubs.kube(summary, localCalls && !slowPath);
   }
 
   private SlurmActivities slurm(String summary) {
-    return ActivityStubs.slurm(summary, localCalls);
+    return ActivityStubs.slurm(summary, localCalls && !slowPath);
   }
 
   private Boolean kubeVoid(String summary, java.util.function.Consumer<KubeActivities> c) {
@@ -284,7 +287,7 @@ final class NodeEffects {
    */
   private <T> T call(String what, Supplier<T> f) {
     try {
-      T v = f.get();
+      T v = localCalls ? localThenRegular(f) : f.get();
       if (s.problem != null && s.problem.startsWith("cannot " + what)) {
         problem(null);
       }
@@ -295,6 +298,37 @@ final class NodeEffects {
       problem(msg);
       return null;
     }
+  }
+
+  /**
+   * With {@link #localCalls}: the call as a local activity (a few quick attempts, {@code
+   * ActivityStubs.NODE_LOCAL_ATTEMPTS}); if those fail and retrying could help, the same call as a
+   * regular activity, whose retries the Temporal UI shows as a pending activity with its attempt
+   * and last failure (a local activity's retries are invisible until it ends). A refusal ({@code
+   * KubeRejected}, {@code SlurmRejected}, or any non-retryable failure) is not tried again.
+   */
+  private <T> T localThenRegular(Supplier<T> f) {
+    try {
+      return f.get();
+    } catch (ActivityFailure e) {
+      if (refused(e)) {
+        throw e;
+      }
+      slowPath = true;
+      try {
+        return f.get();
+      } finally {
+        slowPath = false;
+      }
+    }
+  }
+
+  private static boolean refused(ActivityFailure e) {
+    return e.getCause() instanceof ApplicationFailure af
+        && (af.isNonRetryable()
+            || KubeActivities.REJECTED.equals(af.getType())
+            || KubeActivities.POD_REJECTED.equals(af.getType())
+            || SlurmActivities.REJECTED.equals(af.getType()));
   }
 
   static String rootMessage(Throwable e) {

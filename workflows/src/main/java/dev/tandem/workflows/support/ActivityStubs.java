@@ -67,28 +67,19 @@ public final class ActivityStubs {
   }
 
   /**
-   * Attempts of a node workflow's local activity before it gives up: with the backoff below (1 s
-   * doubling to 20 s) the tenth starts 111 s after the first, so about the two minutes {@link
-   * #GIVE_UP_AFTER} allows. A local activity's schedule-to-close is measured by the worker's clock,
-   * not by workflow time; the count bounds it in workflow time too, so a call that keeps failing
-   * becomes the node's problem after the same ~2 minutes whatever the clock (time-skipping tests
-   * included).
+   * Attempts of a node workflow's local activity: three, within the first 3 s (1 s, then 2 s
+   * apart), all inside the workflow task. A call still failing then goes on as a regular activity
+   * (the node workflow's {@code NodeEffects}), so a longer outage shows in the Temporal UI as a
+   * pending activity retrying, as before, and is bounded in workflow time by {@link
+   * #GIVE_UP_AFTER}.
    */
-  static final int NODE_LOCAL_ATTEMPTS = 10;
+  static final int NODE_LOCAL_ATTEMPTS = 3;
 
   private static <T> T nodeLocalStub(Class<T> type, String summary, String... doNotRetry) {
-    return Workflow.newLocalActivityStub(
+    return localStub(
         type,
-        LocalActivityOptions.newBuilder()
-            .setStartToCloseTimeout(CALL_TIMEOUT)
-            .setScheduleToCloseTimeout(GIVE_UP_AFTER)
-            .setLocalRetryThreshold(Duration.ofSeconds(5))
-            .setRetryOptions(
-                RetryOptions.newBuilder(retry(doNotRetry))
-                    .setMaximumAttempts(NODE_LOCAL_ATTEMPTS)
-                    .build())
-            .setSummary(summary)
-            .build());
+        summary,
+        RetryOptions.newBuilder(retry(doNotRetry)).setMaximumAttempts(NODE_LOCAL_ATTEMPTS).build());
   }
 
   /** A remediation activity stub whose calls show {@code summary} in the Temporal UI. */
@@ -120,17 +111,19 @@ public final class ActivityStubs {
       return scheduling(summary);
     }
     return localStub(
-        SchedulingActivities.class, summary, KubeActivities.REJECTED, SlurmActivities.REJECTED);
+        SchedulingActivities.class,
+        summary,
+        retry(KubeActivities.REJECTED, SlurmActivities.REJECTED));
   }
 
-  private static <T> T localStub(Class<T> type, String summary, String... doNotRetry) {
+  private static <T> T localStub(Class<T> type, String summary, RetryOptions retry) {
     return Workflow.newLocalActivityStub(
         type,
         LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(CALL_TIMEOUT)
             .setScheduleToCloseTimeout(GIVE_UP_AFTER)
             .setLocalRetryThreshold(Duration.ofSeconds(5))
-            .setRetryOptions(retry(doNotRetry))
+            .setRetryOptions(retry)
             .setSummary(summary)
             .build());
   }

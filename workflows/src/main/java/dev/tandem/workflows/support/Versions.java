@@ -114,10 +114,12 @@ public final class Versions {
 
   /**
    * Version 1: the node workflow's calls (pod reads and writes, events, Slurm reads, drains,
-   * undrains, record removal) run as local activities: same calls, order, timeouts, retries and
-   * refusals, recorded as markers instead of activity tasks. A cordoned node's drain then reaches
-   * Slurm one round trip after the signal (the report to the NodeSet) instead of four (event,
-   * report, read, drain), which under load took seconds each. Node workflow, at run start.
+   * undrains, record removal) run as local activities, recorded as markers instead of activity
+   * tasks: three quick attempts, then (if retrying can help) the same call as a regular activity,
+   * so an outage still shows in the Temporal UI as a pending activity retrying. A cordoned node's
+   * drain then reaches Slurm one round trip after the signal (the report to the NodeSet) instead of
+   * four (event, report, read, drain), which under load took seconds each. Node workflow, at run
+   * start.
    */
   public static final String LOCAL_NODE_CALLS = "local-node-calls";
 

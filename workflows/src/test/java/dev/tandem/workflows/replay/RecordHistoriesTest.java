@@ -74,6 +74,26 @@ class RecordHistoriesTest extends WorkflowTestBase {
     write("node-lifecycle", Names.nodeWorkflowId(NS, "rec-0"));
   }
 
+  /**
+   * A Slurm outage while a drain is asked (recorded after {@code Versions.LOCAL_NODE_CALLS}): the
+   * node's local calls fail their quick attempts, go on as regular activities until they give up,
+   * the problem shows, and the drain lands once Slurm is back.
+   */
+  @Test
+  void recordOutage() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeLifecycleWorkflow wf = startNode("outage", 0, "a");
+    await("ready", 60, () -> phaseIs("outage-0", NodePhase.READY));
+    cluster.slurmDown(true);
+    wf.drain(NodeCommand.of("manual", "during an outage"));
+    await("problem shown", 600, () -> nodeStatus("outage-0").problem() != null);
+    cluster.slurmDown(false);
+    await("drained", 120, () -> phaseIs("outage-0", NodePhase.DRAINED));
+    wf.delete(NodeCommand.of("scale-down", "shrink"));
+    WorkflowStub.fromTyped(wf).getResult(NodePhase.class);
+    write("node-outage", Names.nodeWorkflowId(NS, "outage-0"));
+  }
+
   @Test
   void recordNodeSet() throws IOException {
     assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
