@@ -136,17 +136,6 @@ public final class FleetStack implements AutoCloseable {
     return worker;
   }
 
-  /** SLURM_REST_URL and a token for the benchmark's own Slurm client. */
-  public Map<String, String> slurmClientEnv() {
-    return Map.of(
-        "SLURM_REST_URL",
-        fake.url().toString(),
-        "SLURM_JWT_KEY_FILE",
-        stateDir.resolve("jwt_hs256.key").toString(),
-        "SLURM_USER",
-        "root");
-  }
-
   @Override
   public void close() {
     if (worker != null) {

@@ -102,6 +102,11 @@ final class DisruptionBudgets {
       defer(namespace);
       return;
     }
+    refreshTimed(namespace);
+  }
+
+  /** Refreshes now and notes whether that was slow (what defers the next ones). */
+  private void refreshTimed(String namespace) {
     long t0 = System.nanoTime();
     refreshNow(namespace);
     if (System.nanoTime() - t0 > SLOW.toNanos()) {
@@ -121,11 +126,7 @@ final class DisruptionBudgets {
             writeLock.lock();
             try {
               deferred.remove(namespace);
-              long t0 = System.nanoTime();
-              refreshNow(namespace);
-              if (System.nanoTime() - t0 > SLOW.toNanos()) {
-                slowAt.put(namespace, System.nanoTime());
-              }
+              refreshTimed(namespace);
             } finally {
               writeLock.unlock();
             }

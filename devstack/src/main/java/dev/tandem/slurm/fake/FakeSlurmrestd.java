@@ -188,7 +188,6 @@ public final class FakeSlurmrestd implements AutoCloseable {
     cluster.complete(id, exitCode);
   }
 
-  /** Whether slurmctld knows the node (registered and not deleted). */
   /**
    * A node as an in-process observer sees it: what a node listing would say about whether it can
    * serve, without HTTP or JSON (benchmarks sample thousands of nodes every 100 ms).
@@ -214,6 +213,7 @@ public final class FakeSlurmrestd implements AutoCloseable {
     }
   }
 
+  /** Whether slurmctld knows the node (registered and not deleted). */
   public boolean knows(String name) {
     synchronized (cluster) {
       return cluster.nodes.containsKey(name);

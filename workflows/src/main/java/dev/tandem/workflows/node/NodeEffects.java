@@ -311,7 +311,7 @@ final class NodeEffects {
     try {
       return f.get();
     } catch (ActivityFailure e) {
-      if (refused(e)) {
+      if (ActivityStubs.refused(e)) {
         throw e;
       }
       slowPath = true;
@@ -321,14 +321,6 @@ final class NodeEffects {
         slowPath = false;
       }
     }
-  }
-
-  private static boolean refused(ActivityFailure e) {
-    return e.getCause() instanceof ApplicationFailure af
-        && (af.isNonRetryable()
-            || KubeActivities.REJECTED.equals(af.getType())
-            || KubeActivities.POD_REJECTED.equals(af.getType())
-            || SlurmActivities.REJECTED.equals(af.getType()));
   }
 
   static String rootMessage(Throwable e) {

@@ -7,6 +7,8 @@ import dev.tandem.workflows.activities.SlurmActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
@@ -126,6 +128,18 @@ public final class ActivityStubs {
             .setRetryOptions(retry)
             .setSummary(summary)
             .build());
+  }
+
+  /**
+   * A refusal: retrying the call cannot help (a non-retryable failure, or one of the types the
+   * stubs here do not retry: {@code KubeRejected}, {@code KubePodRejected}, {@code SlurmRejected}).
+   */
+  public static boolean refused(ActivityFailure e) {
+    return e.getCause() instanceof ApplicationFailure af
+        && (af.isNonRetryable()
+            || KubeActivities.REJECTED.equals(af.getType())
+            || KubeActivities.POD_REJECTED.equals(af.getType())
+            || SlurmActivities.REJECTED.equals(af.getType()));
   }
 
   private static RetryOptions retry(String... doNotRetry) {
