@@ -74,6 +74,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
   @Override
   public NodePhase run(NodeLifecycleInput in) {
     fx.localCalls = Versions.of(Versions.LOCAL_NODE_CALLS) >= 1;
+    reporter.async = Versions.of(Versions.ASYNC_REPORT) >= 1;
     NodePhases phases = new NodePhases(s, fx, in.tuning());
     RestTimer rest = new RestTimer(in.tuning());
     boolean signalled = true; // the first pass counts as news: start at rest's shortest wait
@@ -99,6 +100,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
         transition(step);
         reporter.report();
         if (s.phase == NodePhase.DELETED) {
+          reporter.settle();
           sa.set(SearchAttributes.PHASE, s.phase.label());
           return NodePhase.DELETED;
         }
@@ -277,6 +279,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
         && !Workflow.getInfo().isContinueAsNewSuggested()) {
       return;
     }
+    reporter.settle();
     fx.timeline("continued-as-new", "after " + events + " history events");
     NodeLifecycleWorkflow next = Workflow.newContinueAsNewStub(NodeLifecycleWorkflow.class);
     next.run(

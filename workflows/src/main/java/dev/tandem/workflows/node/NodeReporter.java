@@ -4,6 +4,8 @@ import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.support.Versions;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,6 +16,11 @@ import java.util.Objects;
  * periods in case one was lost) and the Temporal UI's current details. A report that failed to
  * arrive is sent again on the next pass ({@code Versions.REPORT_RESEND}), once per streak of
  * failures: the NodeSet's status must not wait for the heartbeat to hear that a node is ready.
+ *
+ * <p>With {@code Versions.ASYNC_REPORT} the signal goes out from a workflow thread of its own and
+ * the node goes on at once: a cordon's drain reaches Slurm in the same workflow task as the report
+ * instead of one server round trip later. Whether it arrived is looked at on the next report, and
+ * {@link #settle} waits for it before the workflow continues as new or ends.
  */
 final class NodeReporter {
   private final NodeLifecycleInput input;
@@ -22,6 +29,10 @@ final class NodeReporter {
   private NodeReport lastReport;
   private long lastReportMillis;
   private boolean lastFailed;
+  private Promise<Boolean> inFlight;
+
+  /** Reports go out without waiting ({@code Versions.ASYNC_REPORT}); set at run start. */
+  boolean async;
 
   NodeReporter(NodeLifecycleInput input, NodeLifecycleState s, NodeEffects fx) {
     this.input = input;
@@ -31,6 +42,9 @@ final class NodeReporter {
 
   /** Sends a report if something changed since the last one, or the heartbeat is due. */
   void report() {
+    if (inFlight != null && inFlight.isCompleted()) {
+      settle();
+    }
     NodeReport r = build(s.reportSeq + 1);
     boolean changed = lastReport == null || !same(lastReport, r);
     long heartbeatMillis = input.tuning().resyncSeconds() * 10_000L;
@@ -41,7 +55,24 @@ final class NodeReporter {
     s.reportSeq = r.seq();
     lastReport = r;
     lastReportMillis = fx.nowMillis();
-    boolean delivered = NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r);
+    if (async) {
+      // A report still in flight is superseded: the newer one carries a higher seq.
+      inFlight = Async.function(NodeSetNotifier::send, input.ref().nodeSetWorkflowId(), r);
+      return;
+    }
+    delivered(NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r));
+  }
+
+  /** Waits for the report in flight, if any, and takes note of whether it arrived. */
+  void settle() {
+    if (inFlight != null) {
+      Promise<Boolean> p = inFlight;
+      inFlight = null;
+      delivered(p.get());
+    }
+  }
+
+  private void delivered(boolean delivered) {
     if (!delivered && !lastFailed && Versions.of(Versions.REPORT_RESEND) >= 1) {
       lastReportMillis = Long.MIN_VALUE / 2; // the heartbeat is due on the next pass
     }

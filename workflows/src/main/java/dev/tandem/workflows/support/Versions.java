@@ -123,6 +123,15 @@ public final class Versions {
    */
   public static final String LOCAL_NODE_CALLS = "local-node-calls";
 
+  /**
+   * Version 1: the node workflow sends its report to the NodeSet workflow from a workflow thread of
+   * its own and goes on at once (before: it waited for the signal to be delivered, one more round
+   * trip through the server before the drain a cordon asked for reached Slurm). Whether a report
+   * arrived is looked at on the next report; the last one is waited for before the workflow
+   * continues as new or ends. Node workflow, at run start.
+   */
+  public static final String ASYNC_REPORT = "async-report";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -138,7 +147,8 @@ public final class Versions {
           Map.entry(FRESH_RECORD, 1),
           Map.entry(REPORT_RESEND, 1),
           Map.entry(BATCHED_STARTS, 1),
-          Map.entry(LOCAL_NODE_CALLS, 1));
+          Map.entry(LOCAL_NODE_CALLS, 1),
+          Map.entry(ASYNC_REPORT, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
