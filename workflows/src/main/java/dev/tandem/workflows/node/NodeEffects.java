@@ -13,6 +13,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.support.ActivityStubs;
+import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -287,7 +288,8 @@ final class NodeEffects {
    */
   private <T> T call(String what, Supplier<T> f) {
     try {
-      T v = localCalls ? localThenRegular(f) : f.get();
+      // In a scope of its own, so the SDK frees the call's state when it ends (Scoped).
+      T v = Scoped.call(localCalls ? () -> localThenRegular(f) : f);
       if (s.problem != null && s.problem.startsWith("cannot " + what)) {
         problem(null);
       }

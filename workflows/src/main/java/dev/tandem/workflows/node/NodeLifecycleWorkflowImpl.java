@@ -11,6 +11,7 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 import dev.tandem.workflows.support.Observations;
+import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
@@ -109,7 +110,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       reporter.report();
       Workflow.setCurrentDetails(reporter.details());
       long wait = rest.waitSeconds(step, s.phase);
-      boolean woken = Workflow.await(Duration.ofSeconds(wait), () -> dirty);
+      boolean woken = Scoped.await(Duration.ofSeconds(wait), () -> dirty);
       signalled = woken;
       phases.refresh = !woken;
       maybeContinueAsNew();

@@ -3,8 +3,8 @@ package dev.tandem.workflows.node;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.SlurmNodeView;
+import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.Versions;
-import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,10 +57,10 @@ final class NodeReporter {
     lastReportMillis = fx.nowMillis();
     if (async) {
       // A report still in flight is superseded: the newer one carries a higher seq.
-      inFlight = Async.function(NodeSetNotifier::send, input.ref().nodeSetWorkflowId(), r);
+      inFlight = Scoped.async(NodeSetNotifier::send, input.ref().nodeSetWorkflowId(), r);
       return;
     }
-    delivered(NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r));
+    delivered(Scoped.call(() -> NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r)));
   }
 
   /** Waits for the report in flight, if any, and takes note of whether it arrived. */

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.schedule;
 
 import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.support.Scoped;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -39,7 +40,7 @@ final class ActivityCalls {
   <T> T call(String what, Supplier<T> f) {
     slurmRefused = null;
     try {
-      T v = f.get();
+      T v = Scoped.call(f); // freed when it ends, not at the end of the run (Scoped)
       String p = problem.get();
       if (p != null && p.startsWith("cannot " + what)) {
         setProblem.accept(null);

@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.Observations;
+import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
@@ -101,7 +102,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
         continue;
       }
       Workflow.setCurrentDetails(details());
-      boolean woken = Workflow.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
+      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
       phases.refresh = !woken;
       maybeContinueAsNew();
     }

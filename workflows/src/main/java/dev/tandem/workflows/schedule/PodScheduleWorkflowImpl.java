@@ -4,6 +4,7 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.Observations;
+import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
@@ -98,7 +99,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
         continue;
       }
       Workflow.setCurrentDetails(details());
-      boolean woken = Workflow.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
+      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
       phases.refresh = !woken;
       maybeContinueAsNew();
     }

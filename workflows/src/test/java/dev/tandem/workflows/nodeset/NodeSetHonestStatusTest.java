@@ -99,9 +99,13 @@ class NodeSetHonestStatusTest extends WorkflowTestBase {
     wf.specChanged(spec(2, 2, "a"));
     await("bsd-2 draining", 60, () -> phaseIs("bsd-2", NodePhase.DRAINING));
     await(
-        "ScalingDown names the draining node",
+        "ScalingDown names the draining node and its jobs",
         60,
-        () -> written("bsd", Condition.PROGRESSING).message().contains("bsd-2 draining"));
+        // The report that the node drains comes before its jobs are read ("jobs unknown").
+        () ->
+            written("bsd", Condition.PROGRESSING)
+                .message()
+                .contains("bsd-2 draining (jobs running)"));
     NodeSetStatusView st = cluster.status("default/bsd");
     assertTrue(st.condition(Condition.READY).statusTrue(), st.conditions().toString());
     assertEquals("2/2 nodes ready", st.condition(Condition.READY).message());
