@@ -126,7 +126,10 @@ public final class TandemModule extends AbstractModule {
   WorkflowClient workflowClient(WorkflowServiceStubs service) {
     return WorkflowClient.newInstance(
         service,
-        WorkflowClientOptions.newBuilder().setNamespace(cfg.temporal().namespace()).build());
+        WorkflowClientOptions.newBuilder()
+            .setNamespace(cfg.temporal().namespace())
+            .setDataConverter(PayloadJson.converter())
+            .build());
   }
 
   /** The tuning workflows start with; search attributes only if the namespace has them. */
