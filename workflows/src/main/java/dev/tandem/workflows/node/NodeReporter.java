@@ -55,12 +55,13 @@ final class NodeReporter {
     s.reportSeq = r.seq();
     lastReport = r;
     lastReportMillis = fx.nowMillis();
+    String to = input.ref().nodeSetWorkflowId();
     if (async) {
       // A report still in flight is superseded: the newer one carries a higher seq.
-      inFlight = Scoped.async(NodeSetNotifier::send, input.ref().nodeSetWorkflowId(), r);
+      inFlight = Scoped.async(NodeSetNotifier::send, to, r);
       return;
     }
-    delivered(Scoped.call(() -> NodeSetNotifier.send(input.ref().nodeSetWorkflowId(), r)));
+    delivered(Scoped.call(() -> NodeSetNotifier.send(to, r)));
   }
 
   /** Waits for the report in flight, if any, and takes note of whether it arrived. */
@@ -79,7 +80,6 @@ final class NodeReporter {
     lastFailed = !delivered;
   }
 
-  /** One line: phase, Slurm state, holders, jobs, problem. */
   /** The answer to the {@code status} query: a copy, so callers never see the state change. */
   NodeStatus status() {
     return new NodeStatus(
@@ -96,6 +96,7 @@ final class NodeReporter {
         java.util.List.copyOf(s.timeline));
   }
 
+  /** One line: phase, Slurm state, holders, jobs, problem. */
   String details() {
     List<String> parts = new ArrayList<>();
     parts.add("phase " + s.phase.label());
