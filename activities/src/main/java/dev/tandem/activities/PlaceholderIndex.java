@@ -73,6 +73,14 @@ final class PlaceholderIndex {
   /** Every job tagged {@code tag} (any state), from a listing begun at most {@code fresh} ago. */
   List<PlaceholderJob> find(String tag) {
     listing.get(fresh);
+    return known(tag);
+  }
+
+  /**
+   * Every job tagged {@code tag} that this index knows now (jobs this worker submitted, and the
+   * last listings'), without listing: for a submit that no other worker can have made before.
+   */
+  List<PlaceholderJob> known(String tag) {
     List<PlaceholderJob> out = new ArrayList<>();
     for (Entry e : byId.values()) {
       if (e.job().podUid().equals(tag)) {

@@ -38,6 +38,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Else submit, and return the new job as Slurm shows it. If that read fails the activity
  *       fails retryably, and the retry finds the job in step 2.
  * </ol>
+ *
+ * <p>A pod workflow's first submit ({@link #submitFirst}) skips step 1's listing: no earlier
+ * attempt can have made a job for the pod (the workflow decides that from its first task's time,
+ * docs/scheduling.md, "Scale"). It still takes what this worker itself knows of the tag, and an
+ * activity retry goes through step 1.
  */
 final class PlaceholderSubmitter {
   private static final Logger log = LoggerFactory.getLogger(PlaceholderSubmitter.class);
@@ -78,27 +83,60 @@ final class PlaceholderSubmitter {
     String tag = checkedTag(job);
     String what = "submit placeholder " + job.name();
     try {
-      List<PlaceholderJob> tagged = index.find(tag);
-      Optional<PlaceholderJob> live =
-          tagged.stream()
-              .filter(p -> !p.over())
-              .min(Comparator.comparingLong(PlaceholderJob::jobId));
-      if (live.isPresent()) {
-        log.info("{}: already job {} ({})", what, live.get().jobId(), live.get().state());
-        return view(live.get());
-      }
-      Optional<PlaceholderJob> ended =
-          tagged.stream().max(Comparator.comparingLong(PlaceholderJob::jobId));
-      if (ended.isPresent()) {
-        log.info(
-            "{}: job {} with this tag already ended ({}); not submitting another",
-            what,
-            ended.get().jobId(),
-            ended.get().state());
-        return view(ended.get());
-      }
-      long id = slurm.submit(submission(tag, job));
-      log.info("{}: submitted job {}", what, id);
+      Optional<SlurmJobView> existing = existing(what, index.find(tag));
+      return existing.isPresent() ? existing.get() : submitNow(what, tag, job);
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  /**
+   * The workflow's first submit, which no earlier attempt can have made: no listing. Attempt 2 or
+   * later of the activity (the first answer may be lost after Slurm took the job) is {@link
+   * #submit}. A job this worker already knows for the tag (its own earlier submit, when a workflow
+   * task failed after it and is retried here) is returned as in {@link #submit}.
+   */
+  SlurmJobView submitFirst(dev.tandem.workflows.schedule.PlaceholderJob job, int attempt) {
+    if (attempt > 1) {
+      return submit(job);
+    }
+    String tag = checkedTag(job);
+    String what = "submit placeholder " + job.name() + " (first)";
+    try {
+      Optional<SlurmJobView> existing = existing(what, index.known(tag));
+      return existing.isPresent() ? existing.get() : submitNow(what, tag, job);
+    } catch (SlurmException e) {
+      throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  /** Steps 2 and 3: the job a tag already has, if any. */
+  private Optional<SlurmJobView> existing(String what, List<PlaceholderJob> tagged) {
+    Optional<PlaceholderJob> live =
+        tagged.stream().filter(p -> !p.over()).min(Comparator.comparingLong(PlaceholderJob::jobId));
+    if (live.isPresent()) {
+      log.info("{}: already job {} ({})", what, live.get().jobId(), live.get().state());
+      return Optional.of(view(live.get()));
+    }
+    Optional<PlaceholderJob> ended =
+        tagged.stream().max(Comparator.comparingLong(PlaceholderJob::jobId));
+    if (ended.isPresent()) {
+      log.info(
+          "{}: job {} with this tag already ended ({}); not submitting another",
+          what,
+          ended.get().jobId(),
+          ended.get().state());
+      return Optional.of(view(ended.get()));
+    }
+    return Optional.empty();
+  }
+
+  /** Step 4: submit, and return the new job as Slurm shows it. */
+  private SlurmJobView submitNow(
+      String what, String tag, dev.tandem.workflows.schedule.PlaceholderJob job) {
+    long id = slurm.submit(submission(tag, job));
+    log.info("{}: submitted job {}", what, id);
+    try {
       SlurmJob submitted = slurm.getJob(id);
       PlaceholderJob.of(submitted).ifPresent(index::put);
       return SlurmViews.job(submitted, clock.instant());
@@ -108,8 +146,6 @@ final class PlaceholderSubmitter {
           what + ": submitted job not readable yet: " + e.getMessage(),
           SlurmFailures.UNAVAILABLE,
           e);
-    } catch (SlurmException e) {
-      throw SlurmFailures.translate(what, e);
     }
   }
 

@@ -12,6 +12,7 @@ import dev.tandem.workflows.schedule.PlaceholderJob;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.activity.Activity;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -51,6 +52,11 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
   @Override
   public SlurmJobView submitPlaceholder(PlaceholderJob job) {
     return placeholders.submit(job);
+  }
+
+  @Override
+  public SlurmJobView submitFirstPlaceholder(PlaceholderJob job) {
+    return placeholders.submitFirst(job, Activity.getExecutionContext().getInfo().getAttempt());
   }
 
   @Override

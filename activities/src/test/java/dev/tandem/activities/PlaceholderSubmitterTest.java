@@ -103,6 +103,27 @@ class PlaceholderSubmitterTest {
   }
 
   @Test
+  void aFirstSubmitListsNothingAndARepeatOnThisWorkerTakesItsOwnJob() {
+    when(slurm.submit(any())).thenReturn(77L);
+    when(slurm.getJob(77L)).thenReturn(tagged(77L, UID, "PENDING", 0));
+    assertEquals(77L, submitter.submitFirst(placeholder(UID, "low"), 1).id());
+    verify(slurm, never()).listPlaceholderJobs(any());
+    // The workflow task failed after the submit and was retried on this worker: same job.
+    assertEquals(77L, submitter.submitFirst(placeholder(UID, "low"), 1).id());
+    verify(slurm, never()).listPlaceholderJobs(any());
+    verify(slurm, org.mockito.Mockito.times(1)).submit(any());
+  }
+
+  @Test
+  void aRetriedFirstSubmitListsAndFindsTheJobItsLostAnswerMade() {
+    listing(tagged(78L, UID, "PENDING", 0));
+    SlurmJobView v = submitter.submitFirst(placeholder(UID, "low"), 2);
+    assertEquals(78L, v.id());
+    verify(slurm).listPlaceholderJobs(any());
+    verify(slurm, never()).submit(any());
+  }
+
+  @Test
   void submitsEveryFieldTaggedWithoutNodeListOrRequeue() {
     listing();
     when(slurm.submit(any())).thenReturn(77L);

@@ -15,6 +15,7 @@ import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodGroupInput;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleInput;
+import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.SchedulingConfig;
 import dev.tandem.workflows.support.SearchAttributes;
 import io.grpc.Status;
@@ -115,6 +116,7 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
             .setWorkflowId(
                 Names.scheduleWorkflowId(request.namespace(), request.name(), request.uid()))
             .setTaskQueue(Names.TASK_QUEUE)
+            .setWorkflowTaskTimeout(PodScheduleWorkflow.TASK_TIMEOUT)
             .setStaticSummary("Pod " + ref);
     if (tuning.searchAttributes()) {
       o.setTypedSearchAttributes(

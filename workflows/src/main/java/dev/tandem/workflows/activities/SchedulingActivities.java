@@ -30,6 +30,17 @@ public interface SchedulingActivities {
   @ActivityMethod
   SlurmJobView submitPlaceholder(PlaceholderJob job);
 
+  /**
+   * Submits the placeholder job without first listing Slurm's jobs for its tag: for a workflow's
+   * first submit, which no earlier attempt can have made (the pod workflow decides, see {@code
+   * PodScheduleWorkflowImpl}). Returns a job this worker already submitted for the tag (a workflow
+   * task that failed after the submit and was retried here), and a retry of this activity (its
+   * first answer may be lost after Slurm took the job) looks first, exactly as {@link
+   * #submitPlaceholder}. Submits with requeue disabled and no node list.
+   */
+  @ActivityMethod
+  SlurmJobView submitFirstPlaceholder(PlaceholderJob job);
+
   /** Every job Slurm still lists with the pod's uid tag (by name), any state. */
   @ActivityMethod
   List<SlurmJobView> findJobs(String podUid);

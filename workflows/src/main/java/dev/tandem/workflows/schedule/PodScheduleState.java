@@ -52,6 +52,16 @@ public final class PodScheduleState {
   /** Last view of the pod, or null before the first. */
   PodView pod;
 
+  /**
+   * The job was submitted by the workflow's first submit ({@code Versions.SOLE_SUBMIT}): no other
+   * job carries the pod's tag except one a crash repeated, which is cancelled on sight ({@link
+   * #strays}); the pod's end then cancels {@link #jobId} alone, without listing Slurm's jobs.
+   */
+  boolean soleJob;
+
+  /** Other live jobs seen with the pod's tag (a submit repeated after a crash): cancelled next. */
+  List<Long> strays = new ArrayList<>();
+
   String slurmNode;
   String k8sNode;
 

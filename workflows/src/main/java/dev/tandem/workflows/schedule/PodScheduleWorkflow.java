@@ -7,6 +7,7 @@ import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
+import java.time.Duration;
 
 /**
  * One pod scheduled through Slurm, from validation to the end of its placeholder job. Workflow id
@@ -14,6 +15,13 @@ import io.temporal.workflow.WorkflowMethod;
  */
 @WorkflowInterface
 public interface PodScheduleWorkflow {
+
+  /**
+   * The workflow task timeout its starters set (Temporal's default, stated so that it cannot change
+   * under the workflow): a task a crashed worker held is tried again only after it, which is what
+   * lets the first task's submit skip the listing ({@code SchedulePhases}).
+   */
+  Duration TASK_TIMEOUT = Duration.ofSeconds(10);
 
   /** Runs until nothing is left to do; returns {@link SchedulePhase#DONE} or INVALID. */
   @WorkflowMethod(name = "PodSchedule")

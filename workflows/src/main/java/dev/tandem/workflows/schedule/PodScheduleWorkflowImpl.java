@@ -38,6 +38,9 @@ import java.util.List;
  *       every job with the pod's uid tag; done.
  * </ol>
  *
+ * <p>The run's first submit skips the listing of Slurm's jobs for the pod's tag, and a second job
+ * with the tag is cancelled whenever it is seen ({@link PlaceholderCare}).
+ *
  * <p>In pending, binding and running, the pod's end is checked before the job's state, so a pod
  * deleted while its job is preempted is not evicted twice. A job state Tandem does not know changes
  * nothing (fail closed) and is reported as the problem. Signals only update {@link
@@ -67,6 +70,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
   public SchedulePhase run(PodScheduleInput in) {
     // First, before any command: a history recorded before the change replays its activity tasks.
     fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
+    fx.soleSubmit = Versions.of(Versions.SOLE_SUBMIT) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, in.pod().ref());
@@ -124,6 +128,14 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       return;
     }
     if (job.id() != s.jobId) {
+      // Another live job with the pod's tag (a submit repeated after a crash): cancelled next.
+      if (fx.soleSubmit
+          && PlaceholderJob.nameFor(input.pod().uid()).equals(job.name())
+          && !JobOutlook.finished(job)
+          && !s.strays.contains(job.id())) {
+        s.strays.add(job.id());
+        dirty = true;
+      }
       return;
     }
     // By progress, not by clocks: the watcher stamps a listing when its poll began, which can be

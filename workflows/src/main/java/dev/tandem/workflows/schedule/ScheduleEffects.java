@@ -33,6 +33,9 @@ final class ScheduleEffects {
   /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
   boolean localCalls;
 
+  /** A first submit skips the listing ({@code Versions.SOLE_SUBMIT}); set at run start. */
+  boolean soleSubmit;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;
@@ -65,6 +68,11 @@ final class ScheduleEffects {
 
   SlurmJobView submit(PlaceholderJob job) {
     return call("submit job", () -> api("submit placeholder job").submitPlaceholder(job));
+  }
+
+  /** The workflow's first submit: no listing for the tag first (see {@link SchedulePhases}). */
+  SlurmJobView submitFirst(PlaceholderJob job) {
+    return call("submit job", () -> api("submit placeholder job").submitFirstPlaceholder(job));
   }
 
   /** Every job Slurm lists with the pod's uid tag; null if Slurm could not be read. */

@@ -18,7 +18,6 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
-import dev.tandem.workflows.support.Observations;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,6 +27,7 @@ final class SchedulePhases {
   private final PodScheduleState s;
   private final ScheduleEffects fx;
   private final Tuning t;
+  private final PlaceholderCare care;
 
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
   boolean refresh;
@@ -37,15 +37,19 @@ final class SchedulePhases {
     this.s = s;
     this.fx = fx;
     this.t = in.tuning();
+    this.care = new PlaceholderCare(in, s, fx);
   }
 
   ScheduleStep handle() {
+    if (fx.soleSubmit && !s.strays.isEmpty() && !s.phase.terminal()) {
+      care.cancelStrays();
+    }
     return switch (s.phase) {
       case VALIDATING -> validating();
       case SUBMITTING -> submitting();
       case PENDING, BINDING, RUNNING -> scheduled();
       case EVICTING -> evicting();
-      case CANCELLING -> cancelling();
+      case CANCELLING -> care.cancelling();
       case INVALID, DONE -> ScheduleStep.stay(s.phase, 0);
     };
   }
@@ -81,16 +85,13 @@ final class SchedulePhases {
     if (ScheduleEffects.podDone(s.pod)) {
       return cancel(describe(s.pod) + " before its job was submitted");
     }
-    SlurmJobView job = fx.submit(PlaceholderJobs.from(in.pod(), in.config()));
+    SlurmJobView job = care.submit(PlaceholderJobs.from(in.pod(), in.config()));
     if (job == null) {
       if (fx.slurmRefused != null) {
         return invalid(List.of("Slurm refused the placeholder job: " + fx.slurmRefused));
       }
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
-    s.jobId = job.id();
-    // The watcher may have seen the job (running, even) while the submit was answering.
-    s.job = Observations.newerJob(s.job, job);
     fx.condition(
         SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, "Slurm job " + job.id() + " queued");
     return ScheduleStep.to(PENDING, "submitted", "Slurm job " + job.id());
@@ -204,30 +205,6 @@ final class SchedulePhases {
   private ScheduleStep cancel(String why) {
     s.cancelReason = why;
     return ScheduleStep.to(CANCELLING, "pod-ended", why);
-  }
-
-  /**
-   * Cancels every job with the pod's uid tag, not only the one this workflow knows: a submit that
-   * Slurm accepted but whose answer was lost left a job the workflow has no id for.
-   */
-  private ScheduleStep cancelling() {
-    List<SlurmJobView> jobs = fx.tagged();
-    if (jobs == null) {
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
-    }
-    List<Long> cancelled = new ArrayList<>();
-    for (SlurmJobView j : jobs) {
-      if (!JobOutlook.finished(j)) {
-        if (!fx.cancelJob(j.id(), s.cancelReason)) {
-          return ScheduleStep.stay(s.phase, t.pollSeconds());
-        }
-        cancelled.add(j.id());
-      }
-    }
-    return ScheduleStep.to(
-        DONE,
-        "job-cancelled",
-        cancelled.isEmpty() ? "no Slurm job left" : "cancelled Slurm job(s) " + cancelled);
   }
 
   private static String describe(PodView p) {

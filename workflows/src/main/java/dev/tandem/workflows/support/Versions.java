@@ -132,6 +132,15 @@ public final class Versions {
    */
   public static final String ASYNC_REPORT = "async-report";
 
+  /**
+   * Version 1: a pod's first submit, made in the workflow's first task (no earlier attempt can have
+   * made one), submits without first listing Slurm's jobs for the pod's tag; the workflow then
+   * knows its job is the pod's only one and cancels it alone when the pod ends (no listing either).
+   * A second job with the pod's tag, seen at any time, is cancelled at once. Pod workflow, at run
+   * start.
+   */
+  public static final String SOLE_SUBMIT = "sole-submit";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -148,7 +157,8 @@ public final class Versions {
           Map.entry(REPORT_RESEND, 1),
           Map.entry(BATCHED_STARTS, 1),
           Map.entry(LOCAL_NODE_CALLS, 1),
-          Map.entry(ASYNC_REPORT, 1));
+          Map.entry(ASYNC_REPORT, 1),
+          Map.entry(SOLE_SUBMIT, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -137,6 +137,37 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-stamped-running", stamped);
   }
 
+  /**
+   * A second job with the pod's tag seen while the pod runs (a submit repeated after a crash),
+   * cancelled on sight ({@code Versions.SOLE_SUBMIT}; recorded from v3 on):
+   *
+   * <pre>./mvnw -pl workflows test -Dtest=RecordScheduleHistoriesTest#recordStray
+   *     -Dtandem.recordHistories=v3</pre>
+   */
+  @Test
+  void recordStray() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    PodScheduleWorkflow wf = running("rec-stray");
+    PodRequest r = request("rec-stray", Map.of(), 30);
+    SlurmJobView second =
+        new SlurmJobView(
+            world.onlyJobId() + 50,
+            dev.tandem.workflows.schedule.PlaceholderJob.nameFor(r.uid()),
+            dev.tandem.workflows.schedule.PlaceholderJob.commentFor(r.uid()),
+            "PENDING",
+            "Priority",
+            List.of(),
+            0,
+            null);
+    world.jobs.put(second.id(), second);
+    wf.jobObserved(second);
+    await("stray cancelled", 5, () -> world.cancelled.contains(second.id()));
+    world.pods.remove("rec-stray");
+    wf.podObserved(PodView.absent("rec-stray"));
+    result(wf);
+    write("schedule-stray", r);
+  }
+
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) throws IOException {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
     String json = client.fetchHistory(wid).toJson(false);

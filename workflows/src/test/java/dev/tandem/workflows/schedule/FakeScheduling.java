@@ -26,6 +26,10 @@ public class FakeScheduling implements SchedulingActivities {
   public final Map<String, PodView> pods = new HashMap<>();
   public final Map<String, String> slurmToK8s = new HashMap<>();
   public final List<PlaceholderJob> submitted = new ArrayList<>();
+
+  /** Calls of {@link #submitFirstPlaceholder}. */
+  public int firstSubmits;
+
   public final List<Long> cancelled = new ArrayList<>();
   public final List<BindRequest> binds = new ArrayList<>();
   public final List<String> evictions = new ArrayList<>();
@@ -117,6 +121,29 @@ public class FakeScheduling implements SchedulingActivities {
         }
         return j;
       }
+    }
+    submitted.add(job);
+    long id = nextId++;
+    SlurmJobView j =
+        new SlurmJobView(id, job.name(), job.comment(), "PENDING", "Priority", List.of(), 0, null);
+    jobs.put(id, j);
+    runOnce(duringSubmit);
+    duringSubmit = null;
+    if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
+      throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
+    }
+    return j;
+  }
+
+  /**
+   * Submits without looking for a job with the tag (what the real activity does on its first
+   * attempt, when this worker knows no job for the tag); counted in {@link #firstSubmits}.
+   */
+  @Override
+  public synchronized SlurmJobView submitFirstPlaceholder(PlaceholderJob job) {
+    firstSubmits++;
+    if (refuseSubmit != null) {
+      throw ApplicationFailure.newNonRetryableFailure(refuseSubmit, SlurmActivities.REJECTED);
     }
     submitted.add(job);
     long id = nextId++;
