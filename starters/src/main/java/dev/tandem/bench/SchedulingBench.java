@@ -81,13 +81,46 @@ public final class SchedulingBench {
     this.out = out;
   }
 
+  /**
+   * Runs the parts after a warm-up: {@code warmup} pods churned and as many raw jobs run exactly as
+   * the measured ones (own names, own pods), not measured. Every JVM of the stack (local API,
+   * Temporal test server, worker, the bench's own Slurm client) is then past its JIT compilation,
+   * which otherwise takes a large share of the two cores during the first part only and so weighs
+   * on the pods, not on the raw jobs that follow.
+   */
+  public Result run(int warmup, int n, int preemptions) throws InterruptedException, IOException {
+    List<String> uids = new ArrayList<>();
+    if (warmup > 0) {
+      warmUp(warmup, uids);
+    }
+    return run(n, preemptions, uids);
+  }
+
+  private void warmUp(int w, List<String> uids) throws InterruptedException {
+    String id = runId + "w";
+    out.printf("warm-up %s: %d pods, then %d raw jobs (not measured)%n", id, w, w);
+    out.flush();
+    try (BenchPods bp = new BenchPods(k8s, namespace, id, partition)) {
+      Run pods = new PodChurn(bp, id).run(w, uids);
+      out.println(SchedulingFigures.describe("  warm-up pods", pods));
+      awaitPlaceholdersCancelled(bp, uids);
+      Run raw = new RawSlurmRun(slurm, partition, id).run(w);
+      out.println(SchedulingFigures.describe("  warm-up raw", raw));
+      out.flush();
+    }
+  }
+
   public Result run(int n, int preemptions) throws InterruptedException, IOException {
+    return run(n, preemptions, new ArrayList<>());
+  }
+
+  private Result run(int n, int preemptions, List<String> uids)
+      throws InterruptedException, IOException {
     out.printf(
         "run %s: %d pods, then %d raw jobs, then %d preemptions (partition %s, Slurm poll %d"
             + " ms)%n",
         runId, n, n, preemptions, partition, slurmPoll.toMillis());
     out.flush();
-    List<String> uids = new ArrayList<>();
     Run pods;
     Run raw;
     PreemptionTrials.Result pre;

@@ -45,6 +45,14 @@ final class BenchScheduling implements Callable<Integer> {
   int preemptions;
 
   @Option(
+      names = "--warmup",
+      defaultValue = "100",
+      description =
+          "pods, and raw jobs, run first and not measured, so that both sides are measured warm"
+              + " (JIT-compiled), as a long-running worker is (default ${DEFAULT-VALUE}; 0: none)")
+  int warmup;
+
+  @Option(
       names = "--slurm-poll",
       defaultValue = "2s",
       description = "the Slurm watcher's poll interval (default ${DEFAULT-VALUE}, the product's)")
@@ -73,6 +81,13 @@ final class BenchScheduling implements Callable<Integer> {
     Duration poll = Durations.parse(slurmPoll);
     Path dir = Files.createTempDirectory("tandem-bench-");
     out.printf("starting a local stack (Slurm poll interval %s)%n", slurmPoll);
+    // The stack's stand-in servers run in this JVM: say how it compiles (./tandem's note).
+    out.printf(
+        "  this JVM (local API, Temporal test server, bench): %s%n",
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .anyMatch(a -> a.startsWith("-XX:TieredStopAtLevel=1"))
+            ? "C1 only (-XX:TieredStopAtLevel=1)"
+            : "C1 and C2 (the JVM's default)");
     try (DevStack stack =
         DevStack.start(
             new DevStack.Options(
@@ -112,7 +127,7 @@ final class BenchScheduling implements Callable<Integer> {
                     URI.create("http://127.0.0.1:" + stack.metricsPort() + "/metrics"),
                     poll,
                     out)
-                .run(pods, preemptions);
+                .run(warmup, pods, preemptions);
         return r.allPass(poll) ? 0 : 1;
       } finally {
         NodeSetResources.generic(stack.kubernetes())

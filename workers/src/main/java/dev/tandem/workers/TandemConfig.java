@@ -120,6 +120,13 @@ public record TandemConfig(
    *     history on its next task: with fewer places than node workflows the cache churns and every
    *     task replays (measured with {@code tandem bench fleet}: 1,000 nodes on the SDK's default of
    *     600 made 37,000 evictions and a 3 s task queue in a rollout; docs/benchmarks.md).
+   * @param maxConcurrentWorkflowTasks workflow tasks run at once ({@code
+   *     TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS}, default 200, the SDK's). A task holds its slot while
+   *     the local activities it asked for run, so a slot is mostly waiting on Slurm or Kubernetes;
+   *     with 50, 200 pods created at once queued their tasks for up to 15 s (docs/benchmarks.md).
+   * @param workflowTaskPollers concurrent polls for workflow tasks, shared by the task queue and
+   *     this worker's sticky queue ({@code TANDEM_WORKFLOW_TASK_POLLERS}, default 10; the SDK's 5
+   *     let tasks wait twice as long for a poll in {@code tandem bench scheduling})
    */
   public record Worker(
       int maxConcurrentActivities,
@@ -127,7 +134,8 @@ public record TandemConfig(
       Duration shutdownGrace,
       boolean registerSearchAttributes,
       Duration stickyTimeout,
-      int workflowCache) {}
+      int workflowCache,
+      int workflowTaskPollers) {}
 
   public static TandemConfig from(Env env) {
     String cert = env.string("TEMPORAL_TLS_CERT", null);
@@ -202,11 +210,12 @@ public record TandemConfig(
     Worker worker =
         new Worker(
             env.integer("TANDEM_MAX_CONCURRENT_ACTIVITIES", 50, 1, 10_000),
-            env.integer("TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", 50, 2, 10_000),
+            env.integer("TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", 200, 2, 10_000),
             env.duration("TANDEM_SHUTDOWN_GRACE", Duration.ofSeconds(30), Duration.ZERO),
             env.bool("TANDEM_REGISTER_SEARCH_ATTRIBUTES", true),
             env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO),
-            env.integer("TANDEM_WORKFLOW_CACHE", 6000, 10, 100_000));
+            env.integer("TANDEM_WORKFLOW_CACHE", 6000, 10, 100_000),
+            env.integer("TANDEM_WORKFLOW_TASK_POLLERS", 10, 2, 100));
     return new TandemConfig(temporal, http, watching, tuning, worker, SchedulingSettings.from(env));
   }
 

@@ -145,6 +145,7 @@ public final class TandemWorker implements AutoCloseable {
     return WorkerOptions.newBuilder()
         .setMaxConcurrentActivityExecutionSize(w.maxConcurrentActivities())
         .setMaxConcurrentWorkflowTaskExecutionSize(w.maxConcurrentWorkflowTasks())
+        .setMaxConcurrentWorkflowTaskPollers(w.workflowTaskPollers())
         .setStickyQueueScheduleToStartTimeout(w.stickyTimeout())
         .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION.toMillis())
         .build();

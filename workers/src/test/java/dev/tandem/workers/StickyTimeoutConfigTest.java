@@ -8,7 +8,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code TANDEM_STICKY_TIMEOUT} and {@code TANDEM_WORKFLOW_CACHE} reach the SDK's options. */
+/**
+ * {@code TANDEM_STICKY_TIMEOUT}, {@code TANDEM_WORKFLOW_CACHE} and the workflow task slots and
+ * pollers reach the SDK's options.
+ */
 class StickyTimeoutConfigTest {
   private static TandemConfig.Worker worker(Map<String, String> env) {
     return TandemConfig.from(new Env(env)).worker();
@@ -57,5 +60,21 @@ class StickyTimeoutConfigTest {
             .build()
             .getWorkflowCacheSize());
     assertThrows(ConfigException.class, () -> worker(Map.of("TANDEM_WORKFLOW_CACHE", "5")));
+  }
+
+  @Test
+  void workflowTasksGetTheSdksSlotsAndTenPollersByDefault() {
+    var o = TandemWorker.workerOptions(worker(Map.of()));
+    assertEquals(200, o.getMaxConcurrentWorkflowTaskExecutionSize());
+    assertEquals(10, o.getMaxConcurrentWorkflowTaskPollers());
+    var set =
+        TandemWorker.workerOptions(
+            worker(
+                Map.of(
+                    "TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", "40",
+                    "TANDEM_WORKFLOW_TASK_POLLERS", "4")));
+    assertEquals(40, set.getMaxConcurrentWorkflowTaskExecutionSize());
+    assertEquals(4, set.getMaxConcurrentWorkflowTaskPollers());
+    assertThrows(ConfigException.class, () -> worker(Map.of("TANDEM_WORKFLOW_TASK_POLLERS", "1")));
   }
 }
