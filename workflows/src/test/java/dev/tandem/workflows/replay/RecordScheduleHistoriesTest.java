@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.FakeScheduling;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
@@ -149,16 +150,7 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
     PodScheduleWorkflow wf = running("rec-stray");
     PodRequest r = request("rec-stray", Map.of(), 30);
-    SlurmJobView second =
-        new SlurmJobView(
-            world.onlyJobId() + 50,
-            dev.tandem.workflows.schedule.PlaceholderJob.nameFor(r.uid()),
-            dev.tandem.workflows.schedule.PlaceholderJob.commentFor(r.uid()),
-            "PENDING",
-            "Priority",
-            List.of(),
-            0,
-            null);
+    SlurmJobView second = FakeScheduling.queued(world.onlyJobId() + 50, r.uid());
     world.jobs.put(second.id(), second);
     wf.jobObserved(second);
     await("stray cancelled", 5, () -> world.cancelled.contains(second.id()));

@@ -122,10 +122,14 @@ public class FakeScheduling implements SchedulingActivities {
         return j;
       }
     }
+    return submitNew(job);
+  }
+
+  /** Queues a new job for {@code job} (the answer may be lost on purpose). */
+  private SlurmJobView submitNew(PlaceholderJob job) {
     submitted.add(job);
     long id = nextId++;
-    SlurmJobView j =
-        new SlurmJobView(id, job.name(), job.comment(), "PENDING", "Priority", List.of(), 0, null);
+    SlurmJobView j = queued(id, job.name(), job.comment());
     jobs.put(id, j);
     runOnce(duringSubmit);
     duringSubmit = null;
@@ -133,6 +137,15 @@ public class FakeScheduling implements SchedulingActivities {
       throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
     }
     return j;
+  }
+
+  /** A queued job {@code id} tagged with pod {@code uid} (name and comment). */
+  public static SlurmJobView queued(long id, String uid) {
+    return queued(id, PlaceholderJob.nameFor(uid), PlaceholderJob.commentFor(uid));
+  }
+
+  private static SlurmJobView queued(long id, String name, String comment) {
+    return new SlurmJobView(id, name, comment, "PENDING", "Priority", List.of(), 0, null);
   }
 
   /**
@@ -145,17 +158,7 @@ public class FakeScheduling implements SchedulingActivities {
     if (refuseSubmit != null) {
       throw ApplicationFailure.newNonRetryableFailure(refuseSubmit, SlurmActivities.REJECTED);
     }
-    submitted.add(job);
-    long id = nextId++;
-    SlurmJobView j =
-        new SlurmJobView(id, job.name(), job.comment(), "PENDING", "Priority", List.of(), 0, null);
-    jobs.put(id, j);
-    runOnce(duringSubmit);
-    duringSubmit = null;
-    if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
-      throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
-    }
-    return j;
+    return submitNew(job);
   }
 
   @Override

@@ -42,16 +42,7 @@ class SoleSubmitTest extends ScheduleTestBase {
     long own = world.onlyJobId();
     // A submit repeated after a crash left a second job with the same tag.
     PodRequest r = request("stray", Map.of(), 30);
-    SlurmJobView second =
-        new SlurmJobView(
-            own + 50,
-            PlaceholderJob.nameFor(r.uid()),
-            PlaceholderJob.commentFor(r.uid()),
-            "PENDING",
-            "Priority",
-            List.of(),
-            0,
-            null);
+    SlurmJobView second = FakeScheduling.queued(own + 50, r.uid());
     world.jobs.put(second.id(), second);
     wf.jobObserved(second);
     await("stray cancelled", 5, () -> world.cancelled.contains(second.id()));
@@ -102,16 +93,7 @@ class SoleSubmitTest extends ScheduleTestBase {
       PodRequest r = request("late", Map.of(), 30);
       late.addPod(r.name(), r.uid());
       // The job an earlier, crashed attempt submitted.
-      SlurmJobView earlier =
-          new SlurmJobView(
-              7,
-              PlaceholderJob.nameFor(r.uid()),
-              PlaceholderJob.commentFor(r.uid()),
-              "PENDING",
-              "Priority",
-              List.of(),
-              0,
-              null);
+      SlurmJobView earlier = FakeScheduling.queued(7, r.uid());
       late.jobs.put(earlier.id(), earlier);
       PodScheduleWorkflow wf =
           e2.getWorkflowClient()
