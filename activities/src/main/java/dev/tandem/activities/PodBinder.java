@@ -24,15 +24,19 @@ import org.slf4j.LoggerFactory;
  * Binds a pod to a Kubernetes node the way kube-scheduler does, with the Binding API:
  *
  * <ol>
- *   <li>Read the pod. Gone, or another pod (another uid) under the name: {@link PodView#absent}.
+ *   <li>POST a Binding whose {@code metadata.uid} is the pod uid (the API server checks it as a
+ *       precondition: a pod recreated under the same name is never bound by mistake) and whose
+ *       annotations {@code tandem.dev/job-id} and {@code tandem.dev/slurm-node} the API server
+ *       copies onto the pod. Accepted: the pod is on the node (one request, the common case). 404:
+ *       {@link PodView#absent}.
+ *   <li>Refused (409: bound already, perhaps by this very call's lost first attempt; another uid;
+ *       being deleted) or failed: read the pod and decide. Gone, or another pod (another uid) under
+ *       the name: {@link PodView#absent}.
  *   <li>Already on the target node: success; the job annotations are added if missing (the bind
  *       that set the node may have been someone else's, or an older Tandem's). On another node:
  *       non-retryable {@code KubeRejected}: the pod runs where Slurm did not allocate.
  *   <li>Being deleted: returned as it is (the API server refuses to bind it).
- *   <li>POST a Binding whose {@code metadata.uid} is the pod uid (the API server checks it as a
- *       precondition: a pod recreated under the same name is never bound by mistake) and whose
- *       annotations {@code tandem.dev/job-id} and {@code tandem.dev/slurm-node} the API server
- *       copies onto the pod. A 409 (bound meanwhile, uid changed) re-reads from step 1.
+ *   <li>Else POST the Binding again; a 409 re-reads from step 2.
  * </ol>
  */
 final class PodBinder {
@@ -53,6 +57,16 @@ final class PodBinder {
     }
     String what = "bind pod " + r.namespace() + "/" + r.name() + " to node " + r.k8sNode();
     Map<String, String> wanted = annotations(r);
+    try {
+      client.bindings().inNamespace(r.namespace()).resource(binding(r, wanted)).create();
+      log.info("{} (job {}, Slurm node {})", what, r.jobId(), r.slurmNode());
+      return bound(r);
+    } catch (KubernetesClientException e) {
+      if (KubeCalls.is(e, 404)) {
+        return PodView.absent(r.name());
+      }
+      log.debug("{}: refused ({}); reading the pod", what, e.getCode());
+    }
     return KubeCalls.withConflictRetry(
         what,
         () -> {
@@ -90,6 +104,16 @@ final class PodBinder {
               ? PodView.absent(r.name())
               : PodViews.of(after);
         });
+  }
+
+  /**
+   * The pod as an accepted binding leaves it: bound to the target, not yet started. Reading it back
+   * would cost a request per bind; what the workflow needs of it (exists, the node, not ending) is
+   * what the API server just agreed to.
+   */
+  private static PodView bound(BindRequest r) {
+    return new PodView(
+        true, r.name(), r.uid(), null, "Pending", false, r.k8sNode(), false, null, null, null);
   }
 
   private static Map<String, String> annotations(BindRequest r) {

@@ -48,6 +48,7 @@ final class BenchPods implements AutoCloseable {
   private final Map<String, String> boundSlurmNode = new ConcurrentHashMap<>();
   private final Map<String, Gone> gone = new ConcurrentHashMap<>();
   private final Set<String> deleteOnBind = ConcurrentHashMap.newKeySet();
+  private final Map<String, String> uids = new ConcurrentHashMap<>();
   private final ExecutorService deleter = Executors.newFixedThreadPool(4);
   private final AtomicInteger rewatches = new AtomicInteger();
   private volatile boolean closing;
@@ -150,7 +151,14 @@ final class BenchPods implements AutoCloseable {
             .endContainer()
             .endSpec()
             .build();
-    return k8s.pods().inNamespace(namespace).resource(p).create().getMetadata().getUid();
+    String uid = k8s.pods().inNamespace(namespace).resource(p).create().getMetadata().getUid();
+    uids.put(name, uid);
+    return uid;
+  }
+
+  /** Name → uid of every pod this run created. */
+  Map<String, String> uids() {
+    return Map.copyOf(uids);
   }
 
   void delete(String name) {

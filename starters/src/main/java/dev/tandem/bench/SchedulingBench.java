@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -54,6 +55,12 @@ public final class SchedulingBench {
   private final URI metrics;
   private final Duration slurmPoll;
   private final PrintWriter out;
+  private final CpuShares cpu;
+  private final CounterDiff counters;
+
+  /** namespace/name → uid of a few measured pods, whose workflow histories show a pod's cost. */
+  private final Map<String, String> samplePods = new java.util.TreeMap<>();
+
   private final String runId = Long.toString(System.currentTimeMillis() % 100_000_000L, 36);
 
   /**
@@ -61,6 +68,7 @@ public final class SchedulingBench {
    * @param slurmConf SLURM_CONF for sbatch/scancel
    * @param metrics the worker's /metrics, or null
    * @param slurmPoll the worker's Slurm poll interval (the preemption target depends on it)
+   * @param workerPid the worker JVM's pid, for the CPU each part cost (0: not known)
    */
   public SchedulingBench(
       KubernetesClient k8s,
@@ -70,6 +78,7 @@ public final class SchedulingBench {
       String slurmConf,
       URI metrics,
       Duration slurmPoll,
+      long workerPid,
       PrintWriter out) {
     this.k8s = k8s;
     this.slurm = slurm;
@@ -79,6 +88,8 @@ public final class SchedulingBench {
     this.metrics = metrics;
     this.slurmPoll = slurmPoll;
     this.out = out;
+    this.cpu = new CpuShares(workerPid);
+    this.counters = new CounterDiff(metrics);
   }
 
   /**
@@ -127,12 +138,28 @@ public final class SchedulingBench {
     int leftovers;
     try (BenchPods bp = new BenchPods(k8s, namespace, runId, partition)) {
       try {
+        Map<String, Double> m0 = counters.take();
+        CpuShares.Sample c0 = cpu.take();
         pods = new PodChurn(bp, runId).run(n, uids);
+        CpuShares.Sample c1 = cpu.take();
+        bp.uids().entrySet().stream()
+            .sorted(Map.Entry.comparingByKey())
+            .limit(5)
+            .forEach(e -> samplePods.put(namespace + "/" + e.getKey(), e.getValue()));
+        Map<String, Double> m1 = counters.take();
         out.println(SchedulingFigures.describe("pods create -> bind", pods));
+        out.println(CpuShares.describe("  pods", c0, c1, n));
+        out.println(CounterDiff.describe("  pods", m0, m1, n));
         out.flush();
         leftovers = awaitPlaceholdersCancelled(bp, uids);
+        Map<String, Double> m2 = counters.take();
+        CpuShares.Sample c2 = cpu.take();
         raw = new RawSlurmRun(slurm, partition, runId).run(n);
+        CpuShares.Sample c3 = cpu.take();
+        Map<String, Double> m3 = counters.take();
         out.println(SchedulingFigures.describe("raw submit -> RUNNING", raw));
+        out.println(CpuShares.describe("  raw", c2, c3, n));
+        out.println(CounterDiff.describe("  raw", m2, m3, n));
         out.flush();
         pre = new PreemptionTrials(bp, slurm, slurmConf, runId, slurmPoll, out).run(preemptions);
       } finally {
@@ -145,6 +172,11 @@ public final class SchedulingBench {
     }
     print(pods, raw, pre, leftovers);
     return new Result(pods, raw, pre, leftovers);
+  }
+
+  /** namespace/name → uid of the first five pods of the measured run. */
+  public Map<String, String> samplePods() {
+    return Map.copyOf(samplePods);
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
+import dev.tandem.workflows.Names;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -73,6 +74,13 @@ final class BenchScheduling implements Callable<Integer> {
       description = "Slurm partition of the pods and raw jobs: NodeSet nodes only (default tandem)")
   String partition;
 
+  @Option(
+      names = "--histories",
+      description =
+          "write the Temporal histories of five measured pods' scheduling workflows into this"
+              + " directory (JSON, as the Temporal CLI exports them), to see what a pod costs")
+  Path histories;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -112,32 +120,54 @@ final class BenchScheduling implements Callable<Integer> {
         for (int i = 0; i < replicas; i++) {
           BenchCommand.Watchers.awaitReady(temporal, nodeSet + "-" + i, Duration.ofMinutes(2));
         }
+        return measure(stack, temporal, poll, out);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
       }
-      try (SlurmClient slurm =
-          SlurmClients.create(SlurmClientConfig.fromEnv(stack.slurm().env()))) {
-        SchedulingBench.Result r =
-            new SchedulingBench(
-                    stack.kubernetes(),
-                    slurm,
-                    "default",
-                    partition,
-                    stack.slurm().env().get("SLURM_CONF"),
-                    URI.create("http://127.0.0.1:" + stack.metricsPort() + "/metrics"),
-                    poll,
-                    out)
-                .run(warmup, pods, preemptions);
-        return r.allPass(poll) ? 0 : 1;
-      } finally {
-        NodeSetResources.generic(stack.kubernetes())
-            .inNamespace("default")
-            .withName(nodeSet)
-            .delete();
-        for (int i = 0; i < replicas; i++) {
-          BenchCommand.Watchers.awaitGone(stack, nodeSet + "-" + i, Duration.ofMinutes(1));
-        }
+    }
+  }
+
+  private int measure(DevStack stack, WorkflowClient temporal, Duration poll, PrintWriter out)
+      throws Exception {
+    try (SlurmClient slurm = SlurmClients.create(SlurmClientConfig.fromEnv(stack.slurm().env()))) {
+      SchedulingBench bench =
+          new SchedulingBench(
+              stack.kubernetes(),
+              slurm,
+              "default",
+              partition,
+              stack.slurm().env().get("SLURM_CONF"),
+              URI.create("http://127.0.0.1:" + stack.metricsPort() + "/metrics"),
+              poll,
+              stack.worker().pid(),
+              out);
+      SchedulingBench.Result r = bench.run(warmup, pods, preemptions);
+      writeHistories(temporal, bench.samplePods(), out);
+      return r.allPass(poll) ? 0 : 1;
+    } finally {
+      NodeSetResources.generic(stack.kubernetes())
+          .inNamespace("default")
+          .withName(nodeSet)
+          .delete();
+      for (int i = 0; i < replicas; i++) {
+        BenchCommand.Watchers.awaitGone(stack, nodeSet + "-" + i, Duration.ofMinutes(1));
       }
+    }
+  }
+
+  /** {@code --histories}: the sample pods' scheduling workflow histories, one JSON file each. */
+  private void writeHistories(WorkflowClient temporal, Map<String, String> sample, PrintWriter out)
+      throws java.io.IOException {
+    if (histories == null) {
+      return;
+    }
+    Files.createDirectories(histories);
+    for (Map.Entry<String, String> e : sample.entrySet()) {
+      String[] nsName = e.getKey().split("/", 2);
+      String id = Names.scheduleWorkflowId(nsName[0], nsName[1], e.getValue());
+      Path file = histories.resolve(nsName[1] + ".json");
+      Files.writeString(file, temporal.fetchHistory(id).toJson(true));
+      out.printf("history of %s written to %s%n", id, file);
     }
   }
 }

@@ -87,4 +87,57 @@ class PodBindingActivitiesTest extends SchedulingApiBase {
     assertEquals(p.getMetadata().getUid(), v.uid());
     assertFalse(activities.getPod(NS, "no-such-pod").exists());
   }
+
+  @Test
+  void aBindTheApiServerAcceptsCostsNoRead() {
+    Pod p = createPod(NS, uniqueName("one"), Map.of());
+    var reads =
+        server
+            .faults()
+            .failMatching(
+                r -> "GET".equals(r.method()) && "pods".equals(r.resource()),
+                500,
+                java.time.Duration.ofMinutes(1));
+    try {
+      PodView v = activities.bindPod(request(p, "n1"));
+      assertEquals("n1", v.k8sNode());
+      assertTrue(v.exists());
+      assertFalse(v.terminating());
+      assertEquals(0, reads.hits());
+    } finally {
+      reads.cancel();
+    }
+    assertEquals(
+        "4711",
+        get(NS, p.getMetadata().getName()).getMetadata().getAnnotations().get("tandem.dev/job-id"));
+  }
+
+  @Test
+  void aPodBeingDeletedIsReturnedAsItIsAndNotBound() {
+    Pod p = createPod(NS, uniqueName("going"), Map.of());
+    String name = p.getMetadata().getName();
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            x -> {
+              x.getMetadata().setFinalizers(java.util.List.of("example.com/hold"));
+              return x;
+            });
+    client.pods().inNamespace(NS).withName(name).delete();
+    PodView v = activities.bindPod(request(p, "n1"));
+    assertTrue(v.exists());
+    assertTrue(v.terminating());
+    assertNull(get(NS, name).getSpec().getNodeName());
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            x -> {
+              x.getMetadata().setFinalizers(java.util.List.of());
+              return x;
+            });
+  }
 }

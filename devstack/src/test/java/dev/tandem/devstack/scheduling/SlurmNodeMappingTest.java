@@ -3,6 +3,7 @@ package dev.tandem.devstack.scheduling;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +50,54 @@ class SlurmNodeMappingTest extends SchedulingApiBase {
     assertEquals("n7", activities.slurmNodeToK8sNode(name));
     // Bound pods stay (terminating) until their kubelet stops them; there is no kubelet here.
     client.pods().inNamespace(NS).withName(name).delete();
+    assertNull(activities.slurmNodeToK8sNode(name));
+  }
+
+  @Test
+  void aSlurmNodeMappedBeforeIsReadWhereItWasNotListed() {
+    String name = uniqueName("slurm");
+    createPod("other", name, SLURMD);
+    bindRaw("other", name, "n7");
+    markRunning("other", name, true);
+    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+    // Every pod LIST now fails: the second mapping must read the one pod it knows.
+    var lists =
+        server
+            .faults()
+            .failMatching(
+                r -> "pods".equals(r.resource()) && r.name() == null && !r.watch(),
+                500,
+                Duration.ofMinutes(1));
+    try {
+      assertEquals("n7", activities.slurmNodeToK8sNode(name));
+      assertEquals(0, lists.hits());
+    } finally {
+      lists.cancel();
+    }
+  }
+
+  @Test
+  void aSlurmNodeServedFromAnotherNamespaceNowIsFoundAgain() {
+    String name = uniqueName("slurm");
+    createPod(NS, name, SLURMD);
+    bindRaw(NS, name, "n7");
+    markRunning(NS, name, true);
+    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+    client.pods().inNamespace(NS).withName(name).delete(); // terminating: serves no more
+    createPod("other", name, SLURMD);
+    bindRaw("other", name, "n8");
+    markRunning("other", name, true);
+    assertEquals("n8", activities.slurmNodeToK8sNode(name));
+  }
+
+  @Test
+  void twoServingPodsOfOneSlurmNodeGiveNothing() {
+    String name = uniqueName("slurm");
+    for (String[] at : new String[][] {{NS, "n7"}, {"other", "n8"}}) {
+      createPod(at[0], name, SLURMD);
+      bindRaw(at[0], name, at[1]);
+      markRunning(at[0], name, true);
+    }
     assertNull(activities.slurmNodeToK8sNode(name));
   }
 }
