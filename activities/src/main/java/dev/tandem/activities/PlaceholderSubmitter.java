@@ -9,12 +9,10 @@ import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNotFoundException;
 import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.model.SlurmJobView;
-import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *       nothing: for a tag that already had a job, "ended" is the truth the workflow must act on
  *       (evict, report), not a reason to hold Slurm resources again. A new pod has a new uid and so
  *       a new tag; a gang's tag names the group, whose workflow ends with its job.
- *   <li>Else submit, and return the new job as Slurm shows it. If that read fails the activity
- *       fails retryably, and the retry finds the job in step 2.
+ *   <li>Else submit, and return the new job as queued (its later states come from the Slurm
+ *       watcher).
  * </ol>
  *
  * <p>A pod workflow's first submit ({@link #submitFirst}) skips step 1's listing: no earlier
@@ -46,21 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PlaceholderSubmitter {
   private static final Logger log = LoggerFactory.getLogger(PlaceholderSubmitter.class);
-
-  /** Base states after which a job holds nothing and never runs again. */
-  private static final Set<String> FINAL_STATES =
-      Set.of(
-          "COMPLETED",
-          "CANCELLED",
-          "FAILED",
-          "TIMEOUT",
-          "NODE_FAIL",
-          "BOOT_FAIL",
-          "DEADLINE",
-          "OUT_OF_MEMORY",
-          "PREEMPTED",
-          "REVOKED",
-          "SPECIAL_EXIT");
 
   private final SlurmClient slurm;
   private final Clock clock;
@@ -131,22 +114,21 @@ final class PlaceholderSubmitter {
     return Optional.empty();
   }
 
-  /** Step 4: submit, and return the new job as Slurm shows it. */
+  /**
+   * Step 4: submit, and return the new job as queued. Slurm answered the submit with its id, so the
+   * job exists and waits (or has just started): a read back would cost one more request per pod
+   * only to say so, and the Slurm watcher reports every later state, which the workflow takes only
+   * when it is further along ({@code Observations.newerJob}).
+   */
   private SlurmJobView submitNow(
       String what, String tag, dev.tandem.workflows.schedule.PlaceholderJob job) {
     long id = slurm.submit(submission(tag, job));
     log.info("{}: submitted job {}", what, id);
-    try {
-      SlurmJob submitted = slurm.getJob(id);
-      PlaceholderJob.of(submitted).ifPresent(index::put);
-      return SlurmViews.job(submitted, clock.instant());
-    } catch (SlurmNotFoundException e) {
-      // Only getJob right after the submit can say "not found": a lagging read, not a refusal.
-      throw ApplicationFailure.newFailureWithCause(
-          what + ": submitted job not readable yet: " + e.getMessage(),
-          SlurmFailures.UNAVAILABLE,
-          e);
-    }
+    PlaceholderJob queued =
+        new PlaceholderJob(
+            tag, id, "PENDING", null, List.of(), 0, PlaceholderJob.Phase.WAITING, null, null);
+    index.put(queued);
+    return view(queued);
   }
 
   List<SlurmJobView> find(String tag) {
@@ -163,29 +145,23 @@ final class PlaceholderSubmitter {
   }
 
   /**
-   * Cancels unless Slurm shows the job in a final state; a job Slurm no longer lists is GONE.
-   * Slurm's cancel carries no reason, so the reason goes to the log.
+   * Cancels the job and reads it back; a job Slurm no longer lists is GONE. Slurm answers a cancel
+   * of a job that already ended (or that it purged) as done, so there is no read first: two
+   * requests per cancel, not three. Slurm's cancel carries no reason, so the reason goes to the
+   * log.
    */
   SlurmJobView cancel(long id, String reason) {
     String what = "cancel job " + id;
     try {
+      slurm.cancel(id, null);
       SlurmJob j = slurm.getJob(id);
-      if (!isFinal(j)) {
-        slurm.cancel(id, null);
-        log.info("{} ({}; was {}): {}", what, j.name(), j.state(), reason);
-        j = slurm.getJob(id);
-      }
+      log.info("{} ({}; now {}): {}", what, j.name(), j.state(), reason);
       return SlurmViews.job(j, clock.instant());
     } catch (SlurmNotFoundException e) {
       return gone(id);
     } catch (SlurmException e) {
       throw SlurmFailures.translate(what, e);
     }
-  }
-
-  /** A final base state and nothing still being released (COMPLETING). */
-  private static boolean isFinal(SlurmJob j) {
-    return FINAL_STATES.contains(j.state()) && !j.stateFlags().contains("COMPLETING");
   }
 
   private SlurmJobView gone(long id) {

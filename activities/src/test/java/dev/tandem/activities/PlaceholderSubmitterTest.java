@@ -13,6 +13,7 @@ import static org.mockito.Mockito.when;
 
 import dev.tandem.slurm.JobSubmission;
 import dev.tandem.slurm.PlaceholderJob.Phase;
+import dev.tandem.slurm.PlaceholderTag;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNotFoundException;
@@ -205,13 +206,17 @@ class PlaceholderSubmitterTest {
   }
 
   @Test
-  void aSubmittedJobNotReadableYetIsRetryableNotRejected() {
+  void aSubmitIsOneRequestAndAnswersTheJobQueued() {
     listing();
     when(slurm.submit(any())).thenReturn(78L);
-    when(slurm.getJob(78L)).thenThrow(new SlurmNotFoundException("job 78"));
-    ApplicationFailure f =
-        assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "low")));
-    assertFalse(f.isNonRetryable());
+    SlurmJobView v = submitter.submit(placeholder(UID, "low"));
+    assertEquals(78L, v.id());
+    assertEquals("PENDING", v.state());
+    assertEquals(PlaceholderTag.jobName(UID), v.name());
+    verify(slurm, never()).getJob(org.mockito.ArgumentMatchers.anyLong());
+    // The worker's index knows the job at once: a repeat on this worker takes it.
+    assertEquals(78L, submitter.submitFirst(placeholder(UID, "low"), 1).id());
+    verify(slurm, org.mockito.Mockito.times(1)).submit(any());
   }
 
   @Test
@@ -241,21 +246,20 @@ class PlaceholderSubmitterTest {
   }
 
   @Test
-  void cancelSkipsFinalJobsCancelsOthersAndGoneIsGone() {
-    when(slurm.getJob(5L))
-        .thenReturn(tagged(5L, UID, "RUNNING", 0), tagged(5L, UID, "CANCELLED", 0));
+  void cancelCancelsThenReadsAndGoneIsGone() {
+    when(slurm.getJob(5L)).thenReturn(tagged(5L, UID, "CANCELLED", 0));
     assertEquals("CANCELLED", submitter.cancel(5L, "pod deleted").state());
     verify(slurm).cancel(5L, null);
+    verify(slurm, org.mockito.Mockito.times(1)).getJob(5L);
 
+    // Slurm answers a cancel of an ended job as done: the job is read as it ended.
     when(slurm.getJob(6L)).thenReturn(tagged(6L, UID, "PREEMPTED", 0));
     assertEquals("PREEMPTED", submitter.cancel(6L, "again").state());
-    verify(slurm, never()).cancel(6L, null);
 
     when(slurm.getJob(7L)).thenThrow(new SlurmNotFoundException("job 7"));
     SlurmJobView gone = submitter.cancel(7L, "x");
     assertEquals(SlurmJobView.GONE, gone.state());
     assertEquals(7L, gone.id());
-    verify(slurm, never()).cancel(7L, null);
     assertNull(gone.name());
   }
 }
