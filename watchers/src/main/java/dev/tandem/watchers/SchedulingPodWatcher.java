@@ -106,15 +106,47 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
 
   @Override
   protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
+    PodView before = PodViews.of(old);
     PodView after = PodViews.of(pod);
-    if (resyncPass || !sameForScheduling(PodViews.of(old), after)) {
-      send(pod, route(pod, false), after, null);
+    Route route = route(pod, false);
+    if (resyncPass) {
+      send(pod, route, after, null);
       return;
     }
-    PodRequest request = SchedulingPods.request(pod);
-    if (!SchedulingPods.request(old).equals(request)) {
-      send(pod, route(pod, false), after, request);
+    if (!sameForScheduling(before, after)) {
+      if (route.group() == null && boundByTandem(before, after, pod)) {
+        return; // the workflow that bound it knows already
+      }
+      send(pod, route, after, null);
+      return;
     }
+    // A gang's workflow keeps its members' requests, and a waiting pod's request goes with its
+    // signal-with-start; a placed single pod's workflow acts on the view only.
+    if (route.group() != null || route.start()) {
+      PodRequest request = SchedulingPods.request(pod);
+      if (!SchedulingPods.request(old).equals(request)) {
+        send(pod, route, after, request);
+      }
+    }
+  }
+
+  /**
+   * The only change is the bind a pod's own scheduling workflow made: the node set together with
+   * Tandem's {@code tandem.dev/job-id} annotation (the Binding carries both, in one write). That
+   * workflow learned the node from its bind's answer, and a bind whose answer was lost is repeated
+   * by the workflow itself, so a signal would only cost it a workflow task. Any other bind (another
+   * scheduler, a user) is signalled, and so is every resync.
+   */
+  static boolean boundByTandem(PodView before, PodView after, Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    return isBlank(before.k8sNode())
+        && !isBlank(after.k8sNode())
+        && before.exists() == after.exists()
+        && Objects.equals(before.uid(), after.uid())
+        && before.terminating() == after.terminating()
+        && before.failed() == after.failed()
+        && a != null
+        && !isBlank(a.get(ScheduleAnnotations.JOB_ID));
   }
 
   /**

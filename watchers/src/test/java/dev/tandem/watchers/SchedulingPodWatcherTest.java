@@ -135,6 +135,49 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
   }
 
   @Test
+  void aBindMadeByTandemIsNotSignalledButAnotherSchedulersIs() throws Exception {
+    Pod ours = create("ours-0");
+    Pod theirs = create("theirs-0");
+    Wait.until("both started", () -> starts().size() >= 2);
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    bind("ours-0", "k1", Map.of("tandem.dev/job-id", "42", "tandem.dev/slurm-node", "s1"));
+    bind("theirs-0", "k2", Map.of());
+    Wait.until(
+        "the other scheduler's bind",
+        () -> observed(workflowId(theirs)).stream().anyMatch(v -> "k2".equals(v.k8sNode())));
+    Wait.until(
+        "ours bound in the watcher's cache",
+        () ->
+            client.pods().inNamespace("default").withName("ours-0").get().getSpec().getNodeName()
+                != null);
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertTrue(observed(workflowId(ours)).isEmpty(), signals.all().toString());
+    // Its deletion still reaches the workflow.
+    client.pods().inNamespace("default").withName("ours-0").withGracePeriod(0).delete();
+    Wait.until(
+        "deleted: absent", () -> observed(workflowId(ours)).stream().anyMatch(v -> !v.exists()));
+  }
+
+  private static void bind(String name, String node, Map<String, String> annotations) {
+    client
+        .bindings()
+        .inNamespace("default")
+        .resource(
+            new BindingBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withName(node)
+                .endTarget()
+                .build())
+        .create();
+  }
+
+  @Test
   void gangMembersReachTheirGroupsOneWorkflowWithTheirRequest() throws Exception {
     Map<String, String> gang = Map.of("tandem.dev/pod-group", "g1", "tandem.dev/group-size", "2");
     Pod a = pod("g1-a", "tandem-slurm");
