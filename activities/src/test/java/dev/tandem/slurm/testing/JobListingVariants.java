@@ -41,73 +41,6 @@ public final class JobListingVariants {
           "time_limit",
           "exit_code");
 
-  /** Values as raw JSON text. */
-  static final List<String> VALUES =
-      List.of(
-          "null",
-          "\"\"",
-          "\"x\"",
-          "\"PENDING\"",
-          "\"running\"",
-          "\"CANCELLED\"",
-          "\"n[1-3]\"",
-          "\"n[1-\"",
-          "\"n1]\"",
-          "\"(null)\"",
-          "\" n1 , n2 \"",
-          "0",
-          "-1",
-          "1",
-          "42",
-          "-0",
-          "2147483647",
-          "2147483648",
-          "-2147483648",
-          "-2147483649",
-          "4294967294",
-          "4294967295",
-          "9223372036854775807",
-          "9223372036854775808",
-          "-9223372036854775809",
-          "123456789012345678901234567890",
-          "1.5",
-          "-0.5",
-          "1e2",
-          "1E2",
-          "2.5e9",
-          "1e19",
-          "9.223372036854776E18",
-          "1e400",
-          "-1e400",
-          "0.0",
-          "-0.0",
-          "768",
-          "15",
-          "true",
-          "false",
-          "{}",
-          "{\"a\":1}",
-          "[]",
-          "[\"RUNNING\"]",
-          "[\"COMPLETING\",\"CANCELLED\"]",
-          "[\"PENDING\",\"REQUEUED\"]",
-          "[1,2]",
-          "{\"set\":true,\"infinite\":false,\"number\":5}",
-          "{\"set\":false,\"infinite\":false,\"number\":5}",
-          "{\"set\":true,\"infinite\":true,\"number\":0}",
-          "{\"set\":true,\"number\":1.5e3}",
-          "{\"status\":[\"SIGNALED\"],\"signal\":{\"id\":9}}",
-          "{\"status\":[\"EXITED\"],\"return_code\":3}",
-          "{\"status\":[\"PENDING\"],\"return_code\":{\"set\":true,\"number\":0}}",
-          "\"42\"",
-          "\"1.5\"",
-          "\"\\u00e9t\\u00e9\"",
-          "\"\\ud83d\\ude00\"",
-          "\"\\ud800\"",
-          "\"caf\u00e9 \ud83d\ude00\"",
-          "\"tab\\there\"",
-          "\"a\\/b\"");
-
   /** A variant: what was changed, and the body. */
   public record Variant(String name, byte[] body) {
     public String text() {
@@ -199,58 +132,16 @@ public final class JobListingVariants {
   }
 
   private static void errorsAndWarnings(ObjectNode root, List<Variant> out) {
-    List<String> errors =
-        List.of(
-            "[]",
-            "[{\"error_number\":0}]",
-            "[{\"error_number\":2017,\"error\":\"Invalid job\"}]",
-            "[{\"errno\":-1,\"error\":\"Unspecified error\"}]",
-            "[{\"error_code\":5}]",
-            "[{\"error_number\":null,\"errno\":3}]",
-            "[{\"error_number\":\"7\",\"errno\":0}]",
-            "[{\"error_number\":1.5}]",
-            "[{\"error_number\":0.4}]",
-            "[{\"error_number\":1e10}]",
-            "[{\"error_number\":99999999999}]",
-            "[{\"error_number\":{\"set\":true,\"number\":5}}]",
-            "[{\"error_number\":0},{\"description\":\"x\",\"error_number\":1007}]",
-            "[{\"error_number\":2042,\"errno\":0}]",
-            "[{\"error_number\":-1}]",
-            "[{\"error_number\":6001,\"description\":\"expired\"}]",
-            "[{\"error_number\":1800}]",
-            "[{\"error_number\":2,\"error_number\":0}]",
-            "[{\"error_number\":0,\"error_number\":9}]",
-            "{\"a\":{\"errno\":1},\"a\":{\"errno\":0}}",
-            "{\"a\":{\"errno\":0},\"b\":{\"errno\":2}}",
-            "\"text\"",
-            "1",
-            "null",
-            "[1,\"a\",null,[],[{\"errno\":1}]]",
-            "[{\"description\":\"only text\"}]");
-    for (String e : errors) {
+    for (String e : OddJson.ERRORS) {
       out.add(raw("errors=" + e, root, r -> r.put("errors", "@RAW@"), e));
     }
     out.add(marked("errors again, failing", root, false, ",\"errors\":[{\"errno\":5}]"));
-    List<String> warnings =
-        List.of(
-            "[{\"description\":\"No job changes since update_time[1763700000]\"}]",
-            "[{\"description\":\"something else\"}]",
-            "[\"No job changes\"]",
-            "\"x\"",
-            "null");
-    for (String w : warnings) {
+    for (String w : OddJson.WARNINGS) {
       out.add(raw("warnings=" + w, root, r -> r.put("warnings", "@RAW@"), w));
       out.add(
           raw("no jobs, warnings=" + w, root, r -> r.put("warnings", "@RAW@").putArray("jobs"), w));
     }
-    for (String u :
-        List.of(
-            "null",
-            "0",
-            "12345",
-            "{\"set\":false,\"infinite\":false,\"number\":5}",
-            "{\"set\":true,\"infinite\":true,\"number\":5}",
-            "\"x\"")) {
+    for (String u : OddJson.LAST_UPDATES) {
       out.add(raw("last_update=" + u, root, r -> r.put("last_update", "@RAW@"), u));
       out.add(
           raw(
@@ -274,7 +165,7 @@ public final class JobListingVariants {
   private static void fields(ObjectNode root, List<Variant> out) {
     for (String f : FIELDS) {
       out.add(edit("first job without " + f, root, r -> firstJob(r).remove(f)));
-      for (String v : VALUES) {
+      for (String v : OddJson.VALUES) {
         out.add(raw(f + "=" + v, root, r -> firstJob(r).put(f, "@RAW@"), v));
       }
     }
@@ -293,7 +184,7 @@ public final class JobListingVariants {
             ((ObjectNode) j).remove(f);
           } else {
             ((ObjectNode) j).put(f, "@RAW" + raws.size() + "@");
-            raws.add(VALUES.get(rnd.nextInt(VALUES.size())));
+            raws.add(OddJson.VALUES.get(rnd.nextInt(OddJson.VALUES.size())));
           }
         }
       }
@@ -313,20 +204,7 @@ public final class JobListingVariants {
         new Variant(
             "byte order mark", concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, plain)));
     out.add(new Variant("UTF-16", body.getBytes(StandardCharsets.UTF_16LE)));
-    List<byte[]> bad =
-        List.of(
-            bytes(0xC3, 0x28),
-            bytes(0xC0, 0xAF),
-            bytes(0xC1, 0xAA),
-            bytes(0xE0, 0x80, 0xAF),
-            bytes(0xED, 0xA0, 0x80),
-            bytes(0xF4, 0x90, 0x80, 0x80),
-            bytes(0xF5, 0x80, 0x80, 0x80),
-            bytes(0x80),
-            bytes(0xFF),
-            bytes(0xE2, 0x82),
-            bytes(0xC3, 0xA9),
-            bytes(0xF0, 0x9F, 0x98, 0x80));
+    List<byte[]> bad = OddJson.BYTES;
     for (int i = 0; i < bad.size(); i++) {
       for (String key : List.of("name", "comment", "nodes", "job_state", "standard_output", "zz")) {
         ObjectNode copy = root.deepCopy();
@@ -356,27 +234,7 @@ public final class JobListingVariants {
     for (String tail : List.of(" trailing", "}", ",", "{\"jobs\":5}", "]")) {
       out.add(new Variant("followed by " + tail, utf8(fixture + tail)));
     }
-    for (String s :
-        List.of(
-            "",
-            "   ",
-            "null",
-            "[]",
-            "[1,2",
-            "123",
-            "123abc",
-            "\"str\"",
-            "{",
-            "<html>",
-            "{\"jobs\":[}",
-            "{\"jobs\":[{\"job_id\":1,}]}",
-            "{\"jobs\":[{\"job_id\":1}]",
-            "{'jobs':[]}",
-            "{\"jobs\":[]} x",
-            "{\"jobs\":[NaN]}",
-            "{\"jobs\":[{\"job_id\":01}]}",
-            "{\"jobs\":[{\"name\":\"a\tb\"}]}",
-            "{\"jobs\":[{\"job_id\":" + "9".repeat(1001) + "}]}")) {
+    for (String s : OddJson.BODIES) {
       out.add(new Variant("body " + s, utf8(s)));
     }
     out.add(new Variant("leading junk", utf8("x" + fixture)));
@@ -430,7 +288,7 @@ public final class JobListingVariants {
     return b.toByteArray();
   }
 
-  private static byte[] bytes(int... v) {
+  static byte[] bytes(int... v) {
     byte[] b = new byte[v.length];
     for (int i = 0; i < v.length; i++) {
       b[i] = (byte) v[i];
@@ -447,33 +305,5 @@ public final class JobListingVariants {
 
   static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /**
-   * {@code fixture}'s jobs repeated to {@code count} jobs with ids from 1000 (and names to match).
-   */
-  public static String replicate(String fixture, int count) {
-    ObjectNode root = (ObjectNode) tree(fixture);
-    ArrayNode jobs = (ArrayNode) root.get("jobs");
-    List<JsonNode> originals = new ArrayList<>();
-    jobs.forEach(originals::add);
-    jobs.removeAll();
-    for (int i = 0; i < count; i++) {
-      ObjectNode j = ((ObjectNode) originals.get(i % originals.size())).deepCopy();
-      j.put("job_id", 1000 + i);
-      j.put("name", "tandem-pod-u" + i);
-      j.put("comment", "tandem.dev/pod-uid=u" + i);
-      jobs.add(j);
-    }
-    return prettySlurm(root);
-  }
-
-  /** Pretty-printed with {@code \/} escapes, as 22.05's slurmrestd writes. */
-  private static String prettySlurm(ObjectNode root) {
-    try {
-      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root).replace("/", "\\/");
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

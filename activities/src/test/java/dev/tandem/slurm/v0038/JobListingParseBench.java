@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.slurm.SlurmTransport.Response;
 import dev.tandem.slurm.modern.ModernTreeJobs;
 import dev.tandem.slurm.testing.Fixtures;
-import dev.tandem.slurm.testing.JobListingVariants;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -46,9 +45,7 @@ public final class JobListingParseBench {
     System.out.printf(
         Locale.ROOT, "%-44s %9s %9s %12s%n", "listing / reader", "KiB", "ms", "KiB alloc");
 
-    byte[] v38 =
-        utf8(
-            JobListingVariants.replicate(Fixtures.text("v0.0.38", "jobs-placeholders.json"), jobs));
+    byte[] v38 = utf8(Fixtures.replicate(Fixtures.text("v0.0.38", "jobs-placeholders.json"), jobs));
     check(V0038TreeJobs.read(text(v38), "t"), V0038Jobs.read(Response.utf8(200, v38), "t").jobs());
     String l38 = "v0.0.38, " + jobs + " jobs";
     row(l38 + ": tree (String + readTree)", v38, runs, () -> V0038TreeJobs.read(text(v38), "t"));
@@ -64,7 +61,7 @@ public final class JobListingParseBench {
         runs,
         () -> V0038Jobs.read(new Response(200, s38), "t").jobs());
 
-    byte[] v44 = utf8(JobListingVariants.replicate(Fixtures.text("v0.0.44", "jobs.json"), jobs));
+    byte[] v44 = utf8(Fixtures.replicate(Fixtures.text("v0.0.44", "jobs.json"), jobs));
     String l44 = "v0.0.44, " + jobs + " jobs";
     check(
         ModernTreeJobs.listing("t", new Response(200, text(v44)), null),

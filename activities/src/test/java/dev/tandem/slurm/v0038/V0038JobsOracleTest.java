@@ -8,6 +8,7 @@ import dev.tandem.slurm.testing.Fixtures;
 import dev.tandem.slurm.testing.JobListingVariants;
 import dev.tandem.slurm.testing.JobListingVariants.Variant;
 import dev.tandem.slurm.testing.Outcomes;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,8 @@ class V0038JobsOracleTest {
       List<Variant> variants = new ArrayList<>(JobListingVariants.of(fixture, name.hashCode()));
       if (name.equals("jobs-placeholders.json")) {
         variants.add(
-            new Variant("800 jobs", JobListingVariants.replicate(fixture, 800).getBytes()));
+            new Variant(
+                "800 jobs", Fixtures.replicate(fixture, 800).getBytes(StandardCharsets.UTF_8)));
       }
       for (Variant v : variants) {
         Object expected = Outcomes.of(() -> V0038TreeJobs.read(v.text(), CTX));
