@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -76,11 +78,11 @@ public final class HttpSlurmTransport implements SlurmTransport {
     }
     long start = System.nanoTime();
     try {
-      HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
       if (LOG.isDebugEnabled()) {
         LOG.debug("{} -> {} in {} ms", what, r.statusCode(), (System.nanoTime() - start) / 1e6);
       }
-      return new Response(r.statusCode(), r.body() == null ? "" : r.body());
+      return response(r.statusCode(), r.headers(), r.body());
     } catch (HttpTimeoutException e) {
       throw new SlurmUnavailableException(
           "slurmrestd at " + base + " did not answer " + what + " within " + timeoutFor(e), e);
@@ -98,6 +100,35 @@ public final class HttpSlurmTransport implements SlurmTransport {
       Thread.currentThread().interrupt();
       throw new SlurmUnavailableException("interrupted during " + what + " to " + base, e);
     }
+  }
+
+  /**
+   * The body stays bytes: adapters parse large listings from them without a String copy ({@link
+   * Response#jsonParser}). A body declared in another charset than UTF-8 (slurmrestd declares none;
+   * JSON is UTF-8) is decoded here, with the charset {@code BodyHandlers.ofString()} would use.
+   */
+  static Response response(int status, HttpHeaders headers, byte[] body) {
+    byte[] b = body == null ? new byte[0] : body;
+    Charset cs = charset(headers.firstValue("Content-Type").orElse(""));
+    return cs.equals(StandardCharsets.UTF_8)
+        ? Response.utf8(status, b)
+        : new Response(status, new String(b, cs));
+  }
+
+  /** The {@code charset} parameter of a Content-Type; UTF-8 when absent or unknown. */
+  static Charset charset(String contentType) {
+    for (String param : contentType.split("[;,]")) {
+      int eq = param.indexOf('=');
+      if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("charset")) {
+        String name = param.substring(eq + 1).trim().replace("\"", "");
+        try {
+          return Charset.forName(name);
+        } catch (IllegalArgumentException e) {
+          return StandardCharsets.UTF_8;
+        }
+      }
+    }
+    return StandardCharsets.UTF_8;
   }
 
   private String timeoutFor(HttpTimeoutException e) {

@@ -1,7 +1,6 @@
 package dev.tandem.slurm.bench;
 
 import dev.tandem.slurm.SlurmTransport;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,9 +21,7 @@ public final class CountingTransport implements SlurmTransport {
   public Response send(Request request) {
     requests.incrementAndGet();
     Response r = delegate.send(request);
-    if (r.body() != null) {
-      bytes.addAndGet(r.body().getBytes(StandardCharsets.UTF_8).length);
-    }
+    bytes.addAndGet(r.utf8Length());
     return r;
   }
 

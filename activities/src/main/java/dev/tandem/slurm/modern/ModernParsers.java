@@ -88,6 +88,10 @@ public final class ModernParsers {
         Json.text(n.get("version")));
   }
 
+  /**
+   * A job record. Listings hand it only the fields in {@link ModernJobs#FIELDS} (the rest is
+   * skipped unread): a field read here must be named there too.
+   */
   public static SlurmJob job(JsonNode j) {
     Long id = Json.number(j.get("job_id"));
     if (id == null || id <= 0) {

@@ -296,18 +296,10 @@ public abstract class ModernSlurmClient implements SlurmClient {
     if (since != null && r.status() == 304) {
       return Listing.unchanged(since);
     }
-    JsonNode body = Responses.requireOk(ctx, r);
-    JsonNode jobs = body.path("jobs");
-    Instant lastUpdate = Json.instant(body.get("last_update"));
-    if (since != null && jobs.isEmpty() && (lastUpdate == null || Responses.noJobChanges(body))) {
-      // 24.05/25.11 answer "unchanged" with 200, "jobs": [], no last_update and the warning
-      // "No job changes since update_time[...]". A real listing always carries last_update.
-      return Listing.unchanged(since);
-    }
-    return new Listing<>(
-        true,
-        Responses.parseAll(ctx, Responses.list(ctx, body, "jobs"), ModernParsers::job),
-        lastUpdate);
+    // 24.05/25.11 answer "unchanged" with 200, "jobs": [], no last_update and the warning "No
+    // job changes since update_time[...]"; a real listing always carries last_update. The listing
+    // is read as a token stream (ModernJobs): it holds every job slurmctld keeps.
+    return ModernJobs.listing(ctx, r, since);
   }
 
   /** See {@link ModernCancel} (Slurm error 1 from 25.11 is slurmctld not answering). */

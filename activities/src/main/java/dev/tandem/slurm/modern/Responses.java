@@ -21,7 +21,11 @@ final class Responses {
     if (!r.ok()) {
       throw SlurmErrors.toException(ctx, r.status(), parseQuietly(r.body()), r.body());
     }
-    JsonNode body = requireJson(ctx, r);
+    return requireNoErrors(ctx, r, requireJson(ctx, r));
+  }
+
+  /** {@code body} (the JSON of 2xx answer {@code r}), unless its {@code errors} fail it. */
+  static JsonNode requireNoErrors(String ctx, Response r, JsonNode body) {
     for (SlurmErrors.SlurmError e : SlurmErrors.errors(body)) {
       if (e.number() == 0) {
         continue; // 25.11 lists "No error" next to an unknown node
@@ -55,18 +59,21 @@ final class Responses {
 
   /** The body as a JSON object; anything else (empty, HTML, a list) is an unusable answer. */
   static JsonNode requireJson(String ctx, Response r) {
-    String b = r.body();
     // An empty answer to a read is not "no nodes": callers would take every node for gone.
-    JsonNode body = parseQuietly(b);
+    JsonNode body = parseQuietly(r.body());
     if (body == null || !body.isObject()) {
-      throw new SlurmUnavailableException(
-          ctx
-              + ": slurmrestd answered HTTP "
-              + r.status()
-              + " with a body that is not a JSON object: "
-              + SlurmErrors.shortBody(b));
+      throw notAnObject(ctx, r);
     }
     return body;
+  }
+
+  static SlurmUnavailableException notAnObject(String ctx, Response r) {
+    return new SlurmUnavailableException(
+        ctx
+            + ": slurmrestd answered HTTP "
+            + r.status()
+            + " with a body that is not a JSON object: "
+            + SlurmErrors.shortBody(r.body()));
   }
 
   static JsonNode parseQuietly(String body) {
@@ -123,9 +130,13 @@ final class Responses {
   static JsonNode list(String ctx, JsonNode body, String key) {
     JsonNode a = body.get(key);
     if (a == null || !a.isArray()) {
-      throw new SlurmUnavailableException(
-          ctx + ": slurmrestd answered without a \"" + key + "\" list" + errorText(body));
+      throw noList(ctx, body, key);
     }
     return a;
+  }
+
+  static SlurmUnavailableException noList(String ctx, JsonNode body, String key) {
+    return new SlurmUnavailableException(
+        ctx + ": slurmrestd answered without a \"" + key + "\" list" + errorText(body));
   }
 }

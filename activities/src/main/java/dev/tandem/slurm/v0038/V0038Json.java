@@ -2,8 +2,6 @@ package dev.tandem.slurm.v0038;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tandem.slurm.Hostlist;
-import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmUnavailableException;
 import java.io.IOException;
@@ -14,15 +12,18 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** Reads slurmrestd 22.05 (openapi v0.0.38) JSON into Tandem's version-neutral records. */
+/**
+ * Reads slurmrestd 22.05 (openapi v0.0.38) JSON into Tandem's version-neutral records. Job answers
+ * are read as a token stream by {@link V0038Jobs} (they are large), with the helpers' meanings.
+ */
 final class V0038Json {
   static final ObjectMapper JSON = new ObjectMapper();
 
   /** Slurm's NO_VAL and INFINITE for 32-bit fields: "not set" and "no limit". */
-  private static final long NO_VAL32 = 0xFFFFFFFEL;
+  static final long NO_VAL32 = 0xFFFFFFFEL;
 
   /** States in which a job's start/end times are Slurm's estimates, not facts. */
-  private static final Set<String> NOT_ENDED =
+  static final Set<String> NOT_ENDED =
       Set.of("PENDING", "RUNNING", "SUSPENDED", "CONFIGURING", "REQUEUED", "RESIZING");
 
   private V0038Json() {}
@@ -81,58 +82,13 @@ final class V0038Json {
     return out;
   }
 
-  static SlurmJob job(JsonNode j) {
-    String state = upper(text(j, "job_state"));
-    state = state == null ? "UNKNOWN" : state;
-    String nodes = text(j, "nodes");
-    boolean ended = !NOT_ENDED.contains(state);
-    long limit = number(j, "time_limit", -1);
-    return new SlurmJob(
-        number(j, "job_id", 0),
-        text(j, "name"),
-        text(j, "comment"),
-        state,
-        Set.of(),
-        text(j, "state_reason"),
-        nodes,
-        Hostlist.expand(nodes),
-        text(j, "partition"),
-        text(j, "account"),
-        text(j, "qos"),
-        text(j, "user_name"),
-        (int) number(j, "restart_cnt", 0),
-        instant(j, "submit_time"),
-        "PENDING".equals(state) ? null : instant(j, "start_time"),
-        ended ? instant(j, "end_time") : null,
-        instant(j, "preempt_time"),
-        limit < 0 || limit >= NO_VAL32 ? null : limit,
-        j.hasNonNull("exit_code") && j.get("exit_code").canConvertToInt()
-            ? exitCode(j.get("exit_code").asInt())
-            : null);
-  }
-
   /**
-   * 22.05 reports the raw wait status ({@code exit 3} is 768, SIGTERM is 15); {@link SlurmJob}
+   * 22.05 reports the raw wait status ({@code exit 3} is 768, SIGTERM is 15); {@code SlurmJob}
    * speaks the shell convention, as the v0.0.41+ adapters do: the return code, or 128+signal.
    */
   static int exitCode(int waitStatus) {
     int signal = waitStatus & 0x7f;
     return signal != 0 ? 128 + signal : (waitStatus >> 8) & 0xff;
-  }
-
-  /** Every job of a listing; as {@link #nodes}, a listing that cannot be read whole fails. */
-  static List<SlurmJob> jobs(JsonNode root, String context) {
-    List<SlurmJob> out = new ArrayList<>();
-    for (JsonNode j : list(root, "jobs", context)) {
-      try {
-        out.add(job(j));
-      } catch (IllegalArgumentException e) {
-        // A node list Tandem cannot expand: which nodes the job holds is unknown.
-        throw new SlurmUnavailableException(
-            context + ": slurmrestd answered an unreadable job: " + e.getMessage(), e);
-      }
-    }
-    return out;
   }
 
   private static JsonNode list(JsonNode root, String key, String context) {
@@ -171,10 +127,6 @@ final class V0038Json {
 
   private static String lower(String s) {
     return s == null ? "unknown" : s.toLowerCase(Locale.ROOT);
-  }
-
-  private static String upper(String s) {
-    return s == null ? null : s.toUpperCase(Locale.ROOT);
   }
 
   private static Set<String> upperSet(JsonNode arr) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.SlurmTransport.Response;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.time.Instant;
@@ -24,6 +25,11 @@ class V0038JsonTest {
             V0038Json.parse(FakeSlurmTransport.resource("/slurm/v0.0.38/nodes.json"), "t"), "t")
         .stream()
         .collect(Collectors.toMap(SlurmNode::name, n -> n));
+  }
+
+  /** Jobs are read as a token stream (V0038Jobs); V0038JobsOracleTest holds it to the tree. */
+  private static List<SlurmJob> jobs(String body) {
+    return V0038Jobs.read(new Response(200, body), "t").jobs();
   }
 
   @Test
@@ -53,12 +59,7 @@ class V0038JsonTest {
 
   @Test
   void parsesARunningJob() {
-    SlurmJob j =
-        V0038Json.jobs(
-                V0038Json.parse(
-                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json"), "t"),
-                "t")
-            .get(0);
+    SlurmJob j = jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json")).get(0);
     assertEquals("RUNNING", j.state());
     assertEquals("canned-run", j.name());
     assertEquals("c1", j.comment());
@@ -84,12 +85,7 @@ class V0038JsonTest {
 
   @Test
   void parsesACancelledJob() {
-    SlurmJob j =
-        V0038Json.jobs(
-                V0038Json.parse(
-                    FakeSlurmTransport.resource("/slurm/v0.0.38/job-cancelled.json"), "t"),
-                "t")
-            .get(0);
+    SlurmJob j = jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-cancelled.json")).get(0);
     assertEquals("CANCELLED", j.state());
     assertEquals(143, j.exitCode(), "raw wait status 15 (SIGTERM): 128 + 15");
     assertTrue(j.endTime() != null);
@@ -107,7 +103,7 @@ class V0038JsonTest {
             .put("start_time", 1_800_000_000L)
             .putNull("exit_code")
             .put("nodes", "");
-    SlurmJob j = V0038Json.job(n);
+    SlurmJob j = jobs("{\"jobs\":[" + n + "]}").get(0);
     assertEquals("PENDING", j.state());
     assertNull(j.timeLimitMinutes(), "INFINITE");
     assertNull(j.startTime(), "a pending job's start_time is an estimate");
