@@ -90,7 +90,8 @@ final class DisruptionBudgets {
   }
 
   /** After a write to a pod or a budget in {@code namespace}: writes the statuses that changed. */
-  void refresh(ResourceType t, String namespace) {
+  void refresh(ResourceType t, ObjectNode old, ObjectNode now) {
+    String namespace = Json.text(now != null ? now : old, "metadata", "namespace");
     boolean relevant =
         (t.group().isEmpty() && t.plural().equals("pods"))
             || (t.group().equals("policy") && t.plural().equals("poddisruptionbudgets"));
