@@ -1,15 +1,10 @@
 package dev.tandem.devstack.api;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,17 +14,17 @@ import org.slf4j.LoggerFactory;
  * store ({@code map}, {@code findResource}, {@code getKey}), {@code processEvent} (store update and
  * CRD registration) and {@code requestResourceVersion}. Its own request handlers and watch
  * listeners are never reached: {@link #dispatch} replaces them. {@code MockContractTest} pins the
- * mock behaviour this relies on.
+ * mock behaviour this relies on. The map, and the index of parsed objects kept in step with it, are
+ * {@link IndexedCrudDispatcher}'s.
  *
  * <p>Locking: one read/write lock; reads take the read lock, writes the write lock, and watch
  * events are sent while the write lock is held so that every watcher sees changes in
  * resourceVersion order. Requests arrive on Vert.x event-loop threads, so sends to WebSockets there
  * never block; the {@link GarbageCollector} runs its work on those event loops for the same reason.
  */
-final class LocalApiDispatcher extends KubernetesCrudDispatcher {
+final class LocalApiDispatcher extends IndexedCrudDispatcher {
   private static final Logger log = LoggerFactory.getLogger(LocalApiDispatcher.class);
 
-  final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final AtomicLong lastRv = new AtomicLong();
 
   /** Requests from Tandem's own clients (User-Agent {@code tandem/...}), for benchmarks. */
@@ -140,11 +135,6 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
-  /** The mock's map (protected in {@code CrudDispatcher}); only used under {@link #lock}. */
-  Map<AttributeSet, String> storage() {
-    return map;
-  }
-
   long nextRv() {
     long v = requestResourceVersion();
     lastRv.set(v);
@@ -153,11 +143,5 @@ final class LocalApiDispatcher extends KubernetesCrudDispatcher {
 
   long currentRv() {
     return lastRv.get();
-  }
-
-  /** Writes (or with null removes) through the mock's own event path. */
-  void write(String path, AttributeSet oldKey, ObjectNode newObject) {
-    processEvent(
-        path, getKey(path), oldKey, null, newObject == null ? null : Json.write(newObject));
   }
 }

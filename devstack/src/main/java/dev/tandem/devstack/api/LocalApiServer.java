@@ -54,6 +54,8 @@ public final class LocalApiServer implements AutoCloseable {
   private final ApiFaults faults;
   private final KubeVersion version;
   private final GarbageCollector gc;
+  private final Store store;
+  private final DisruptionBudgets budgets;
 
   private LocalApiServer(int requestedPort, int watchWindow, KubeVersion version)
       throws IOException {
@@ -71,7 +73,7 @@ public final class LocalApiServer implements AutoCloseable {
     WatchHub hub = new WatchHub(dispatcher.lock, timer, watchWindow);
     faults = new ApiFaults(hub::dropAll);
     dispatcher.setFaults(faults);
-    Store store = new Store(dispatcher, catalog, hub);
+    store = new Store(dispatcher, catalog, hub);
     hub.setStore(store);
     Writes writes = new Writes(store, catalog, version);
     Deletes deletes = new Deletes(store, catalog);
@@ -79,8 +81,7 @@ public final class LocalApiServer implements AutoCloseable {
     gc = new GarbageCollector(dispatcher.lock.writeLock());
     store.setGarbageCollector(gc);
     gc.start(new GcAttempts(store, catalog, deletes, gc));
-    DisruptionBudgets budgets =
-        new DisruptionBudgets(store, catalog, timer, dispatcher.lock.writeLock());
+    budgets = new DisruptionBudgets(store, catalog, timer, dispatcher.lock.writeLock());
     store.setBudgets(budgets);
     Subresources subs = new Subresources(store, catalog, writes, deletes, budgets);
     int[] boundPort = new int[1];
@@ -197,6 +198,21 @@ public final class LocalApiServer implements AutoCloseable {
    */
   public long tandemRequests() {
     return dispatcher.tandemRequests.get();
+  }
+
+  /** The dispatcher (its lock, the mock's map and the index), for tests in this package. */
+  LocalApiDispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /** The typed store, for tests in this package (hold the dispatcher's lock). */
+  Store store() {
+    return store;
+  }
+
+  /** The disruption controller, for tests in this package. */
+  DisruptionBudgets budgets() {
+    return budgets;
   }
 
   /** A client owned by the server (closed with it). */

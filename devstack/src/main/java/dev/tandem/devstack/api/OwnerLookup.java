@@ -109,10 +109,8 @@ final class OwnerLookup {
   /** Every object with an owner reference to {@code uid}. */
   List<Found> dependents(String uid) {
     List<Found> out = new ArrayList<>();
-    for (Map.Entry<ResourceType, Stored> e : store.scan(uid)) {
-      if (Ref.of(e.getValue().obj()).stream().anyMatch(r -> r.uid().equals(uid))) {
-        out.add(new Found(e.getKey(), e.getValue()));
-      }
+    for (Map.Entry<ResourceType, Stored> e : store.dependentsOf(uid)) {
+      out.add(new Found(e.getKey(), e.getValue()));
     }
     return out;
   }

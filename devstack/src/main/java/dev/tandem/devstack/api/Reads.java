@@ -38,8 +38,13 @@ final class Reads {
     FieldSelector fields = FieldSelector.parse(req.param("fieldSelector"), t);
     String start = decodeContinue(req.param("continue"));
     long limit = parseLimit(req.param("limit"));
+    // A metadata.name term (a pod's own LIST, as the scheduler's binder makes per bind) pins the
+    // candidates to one per namespace: a lookup each instead of a walk over every object.
+    String name = fields.pinnedName();
+    List<Stored> candidates =
+        name != null ? store.named(t, req.namespace, name) : store.list(t, req.namespace);
     List<ObjectNode> matching = new ArrayList<>();
-    for (Stored s : store.list(t, req.namespace)) {
+    for (Stored s : candidates) {
       if (start != null && key(s).compareTo(start) <= 0) {
         continue;
       }

@@ -1,7 +1,8 @@
 package dev.tandem.devstack.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.mockwebserver.crud.Attribute;
+import dev.tandem.devstack.api.StoreIndex.TypeKey;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,9 +10,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Typed access to the mock's keyed store. Every write gets a fresh resourceVersion and is published
- * to the watch hub (DELETED events carry the deleting resourceVersion, as on a real server).
- * Callers hold the dispatcher's lock: reads at least the read lock, writes the write lock.
+ * Typed access to the mock's keyed store, read through the dispatcher's {@link StoreIndex}. Every
+ * write gets a fresh resourceVersion and is published to the watch hub (DELETED events carry the
+ * deleting resourceVersion, as on a real server). Callers hold the dispatcher's lock: reads at
+ * least the read lock, writes the write lock.
+ *
+ * <p>The objects handed out are the index's trees themselves, shared by every reader and the watch
+ * window: a caller never changes one, it derives a new state from a {@code deepCopy()}. (The tree a
+ * caller writes is its own: the index parses the stored JSON.)
  */
 final class Store {
   /** A stored object and the mock's key for it (needed to replace or remove it). */
@@ -59,67 +65,68 @@ final class Store {
     this.gc = gc;
   }
 
+  ResourceCatalog catalog() {
+    return catalog;
+  }
+
   long currentRv() {
     return d.currentRv();
   }
 
+  /**
+   * The object, from the index (no scan, no parse). The tree is shared: change a deepCopy. For a
+   * cluster-scoped type the namespace is ignored; null for a namespaced one means any namespace.
+   */
   Stored get(ResourceType t, String namespace, String name) {
-    AttributeSet q = query(t, namespace).add(new Attribute("name", name));
-    for (Map.Entry<AttributeSet, String> e : d.storage().entrySet()) {
-      if (matches(e.getKey(), q, t)) {
-        return new Stored(e.getKey(), Json.stored(e.getValue()));
-      }
-    }
-    return null;
+    return d.index().get(TypeKey.of(t), t.namespaced() ? namespace : null, name);
   }
 
   /** All objects of a type, in a namespace or (null) everywhere, sorted by namespace/name. */
   List<Stored> list(ResourceType t, String namespace) {
-    AttributeSet q = query(t, namespace);
-    List<Stored> out = new ArrayList<>();
-    for (Map.Entry<AttributeSet, String> e : d.storage().entrySet()) {
-      if (matches(e.getKey(), q, t)) {
-        out.add(new Stored(e.getKey(), Json.stored(e.getValue())));
-      }
-    }
-    out.sort(BY_KEY);
-    return out;
+    return d.index().list(TypeKey.of(t), t.namespaced() ? namespace : null);
   }
 
-  /** Every stored object whose JSON mentions {@code needle} (a cheap pre-filter for GC). */
-  List<Map.Entry<ResourceType, Stored>> scan(String needle) {
+  /** The objects of a type with this name, in a namespace or (null) everywhere, sorted. */
+  List<Stored> named(ResourceType t, String namespace, String name) {
+    return d.index().named(TypeKey.of(t), t.namespaced() ? namespace : null, name);
+  }
+
+  /**
+   * Every stored object with an owner reference to {@code uid} (the garbage collector's
+   * dependents), read from the parsed objects' {@code ownerReferences}: cheaper than searching
+   * every JSON string for the uid, as this once did, and without the false hits that search had to
+   * filter out.
+   */
+  List<Map.Entry<ResourceType, Stored>> dependentsOf(String uid) {
     List<Map.Entry<ResourceType, Stored>> out = new ArrayList<>();
-    for (Map.Entry<AttributeSet, String> e : d.storage().entrySet()) {
-      if (!e.getValue().contains(needle)) {
-        continue;
-      }
-      ObjectNode obj = Json.stored(e.getValue());
-      ResourceType t = typeOf(e.getKey());
-      if (t != null) {
-        out.add(Map.entry(t, new Stored(e.getKey(), obj)));
-      }
-    }
+    d.index()
+        .forEach(
+            s -> {
+              for (JsonNode r : s.obj().path("metadata").path("ownerReferences")) {
+                if (uid.equals(r.path("uid").asText())) {
+                  ResourceType t = typeOf(s.key());
+                  if (t != null) {
+                    out.add(Map.entry(t, s));
+                  }
+                  return;
+                }
+              }
+            });
     return out;
   }
 
   private ResourceType typeOf(AttributeSet key) {
-    Attribute api = key.getAttribute("api");
-    Attribute version = key.getAttribute("version");
-    Attribute plural = key.getAttribute("plural");
-    if (version == null || plural == null) {
-      return null;
-    }
-    String group = api == null ? "" : api.getValues().get(0).toString();
-    return catalog
-        .find(group, version.getValues().get(0).toString(), plural.getValues().get(0).toString())
-        .orElse(null);
+    StoreIndex.Ident id = StoreIndex.Ident.of(key);
+    return id == null
+        ? null
+        : catalog.find(id.type().group(), id.type().version(), id.type().plural()).orElse(null);
   }
 
   void create(ResourceType t, ObjectNode obj) {
     Json.meta(obj).put("resourceVersion", String.valueOf(d.nextRv()));
     d.write(path(t, obj), null, obj);
     watches.publish(t, null, obj, currentRv());
-    afterWrite(t, obj);
+    afterWrite(t, null, obj);
     observed(t, null, obj);
   }
 
@@ -127,7 +134,7 @@ final class Store {
     Json.meta(obj).put("resourceVersion", String.valueOf(d.nextRv()));
     d.write(path(t, obj), old.key(), obj);
     watches.publish(t, old.obj(), obj, currentRv());
-    afterWrite(t, obj);
+    afterWrite(t, old.obj(), obj);
     observed(t, old.obj(), obj);
   }
 
@@ -137,7 +144,7 @@ final class Store {
     Json.meta(gone).put("resourceVersion", String.valueOf(d.nextRv()));
     d.write(path(t, old.obj()), old.key(), null);
     watches.publish(t, gone, null, currentRv());
-    afterWrite(t, gone);
+    afterWrite(t, gone, null);
     observed(t, gone, null);
     return gone;
   }
@@ -148,35 +155,17 @@ final class Store {
     }
   }
 
-  private void afterWrite(ResourceType t, ObjectNode obj) {
+  private void afterWrite(ResourceType t, ObjectNode old, ObjectNode now) {
     if (t.kind().equals("CustomResourceDefinition")) {
       catalog.setCrds(list(t, null).stream().map(Stored::obj).toList());
     }
     if (budgets != null) {
-      budgets.refresh(t, Json.text(obj, "metadata", "namespace"));
+      budgets.refresh(t, old, now);
     }
   }
 
   private static String path(ResourceType t, ObjectNode obj) {
     return t.objectPath(
         Json.text(obj, "metadata", "namespace"), Json.text(obj, "metadata", "name"));
-  }
-
-  private static AttributeSet query(ResourceType t, String namespace) {
-    List<Attribute> attrs = new ArrayList<>();
-    attrs.add(new Attribute("version", t.version()));
-    attrs.add(new Attribute("plural", t.plural()));
-    if (!t.group().isEmpty()) {
-      attrs.add(new Attribute("api", t.group()));
-    }
-    if (t.namespaced() && namespace != null) {
-      attrs.add(new Attribute("namespace", namespace));
-    }
-    return new AttributeSet(attrs);
-  }
-
-  private static boolean matches(AttributeSet key, AttributeSet q, ResourceType t) {
-    // The mock's query for a core type has no "api" attribute and would also match grouped kinds.
-    return key.matches(q) && (!t.group().isEmpty() || !key.containsKey("api"));
   }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
 /** One local API per test class, with the test CRD installed. */
@@ -22,6 +23,15 @@ abstract class ApiTestBase {
     server.installCrd("test-crds/nodesets.tandem.dev.yaml");
     client = server.client();
     http = new ApiHttp(server);
+  }
+
+  /**
+   * After every test: the store's index still holds exactly the mock's map, its trees unchanged (no
+   * reader changed a shared tree), and reads answer what a scan of the map answers.
+   */
+  @AfterEach
+  void indexAgreesWithTheMap() {
+    StoreOracle.assertConsistent(server);
   }
 
   @AfterAll

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +78,77 @@ class MockContractTest {
             .findFirst()
             .orElseThrow();
     assertEquals("things", key.getAttribute("plural").getValues().get(0).toString());
+  }
+
+  /**
+   * The index computes each key from an object's apiVersion, kind, name, namespace and labels only
+   * (and hands the mock that much instead of the JSON to parse): the keys must be the very ones the
+   * mock derives from the whole JSON.
+   */
+  @Test
+  void keysAreTheOnesTheMockDerivesFromTheJson() {
+    LocalApiDispatcher local = new LocalApiDispatcher();
+    KubernetesCrudDispatcher plain = new KubernetesCrudDispatcher();
+    Map<String, String> writes = new LinkedHashMap<>();
+    writes.put(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.example.dev",
+        "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\",\"metadata\":{\"name\":\"things.example.dev\"},"
+            + "\"spec\":{\"group\":\"example.dev\",\"scope\":\"Namespaced\",\"names\":{\"plural\":\"things\",\"kind\":\"Thing\"},"
+            + "\"versions\":[{\"name\":\"v1\",\"served\":true,\"storage\":true}]}}");
+    writes.put(
+        "/api/v1/namespaces/ns/pods/p",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+            + "\"labels\":{\"a\":\"b\",\"x.io/y\":\"\"}},\"spec\":{\"containers\":[]}}");
+    writes.put(
+        "/api/v1/namespaces/ns",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns\",\"labels\":{\"k\":\"v\"}}}");
+    writes.put(
+        "/api/v1/namespaces/ns/events/e",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"e\",\"namespace\":\"ns\"},\"reason\":\"R\"}");
+    writes.put(
+        "/apis/scheduling.k8s.io/v1/priorityclasses/pc",
+        "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{\"name\":\"pc\"},\"value\":5}");
+    writes.put(
+        "/apis/policy/v1/namespaces/ns/poddisruptionbudgets/b",
+        "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{\"name\":\"b\",\"namespace\":\"ns\"}}");
+    writes.put(
+        "/apis/example.dev/v1/namespaces/ns/things/t",
+        "{\"apiVersion\":\"example.dev/v1\",\"kind\":\"Thing\",\"metadata\":{\"name\":\"t\",\"namespace\":\"ns\",\"labels\":{\"l\":\"1\"}}}");
+    writes.put(
+        "/apis/other.dev/v1/namespaces/ns/gizmos/g",
+        "{\"apiVersion\":\"other.dev/v1\",\"kind\":\"Gizmo\",\"metadata\":{\"name\":\"g\",\"namespace\":\"ns\"}}");
+    writes.forEach(
+        (path, json) -> {
+          local.write(path, null, Json.parseObject(json));
+          plain.processEvent(path, plain.getKey(path), null, null, json);
+        });
+    assertEquals(new HashSet<>(plain.getMap().keySet()), new HashSet<>(local.storage().keySet()));
+    assertEquals(writes.size(), local.index().size());
+  }
+
+  /** A write replaces what is stored under the object's identity, even given an outdated key. */
+  @Test
+  void aStaleKeyLeavesNoSecondCopy() {
+    LocalApiDispatcher d = new LocalApiDispatcher();
+    String path = "/api/v1/namespaces/ns/pods/p";
+    d.write(path, null, pod("1"));
+    AttributeSet first = d.storage().keySet().iterator().next();
+    d.write(path, first, pod("2"));
+    d.write(path, first, pod("3")); // labels are in the key: "first" is stale now
+    assertEquals(1, d.storage().size());
+    assertEquals(1, d.index().size());
+    StoreIndex.Ident id = StoreIndex.Ident.of(first);
+    assertEquals(d.storage().keySet().iterator().next(), d.index().at(id).key());
+    assertEquals("3", d.index().at(id).obj().at("/metadata/labels/v").asText());
+    d.write(path, first, null);
+    assertTrue(d.storage().isEmpty());
+    assertEquals(0, d.index().size());
+  }
+
+  private static ObjectNode pod(String label) {
+    return Json.parseObject(
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"labels\":{\"v\":\""
+            + label
+            + "\"}}}");
   }
 }
