@@ -40,7 +40,7 @@ final class EventRecorder {
       return;
     }
     try {
-      Event ev = build(e, uid(e));
+      Event ev = build(e, e.uid() != null ? e.uid() : uid(e));
       client.v1().events().inNamespace(e.namespace()).resource(ev).create();
     } catch (RuntimeException ex) {
       log.warn(

@@ -23,7 +23,11 @@ final class CounterDiff {
           "temporal_workflow_task_replay_latency_seconds_count",
           "temporal_sticky_cache_miss_total",
           "temporal_workflow_task_execution_failed_total",
-          "temporal_request_total");
+          "temporal_request_total",
+          "temporal_local_activity_execution_latency_seconds_sum",
+          "temporal_local_activity_execution_latency_seconds_count",
+          "temporal_workflow_task_schedule_to_start_latency_seconds_sum",
+          "temporal_workflow_task_execution_latency_seconds_sum");
 
   private final URI metrics;
 
@@ -89,10 +93,16 @@ final class CounterDiff {
             .replace("temporal_workflow_task_replay_latency_seconds_count", "wft_replay")
             .replace("temporal_sticky_cache_miss_total", "sticky_miss")
             .replace("temporal_workflow_task_execution_failed_total", "wft_failed")
-            .replace("temporal_request_total", "rpc");
+            .replace("temporal_request_total", "rpc")
+            .replace("temporal_local_activity_execution_latency_seconds_sum", "la_seconds")
+            .replace("temporal_local_activity_execution_latency_seconds_count", "la_count")
+            .replace("temporal_workflow_task_schedule_to_start_latency_seconds_sum", "wft_wait_s")
+            .replace("temporal_workflow_task_execution_latency_seconds_sum", "wft_run_s");
     return s.replaceAll(
-            "(namespace|task_queue|worker_type|workflow_type|exception|activity_type|client_name)=\"[^\"]*\",?",
+            "(namespace|task_queue|worker_type|workflow_type|exception|client_name|query_type"
+                + "|status_code)=\"[^\"]*\",?",
             "")
+        .replaceAll("(operation|signal_name)=\"none\",?", "")
         .replace(",}", "}")
         .replace("{}", "");
   }

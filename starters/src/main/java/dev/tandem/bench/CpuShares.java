@@ -18,7 +18,12 @@ import java.util.stream.Stream;
  */
 final class CpuShares {
   /** CPU seconds per process group, and the machine's busy seconds, at one moment. */
-  record Sample(long nanos, Map<String, Double> seconds, double machineBusy) {}
+  record Sample(
+      long nanos, Map<String, Double> seconds, Map<Long, Double> others, double[] machine) {
+    double machineBusy() {
+      return machine.length == 0 ? 0 : machine[0] + machine[1] + machine[2] + machine[3];
+    }
+  }
 
   private static final java.util.List<String> DAEMONS =
       java.util.List.of("slurmctld", "slurmrestd", "slurmd");
@@ -39,20 +44,28 @@ final class CpuShares {
     for (String daemon : DAEMONS) {
       s.put(daemon, 0.0);
     }
+    Map<Long, Double> others = new java.util.HashMap<>();
+    long self = ProcessHandle.current().pid();
     try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
       procs
           .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
           .forEach(
               p -> {
+                long pid = Long.parseLong(p.getFileName().toString());
+                if (pid == self || pid == workerPid) {
+                  return;
+                }
                 String comm = comm(p);
                 if (comm != null && DAEMONS.contains(comm)) {
-                  s.merge(comm, cpu(Long.parseLong(p.getFileName().toString())), Double::sum);
+                  s.merge(comm, cpu(pid), Double::sum);
+                } else {
+                  others.put(pid, cpu(pid));
                 }
               });
     } catch (IOException | RuntimeException e) {
-      return new Sample(System.nanoTime(), Map.of(), 0);
+      return new Sample(System.nanoTime(), Map.of(), Map.of(), new double[0]);
     }
-    return new Sample(System.nanoTime(), s, machineBusy());
+    return new Sample(System.nanoTime(), s, others, machine());
   }
 
   /** One line: CPU seconds by group between {@code a} and {@code b}, and per item. */
@@ -68,15 +81,34 @@ final class CpuShares {
       total += d;
       groups.append(String.format(Locale.ROOT, ", %s %.1f", e.getKey(), d));
     }
+    // Per process: one that ended in between is left out, one that started counts from zero.
+    double others = 0;
+    for (Map.Entry<Long, Double> e : b.others().entrySet()) {
+      others += Math.max(0, e.getValue() - a.others().getOrDefault(e.getKey(), 0.0));
+    }
+    total += others;
+    groups.append(String.format(Locale.ROOT, ", other processes %.1f", others));
     int cores = Runtime.getRuntime().availableProcessors();
+    String machine = "";
+    if (a.machine().length == 4 && b.machine().length == 4) {
+      machine =
+          String.format(
+              Locale.ROOT,
+              " (machine %.0f%% busy: user %.1f s, system %.1f, interrupts %.1f, steal %.1f)",
+              100 * (b.machineBusy() - a.machineBusy()) / Math.max(1e-9, wall * cores),
+              b.machine()[0] - a.machine()[0],
+              b.machine()[1] - a.machine()[1],
+              b.machine()[2] - a.machine()[2],
+              b.machine()[3] - a.machine()[3]);
+    }
     return String.format(
         Locale.ROOT,
-        "%s CPU: %.1f s in %.1f s on %d cores (machine %.0f%% busy)%s; %.0f ms per item",
+        "%s CPU: %.1f s of processes in %.1f s on %d cores%s%s; %.0f ms per item",
         part,
         total,
         wall,
         cores,
-        100 * (b.machineBusy() - a.machineBusy()) / Math.max(1e-9, wall * cores),
+        machine,
         groups,
         items == 0 ? 0 : 1000 * total / items);
   }
@@ -97,19 +129,22 @@ final class CpuShares {
     }
   }
 
-  /** Busy seconds of all cores since boot: /proc/stat's first line without idle and iowait. */
-  private static double machineBusy() {
+  /**
+   * Seconds of all cores since boot from /proc/stat's first line: user (with nice), system, soft
+   * and hard interrupts, steal (time a VM's host ran something else).
+   */
+  private static double[] machine() {
     try {
       String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-      long busy = 0;
-      for (int i = 1; i < f.length && i <= 8; i++) {
-        if (i != 4 && i != 5) {
-          busy += Long.parseLong(f[i]);
-        }
-      }
-      return busy / ProcStats.TICKS_PER_SECOND;
+      double t = ProcStats.TICKS_PER_SECOND;
+      return new double[] {
+        (Long.parseLong(f[1]) + Long.parseLong(f[2])) / t,
+        Long.parseLong(f[3]) / t,
+        (Long.parseLong(f[6]) + Long.parseLong(f[7])) / t,
+        Long.parseLong(f[8]) / t
+      };
     } catch (IOException | RuntimeException e) {
-      return 0;
+      return new double[0];
     }
   }
 }

@@ -108,4 +108,36 @@ class PodConditionActivitiesTest extends SchedulingApiBase {
                         && "Warning".equals(e.getType())),
         events.toString());
   }
+
+  @Test
+  void anEventNamingItsUidCostsNoRead() {
+    Pod p = createPod(NS, uniqueName("event"), Map.of());
+    var reads =
+        server
+            .faults()
+            .failMatching(
+                r -> "GET".equals(r.method()) && "pods".equals(r.resource()),
+                500,
+                java.time.Duration.ofMinutes(1));
+    try {
+      activities.recordEvent(
+          new EventRequest(
+              NS,
+              "Pod",
+              p.getMetadata().getName(),
+              "Normal",
+              "Scheduled",
+              "bound",
+              p.getMetadata().getUid()));
+      assertEquals(0, reads.hits());
+    } finally {
+      reads.cancel();
+    }
+    assertTrue(
+        client.v1().events().inNamespace(NS).list().getItems().stream()
+            .anyMatch(
+                e ->
+                    p.getMetadata().getUid().equals(e.getInvolvedObject().getUid())
+                        && "Scheduled".equals(e.getReason())));
+  }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.model;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * A Kubernetes Event to record, so {@code kubectl describe} shows what Tandem did.
@@ -11,10 +12,28 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param type {@code Normal} or {@code Warning}
  * @param reason one CamelCase word
  * @param message what happened
+ * @param uid the object's uid when the caller knows it (the event then names it without the
+ *     recorder reading the object first), else null; absent from requests of older workflows
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record EventRequest(
-    String namespace, String kind, String name, String type, String reason, String message) {
+    String namespace,
+    String kind,
+    String name,
+    String type,
+    String reason,
+    String message,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String uid) {
+  public EventRequest(
+      String namespace, String kind, String name, String type, String reason, String message) {
+    this(namespace, kind, name, type, reason, message, null);
+  }
+
+  /** This request naming the object's {@code uid}. */
+  public EventRequest withUid(String objectUid) {
+    return new EventRequest(namespace, kind, name, type, reason, message, objectUid);
+  }
+
   public static EventRequest normal(NodeRef n, String reason, String message) {
     return new EventRequest(n.namespace(), "Pod", n.pod(), "Normal", reason, message);
   }

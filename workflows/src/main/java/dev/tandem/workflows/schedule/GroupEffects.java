@@ -160,7 +160,13 @@ final class GroupEffects {
     PodRequest r = m.request;
     EventRequest e =
         new EventRequest(
-            r.namespace(), "Pod", r.name(), warning ? "Warning" : "Normal", reason, message);
+            r.namespace(),
+            "Pod",
+            r.name(),
+            warning ? "Warning" : "Normal",
+            reason,
+            message,
+            r.uid());
     call(
         "record event",
         () -> {

@@ -130,7 +130,13 @@ final class ScheduleEffects {
   void event(boolean warning, String reason, String message) {
     EventRequest e =
         new EventRequest(
-            pod.namespace(), "Pod", pod.name(), warning ? "Warning" : "Normal", reason, message);
+            pod.namespace(),
+            "Pod",
+            pod.name(),
+            warning ? "Warning" : "Normal",
+            reason,
+            message,
+            pod.uid());
     call(
         "record event",
         () -> {
