@@ -11,7 +11,6 @@ import dev.tandem.workflows.model.NodeSummary;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -76,7 +75,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     rules = Rules.current();
     nodes.rules = rules;
     status.rules = rules;
-    status.async = Versions.of(Versions.ASYNC_STATUS) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -101,7 +99,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
-      Workflow.await(waitTime(), () -> dirty || status.settled());
+      Workflow.await(waitTime(), () -> dirty);
       maybeContinueAsNew();
     }
   }
@@ -260,7 +258,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
         && !Workflow.getInfo().isContinueAsNewSuggested()) {
       return;
     }
-    status.drain(); // the state carried on says what was written
     NodeSetWorkflow next = Workflow.newContinueAsNewStub(NodeSetWorkflow.class);
     next.run(new NodeSetInput(input.ref(), s.latest, input.tuning(), s));
   }

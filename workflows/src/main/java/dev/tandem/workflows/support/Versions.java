@@ -141,14 +141,6 @@ public final class Versions {
    */
   public static final String SOLE_SUBMIT = "sole-submit";
 
-  /**
-   * Version 1: the NodeSet workflow writes its status beside its loop, one write at a time, instead
-   * of waiting for each write before acting on the next reports (see {@code NodeSetStatusWriter}):
-   * a rolling update's next wave no longer waits for an activity round trip per pass. NodeSet
-   * workflow, at run start.
-   */
-  public static final String ASYNC_STATUS = "async-status";
-
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -166,8 +158,7 @@ public final class Versions {
           Map.entry(BATCHED_STARTS, 1),
           Map.entry(LOCAL_NODE_CALLS, 1),
           Map.entry(ASYNC_REPORT, 1),
-          Map.entry(SOLE_SUBMIT, 1),
-          Map.entry(ASYNC_STATUS, 1));
+          Map.entry(SOLE_SUBMIT, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -190,24 +190,7 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   @Override
   public synchronized void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
     checkKube();
-    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-    while (holdStatusWrites && System.nanoTime() < until) {
-      try {
-        wait(100); // releases the cluster's lock: everything else goes on
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
     statuses.put(ref.toString(), status);
-  }
-
-  private boolean holdStatusWrites;
-
-  /** While on, NodeSet status writes wait (at most 60 s): a slow API server for status only. */
-  public synchronized void holdStatusWrites(boolean on) {
-    holdStatusWrites = on;
-    notifyAll();
   }
 
   @Override
