@@ -94,6 +94,34 @@ final class NodeMessenger {
     return send(ref, NodeLifecycleWorkflow::resync);
   }
 
+  /**
+   * Sends one signal to each node at once ({@code Versions.PARALLEL_SIGNALS}) and waits for all:
+   * the signals leave in one workflow task. Sent one after the other, each waited for its own round
+   * trip through the server before the next left, and a rolling update's wave of 100 nodes took 100
+   * round trips (at 1,000 nodes on two cores a freed slot stayed empty for about 6 s). Answers, in
+   * the order of {@code refs}, whether each node workflow was there.
+   */
+  static List<Boolean> sendAll(
+      List<NodeRef> refs, java.util.function.Consumer<NodeLifecycleWorkflow> f) {
+    List<Promise<Void>> sent = new ArrayList<>();
+    for (NodeRef ref : refs) {
+      NodeLifecycleWorkflow w =
+          Workflow.newExternalWorkflowStub(NodeLifecycleWorkflow.class, ref.workflowId());
+      sent.add(Async.procedure(() -> f.accept(w)));
+    }
+    List<Boolean> out = new ArrayList<>();
+    for (int i = 0; i < refs.size(); i++) {
+      try {
+        sent.get(i).get();
+        out.add(true);
+      } catch (SignalExternalWorkflowException | ApplicationFailure e) {
+        log.info("node workflow {} is not running: {}", refs.get(i).workflowId(), e.getMessage());
+        out.add(false);
+      }
+    }
+    return out;
+  }
+
   private static boolean send(NodeRef ref, java.util.function.Consumer<NodeLifecycleWorkflow> f) {
     try {
       f.accept(Workflow.newExternalWorkflowStub(NodeLifecycleWorkflow.class, ref.workflowId()));

@@ -135,9 +135,18 @@ final class NodeSetNodes {
       restartMissing();
     } else if (active.size() > desired) {
       String why = "scale down from " + active.size() + " to " + desired;
-      for (Entry e : NodeSetPlanner.victims(active, desired, rules)) {
-        NodeCommand c =
-            NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
+      NodeCommand c =
+          NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
+      List<Entry> victims = NodeSetPlanner.victims(active, desired, rules);
+      if (parallel(victims)) {
+        List<Boolean> ok = NodeMessenger.sendAll(refs(victims), w -> w.delete(c));
+        for (int i = 0; i < victims.size(); i++) {
+          victims.get(i).deleteSent = ok.get(i);
+          victims.get(i).started = ok.get(i);
+        }
+        return;
+      }
+      for (Entry e : victims) {
         e.deleteSent = NodeMessenger.delete(ref(e), c);
         e.started = e.deleteSent;
       }
@@ -172,8 +181,13 @@ final class NodeSetNodes {
       targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
     }
     UpdateCommand c = new UpdateCommand(template, !onDelete, s.spec.updateDrain());
-    for (Entry e : targets) {
-      if (NodeMessenger.update(ref(e), c)) {
+    List<Boolean> sent = null;
+    if (parallel(targets)) {
+      sent = NodeMessenger.sendAll(refs(targets), w -> w.update(c));
+    }
+    for (int i = 0; i < targets.size(); i++) {
+      Entry e = targets.get(i);
+      if (sent != null ? sent.get(i) : NodeMessenger.update(ref(e), c)) {
         e.updateSentFor = rev;
         e.updateSentImmediate = !onDelete;
         e.rollDomain = domains.get(e.pod);
@@ -230,6 +244,23 @@ final class NodeSetNodes {
       }
     }
     return s.nodes.isEmpty();
+  }
+
+  /**
+   * Whether signals to these nodes leave together ({@link NodeMessenger#sendAll}). Asked only for
+   * two or more: one signal is sent the same way either way, so histories with single sends carry
+   * no marker.
+   */
+  private static boolean parallel(List<Entry> targets) {
+    return targets.size() > 1 && Versions.of(Versions.PARALLEL_SIGNALS) >= 1;
+  }
+
+  private List<NodeRef> refs(List<Entry> entries) {
+    List<NodeRef> out = new ArrayList<>();
+    for (Entry e : entries) {
+      out.add(ref(e));
+    }
+    return out;
   }
 
   /** Tracks a new node (not started yet). */

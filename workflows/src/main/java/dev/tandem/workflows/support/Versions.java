@@ -141,6 +141,13 @@ public final class Versions {
    */
   public static final String SOLE_SUBMIT = "sole-submit";
 
+  /**
+   * Version 1: the NodeSet sends the update or delete signals of one pass to its nodes all at once,
+   * in one workflow task, and then waits for them (before: one at a time, a round trip through the
+   * server each). Asked only when a pass signals two nodes or more. NodeSet workflow.
+   */
+  public static final String PARALLEL_SIGNALS = "parallel-signals";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -158,7 +165,8 @@ public final class Versions {
           Map.entry(BATCHED_STARTS, 1),
           Map.entry(LOCAL_NODE_CALLS, 1),
           Map.entry(ASYNC_REPORT, 1),
-          Map.entry(SOLE_SUBMIT, 1));
+          Map.entry(SOLE_SUBMIT, 1),
+          Map.entry(PARALLEL_SIGNALS, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -9,10 +9,12 @@ import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeRef;
+import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodRequest;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateCommand;
+import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
 import dev.tandem.workflows.testing.WorkflowTestBase;
@@ -112,6 +114,42 @@ class RecordHistoriesTest extends WorkflowTestBase {
     WorkflowStub.fromTyped(wf).getResult(Void.class);
     write("nodeset", Names.nodeSetWorkflowId(NS, "recset"));
     write("nodeset-child", Names.nodeWorkflowId(NS, "recset-0"));
+  }
+
+  /**
+   * A NodeSet of 6 rolls 3 at a time and scales down to 2 ({@code Versions.PARALLEL_SIGNALS}): a
+   * wave's update signals and the victims' delete signals leave in one task each. The same scenario
+   * recorded with the code before (signals one at a time) is nodeset-parallel-signals-v7.json.
+   */
+  @Test
+  void recordParallelSignals() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeSetWorkflow wf = startNodeSet("wide", wide(1, 6, "a"));
+    await("6 ready", 300, () -> allReady(wf, 6));
+    wf.specChanged(wide(2, 6, "b"));
+    await(
+        "rolled",
+        600,
+        () ->
+            wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision()))
+                && allReady(wf, 6));
+    wf.specChanged(wide(3, 2, "b"));
+    await("scaled down", 600, () -> wf.status().nodes().size() == 2);
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    write("nodeset-parallel-signals", Names.nodeSetWorkflowId(NS, "wide"));
+  }
+
+  private static NodeSetSpecView wide(long generation, int replicas, String revision) {
+    return new NodeSetSpecView(
+        generation,
+        "uid-ns",
+        replicas,
+        template(revision),
+        UpdateStrategy.rolling("3"),
+        DrainPolicy.waitForever(),
+        DrainPolicy.waitForever(),
+        List.of());
   }
 
   /**
