@@ -173,6 +173,7 @@ public final class FleetBench {
     f.maxOut = sampler.maxOut();
     f.spells = sampler.spells();
     f.nodeCycles = NodeCycles.measure(temporal, nodeWorkflowIds());
+    f.refillGaps = NodeCycles.refillGaps(temporal, nodeWorkflowIds(), f.budget);
     sampleHistories();
   }
 

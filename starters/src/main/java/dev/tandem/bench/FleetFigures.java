@@ -24,6 +24,10 @@ public final class FleetFigures {
   int maxOut;
   List<Long> spells = List.of();
   List<Long> nodeCycles = List.of();
+
+  /** {@link NodeCycles#refillGaps}: how long freed rollout slots stayed empty. */
+  List<Long> refillGaps = List.of();
+
   final List<Long> cordonDrainNanos = new ArrayList<>();
   double restMinutes;
   double workerCores;
@@ -113,14 +117,17 @@ public final class FleetFigures {
         "rolling update, maxUnavailable 10%",
         f(
             "%s; ideal %d waves × %s (median node cycle of %d) = %s; ratio %.2f"
-                + " (median out-of-service spell in Slurm %s)",
+                + " (median out-of-service spell in Slurm %s; a freed slot refilled after p50 %s,"
+                + " p90 %s)",
             sec(rollout),
             waves(),
             sec(cycle()),
             nodeCycles.size(),
             sec(ideal()),
             ratio,
-            sec(spell())),
+            sec(spell()),
+            sec(Duration.ofNanos(quantile(refillGaps, 0.5))),
+            sec(Duration.ofNanos(quantile(refillGaps, 0.9)))),
         "≤ 1.2 × ideal",
         ratio <= ROLLOUT_FACTOR ? "PASS" : "MISS");
     row(

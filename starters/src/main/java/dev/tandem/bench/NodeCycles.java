@@ -39,6 +39,45 @@ final class NodeCycles {
     return cycles;
   }
 
+  /**
+   * How long the rollout's freed slots stayed empty: with a budget of B, the k-th update request
+   * (in time order, k ≥ B) could have been made when the (k−B)-th node came back ({@code
+   * registered}); the gap between the two is the NodeSet's orchestration (the node's report, the
+   * NodeSet's pass, the update signal), which the ideal leaves out. Nanoseconds, one per request
+   * after the first B; empty without B+1 cycles.
+   */
+  static List<Long> refillGaps(WorkflowClient client, Collection<String> ids, int budget) {
+    List<Instant> requested = new ArrayList<>();
+    List<Instant> back = new ArrayList<>();
+    for (String id : ids) {
+      try {
+        List<TimelineEntry> t =
+            client.newWorkflowStub(NodeLifecycleWorkflow.class, id).status().timeline();
+        Instant req = null;
+        for (TimelineEntry e : t == null ? List.<TimelineEntry>of() : t) {
+          if ("update-requested".equals(e.event())) {
+            req = e.at();
+          } else if ("registered".equals(e.event()) && req != null) {
+            requested.add(req);
+            back.add(e.at());
+            req = null;
+          }
+        }
+      } catch (RuntimeException e) {
+        // gone or not answering: no figure for it
+      }
+    }
+    requested.sort(null);
+    back.sort(null);
+    List<Long> gaps = new ArrayList<>();
+    for (int k = budget; k < requested.size(); k++) {
+      gaps.add(
+          Math.max(
+              0, java.time.Duration.between(back.get(k - budget), requested.get(k)).toNanos()));
+    }
+    return gaps;
+  }
+
   /** The last {@code update-requested} → next {@code registered}, in nanoseconds, or null. */
   static Long cycle(List<TimelineEntry> timeline) {
     if (timeline == null) {
