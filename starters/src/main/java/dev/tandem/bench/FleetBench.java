@@ -7,7 +7,11 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkflowExecutionHistory;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +63,7 @@ public final class FleetBench {
   private final SimKubelet kubelet;
   private final FleetSampler sampler;
   private final HistoryLengths histories;
+  private Path historyDir;
   private final WorkflowClient temporal;
   private final int nodes;
   private final PrintWriter out;
@@ -175,6 +180,7 @@ public final class FleetBench {
     f.nodeCycles = NodeCycles.measure(temporal, nodeWorkflowIds());
     f.refillGaps = NodeCycles.refillGaps(temporal, nodeWorkflowIds(), f.budget);
     sampleHistories();
+    writeHistories();
   }
 
   private void cordon(FleetFigures f) throws Exception {
@@ -249,6 +255,47 @@ public final class FleetBench {
 
   static double activities(String scrape) {
     return ProcStats.sum(scrape, "tandem_activity_started_total");
+  }
+
+  /**
+   * {@code --histories DIR}: after the rollout, each NodeSet's workflow history (its last runs,
+   * followed back through continue-as-new) and two node workflows', as JSON the Temporal CLI reads,
+   * to see where a rollout's time went between the node cycles.
+   */
+  public FleetBench histories(Path dir) {
+    this.historyDir = dir;
+    return this;
+  }
+
+  private void writeHistories() throws IOException {
+    if (historyDir == null) {
+      return;
+    }
+    Files.createDirectories(historyDir);
+    for (String name : nodeSets.keySet()) {
+      String id = Names.nodeSetWorkflowId(NAMESPACE, name);
+      String runId = "";
+      for (int run = 0; run < 6; run++) {
+        WorkflowExecutionHistory h = temporal.fetchHistory(id, runId.isEmpty() ? null : runId);
+        Files.writeString(
+            historyDir.resolve("nodeset-" + name + "-run" + run + ".json"), h.toJson(false));
+        runId =
+            h.getHistory()
+                .getEvents(0)
+                .getWorkflowExecutionStartedEventAttributes()
+                .getContinuedExecutionRunId();
+        if (runId.isEmpty()) {
+          break;
+        }
+      }
+      for (int i = 0; i < 2; i++) {
+        String node = Names.podName(name, i);
+        Files.writeString(
+            historyDir.resolve("node-" + node + ".json"),
+            temporal.fetchHistory(Names.nodeWorkflowId(NAMESPACE, node)).toJson(false));
+      }
+    }
+    say("wrote workflow histories to %s", historyDir);
   }
 
   private void sampleHistories() {

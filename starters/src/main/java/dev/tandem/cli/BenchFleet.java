@@ -72,6 +72,13 @@ final class BenchFleet implements Callable<Integer> {
   @Option(names = "--append", description = "append the table (machine, date) to this file")
   Path append;
 
+  @Option(
+      names = "--histories",
+      description =
+          "after the rollout, write the NodeSets' and two nodes' workflow histories into this"
+              + " directory (JSON, as the Temporal CLI exports them)")
+  Path histories;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -96,6 +103,7 @@ final class BenchFleet implements Callable<Integer> {
             Durations.parse(phaseLimit),
             workerEnv,
             !noRollout,
+            histories,
             out);
     String section = section(f);
     out.print(section);
@@ -119,6 +127,21 @@ final class BenchFleet implements Callable<Integer> {
       boolean rollout,
       PrintWriter out)
       throws Exception {
+    return run(nodes, perNodeSet, rest, registerDelay, phaseLimit, workerEnv, rollout, null, out);
+  }
+
+  /** As above; {@code histories} (or null) receives the workflow histories after the rollout. */
+  static FleetFigures run(
+      int nodes,
+      int perNodeSet,
+      Duration rest,
+      Duration registerDelay,
+      Duration phaseLimit,
+      Map<String, String> workerEnv,
+      boolean rollout,
+      Path histories,
+      PrintWriter out)
+      throws Exception {
     Path dir = Files.createTempDirectory("tandem-bench-fleet-");
     out.printf("starting a simulated fleet stack in %s%n", dir);
     out.flush();
@@ -133,6 +156,7 @@ final class BenchFleet implements Callable<Integer> {
                       .build()));
       try {
         return new FleetBench(stack, kubelet, temporal, nodes, perNodeSet, phaseLimit, out)
+            .histories(histories)
             .run(rest, rollout);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
