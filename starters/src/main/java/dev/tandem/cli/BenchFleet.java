@@ -116,21 +116,10 @@ final class BenchFleet implements Callable<Integer> {
     return 0;
   }
 
-  /** Starts the stack, runs the bench, stops everything; for the command and its test. */
-  static FleetFigures run(
-      int nodes,
-      int perNodeSet,
-      Duration rest,
-      Duration registerDelay,
-      Duration phaseLimit,
-      Map<String, String> workerEnv,
-      boolean rollout,
-      PrintWriter out)
-      throws Exception {
-    return run(nodes, perNodeSet, rest, registerDelay, phaseLimit, workerEnv, rollout, null, out);
-  }
-
-  /** As above; {@code histories} (or null) receives the workflow histories after the rollout. */
+  /**
+   * Starts the stack, runs the bench, stops everything; {@code histories} (or null) receives the
+   * workflow histories after the rollout.
+   */
   static FleetFigures run(
       int nodes,
       int perNodeSet,

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.api.enums.v1.EventType;
-import io.temporal.api.history.v1.HistoryEvent;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -31,24 +29,8 @@ class NodeSetBatchedStartsTest extends WorkflowTestBase {
     assertTrue(perTask.size() >= 2, "several tasks: " + perTask);
   }
 
-  /** The number of child workflow starts each workflow task issued, for tasks that issued any. */
   private List<Integer> startsPerTask(String workflowId) {
-    List<Integer> perTask = new ArrayList<>();
-    int current = 0;
-    for (HistoryEvent e : client.fetchHistory(workflowId).getEvents()) {
-      if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-        if (current > 0) {
-          perTask.add(current);
-        }
-        current = 0;
-      } else if (e.getEventType()
-          == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED) {
-        current++;
-      }
-    }
-    if (current > 0) {
-      perTask.add(current);
-    }
-    return perTask;
+    return commandsPerTask(
+        workflowId, EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED);
   }
 }

@@ -4,15 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.Names;
-import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
-import dev.tandem.workflows.model.NodeSetSpecView;
-import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.api.enums.v1.EventType;
-import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowStub;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -23,25 +18,12 @@ import org.junit.jupiter.api.Test;
  */
 class NodeSetParallelSignalsTest extends WorkflowTestBase {
 
-  /** A spec of {@code replicas} nodes that rolls {@code maxUnavailable} at a time. */
-  static NodeSetSpecView wide(long generation, int replicas, String revision, int maxUnavailable) {
-    return new NodeSetSpecView(
-        generation,
-        "uid-ns",
-        replicas,
-        template(revision),
-        UpdateStrategy.rolling(Integer.toString(maxUnavailable)),
-        DrainPolicy.waitForever(),
-        DrainPolicy.waitForever(),
-        List.of());
-  }
-
   @Test
   void aWaveAndTheVictimsOfAScaleDownLeaveInOneTaskEach() {
-    NodeSetWorkflow wf = startNodeSet("wide", wide(1, 6, "a", 3));
+    NodeSetWorkflow wf = startNodeSet("wide", spec(1, 6, "a", 3));
     await("6 ready", 300, () -> allReady(wf, 6));
     cluster.track(java.util.Set.of("wide-0", "wide-1", "wide-2", "wide-3", "wide-4", "wide-5"));
-    wf.specChanged(wide(2, 6, "b", 3));
+    wf.specChanged(spec(2, 6, "b", 3));
     await(
         "rolled",
         600,
@@ -53,7 +35,7 @@ class NodeSetParallelSignalsTest extends WorkflowTestBase {
     assertEquals(3, rollout.get(0), "the first wave leaves in one task: " + rollout);
     assertTrue(cluster.maxOutOfService() <= 3, "never over budget: " + cluster.maxOutOfService());
 
-    wf.specChanged(wide(3, 2, "b", 3));
+    wf.specChanged(spec(3, 2, "b", 3));
     await("scaled down", 600, () -> wf.status().nodes().size() == 2);
     List<Integer> all = signalsPerTask(Names.nodeSetWorkflowId(NS, "wide"));
     List<Integer> scaleDown = all.subList(rollout.size(), all.size());
@@ -63,24 +45,8 @@ class NodeSetParallelSignalsTest extends WorkflowTestBase {
     assertTrue(cluster.pods().isEmpty(), "no pod left: " + cluster.pods().keySet());
   }
 
-  /** The number of signals to other workflows each workflow task sent, for tasks that sent any. */
   private List<Integer> signalsPerTask(String workflowId) {
-    List<Integer> perTask = new ArrayList<>();
-    int current = 0;
-    for (HistoryEvent e : client.fetchHistory(workflowId).getEvents()) {
-      if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-        if (current > 0) {
-          perTask.add(current);
-        }
-        current = 0;
-      } else if (e.getEventType()
-          == EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED) {
-        current++;
-      }
-    }
-    if (current > 0) {
-      perTask.add(current);
-    }
-    return perTask;
+    return commandsPerTask(
+        workflowId, EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED);
   }
 }

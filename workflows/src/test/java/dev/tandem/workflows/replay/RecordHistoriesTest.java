@@ -9,12 +9,10 @@ import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeRef;
-import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodRequest;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateCommand;
-import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
 import dev.tandem.workflows.testing.WorkflowTestBase;
@@ -124,32 +122,20 @@ class RecordHistoriesTest extends WorkflowTestBase {
   @Test
   void recordParallelSignals() throws IOException {
     assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
-    NodeSetWorkflow wf = startNodeSet("wide", wide(1, 6, "a"));
+    NodeSetWorkflow wf = startNodeSet("wide", spec(1, 6, "a", 3));
     await("6 ready", 300, () -> allReady(wf, 6));
-    wf.specChanged(wide(2, 6, "b"));
+    wf.specChanged(spec(2, 6, "b", 3));
     await(
         "rolled",
         600,
         () ->
             wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision()))
                 && allReady(wf, 6));
-    wf.specChanged(wide(3, 2, "b"));
+    wf.specChanged(spec(3, 2, "b", 3));
     await("scaled down", 600, () -> wf.status().nodes().size() == 2);
     wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
     WorkflowStub.fromTyped(wf).getResult(Void.class);
     write("nodeset-parallel-signals", Names.nodeSetWorkflowId(NS, "wide"));
-  }
-
-  private static NodeSetSpecView wide(long generation, int replicas, String revision) {
-    return new NodeSetSpecView(
-        generation,
-        "uid-ns",
-        replicas,
-        template(revision),
-        UpdateStrategy.rolling("3"),
-        DrainPolicy.waitForever(),
-        DrainPolicy.waitForever(),
-        List.of());
   }
 
   /**

@@ -17,7 +17,9 @@ import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleInput;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -64,15 +66,44 @@ public abstract class WorkflowTestBase {
   }
 
   protected static NodeSetSpecView spec(long generation, int replicas, String revision) {
+    return spec(generation, replicas, revision, 1);
+  }
+
+  /** A spec that rolls {@code maxUnavailable} nodes at a time. */
+  protected static NodeSetSpecView spec(
+      long generation, int replicas, String revision, int maxUnavailable) {
     return new NodeSetSpecView(
         generation,
         "uid-ns",
         replicas,
         template(revision),
-        UpdateStrategy.rolling("1"),
+        UpdateStrategy.rolling(Integer.toString(maxUnavailable)),
         DrainPolicy.waitForever(),
         DrainPolicy.waitForever(),
         List.of());
+  }
+
+  /**
+   * How many events of {@code type} each workflow task of {@code workflowId} issued, for the tasks
+   * that issued any, in history order.
+   */
+  protected List<Integer> commandsPerTask(String workflowId, EventType type) {
+    List<Integer> perTask = new java.util.ArrayList<>();
+    int current = 0;
+    for (HistoryEvent e : client.fetchHistory(workflowId).getEvents()) {
+      if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+        if (current > 0) {
+          perTask.add(current);
+        }
+        current = 0;
+      } else if (e.getEventType() == type) {
+        current++;
+      }
+    }
+    if (current > 0) {
+      perTask.add(current);
+    }
+    return perTask;
   }
 
   protected NodeSetWorkflow startNodeSet(String name, NodeSetSpecView spec) {
