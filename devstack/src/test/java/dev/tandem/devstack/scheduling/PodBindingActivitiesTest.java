@@ -91,13 +91,7 @@ class PodBindingActivitiesTest extends SchedulingApiBase {
   @Test
   void aBindTheApiServerAcceptsCostsNoRead() {
     Pod p = createPod(NS, uniqueName("one"), Map.of());
-    var reads =
-        server
-            .faults()
-            .failMatching(
-                r -> "GET".equals(r.method()) && "pods".equals(r.resource()),
-                500,
-                java.time.Duration.ofMinutes(1));
+    var reads = failPodReads();
     try {
       PodView v = activities.bindPod(request(p, "n1"));
       assertEquals("n1", v.k8sNode());

@@ -112,13 +112,7 @@ class PodConditionActivitiesTest extends SchedulingApiBase {
   @Test
   void anEventNamingItsUidCostsNoRead() {
     Pod p = createPod(NS, uniqueName("event"), Map.of());
-    var reads =
-        server
-            .faults()
-            .failMatching(
-                r -> "GET".equals(r.method()) && "pods".equals(r.resource()),
-                500,
-                java.time.Duration.ofMinutes(1));
+    var reads = failPodReads();
     try {
       activities.recordEvent(
           new EventRequest(

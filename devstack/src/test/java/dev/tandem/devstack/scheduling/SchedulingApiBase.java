@@ -95,6 +95,16 @@ abstract class SchedulingApiBase {
     return client.pods().inNamespace(ns).resource(p).create();
   }
 
+  /** Every pod read fails with 500 for a minute: a call that reads a pod shows it. */
+  static dev.tandem.devstack.api.ApiFaults.Fault failPodReads() {
+    return server
+        .faults()
+        .failMatching(
+            r -> "GET".equals(r.method()) && "pods".equals(r.resource()),
+            500,
+            java.time.Duration.ofMinutes(1));
+  }
+
   /** Binds as another scheduler would (no annotations). */
   static void bindRaw(String ns, String name, String node) {
     client
