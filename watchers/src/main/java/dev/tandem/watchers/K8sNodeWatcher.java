@@ -50,7 +50,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       each failure, so an undelivered drain is retried until it lands.
  * </ol>
  */
-public final class K8sNodeWatcher extends InformerWatcher<Node> {
+public class K8sNodeWatcher extends InformerWatcher<Node> {
   /** Annotation on a Kubernetes Node that says why it was cordoned. */
   public static final String CORDON_REASON = Names.PREFIX + "cordon-reason";
 
