@@ -124,6 +124,14 @@ public final class LocalKubelet implements AutoCloseable {
     return Set.copyOf(myNodes);
   }
 
+  /**
+   * The node as this kubelet's scheduler sees it (its informer cache), or null: a test that changes
+   * a node waits for this before it depends on the change, as kube-scheduler's cache lags too.
+   */
+  Node cachedNode(String name) {
+    return nodes.getStore().getByKey(name);
+  }
+
   private <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> onChange) {
     return new ResourceEventHandler<>() {
       @Override

@@ -196,6 +196,12 @@ class LocalKubeletTest {
               n.getSpec().setUnschedulable(true);
               return n;
             });
+    // The scheduler works from its node cache, as kube-scheduler does: a pod created before the
+    // cache shows the cordon may be placed on the node (seen once on a loaded CI machine).
+    await(
+        Duration.ofSeconds(10),
+        () -> Boolean.TRUE.equals(kubelet.cachedNode("local-1").getSpec().getUnschedulable()),
+        "the scheduler sees the cordon");
     Pod pinned =
         new PodBuilder(podSpec("pinned"))
             .editSpec()
