@@ -3,7 +3,6 @@ package dev.tandem.workflows.nodeset;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeRef;
-import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleInput;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.support.SearchAttributes;
@@ -86,10 +85,6 @@ final class NodeMessenger {
     return send(ref, w -> w.delete(c));
   }
 
-  static boolean update(NodeRef ref, UpdateCommand c) {
-    return send(ref, w -> w.update(c));
-  }
-
   static boolean resync(NodeRef ref) {
     return send(ref, NodeLifecycleWorkflow::resync);
   }
@@ -122,7 +117,7 @@ final class NodeMessenger {
     return out;
   }
 
-  private static boolean send(NodeRef ref, java.util.function.Consumer<NodeLifecycleWorkflow> f) {
+  static boolean send(NodeRef ref, java.util.function.Consumer<NodeLifecycleWorkflow> f) {
     try {
       f.accept(Workflow.newExternalWorkflowStub(NodeLifecycleWorkflow.class, ref.workflowId()));
       return true;

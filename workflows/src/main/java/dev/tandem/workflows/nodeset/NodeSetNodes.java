@@ -9,6 +9,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.node.NodeLifecycleInput;
+import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Versions;
@@ -17,6 +18,8 @@ import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /**
@@ -137,19 +140,13 @@ final class NodeSetNodes {
       String why = "scale down from " + active.size() + " to " + desired;
       NodeCommand c =
           NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
-      List<Entry> victims = NodeSetPlanner.victims(active, desired, rules);
-      if (parallel(victims)) {
-        List<Boolean> ok = NodeMessenger.sendAll(refs(victims), w -> w.delete(c));
-        for (int i = 0; i < victims.size(); i++) {
-          victims.get(i).deleteSent = ok.get(i);
-          victims.get(i).started = ok.get(i);
-        }
-        return;
-      }
-      for (Entry e : victims) {
-        e.deleteSent = NodeMessenger.delete(ref(e), c);
-        e.started = e.deleteSent;
-      }
+      signal(
+          NodeSetPlanner.victims(active, desired, rules),
+          w -> w.delete(c),
+          (e, sent) -> {
+            e.deleteSent = sent;
+            e.started = sent;
+          });
     }
   }
 
@@ -181,20 +178,19 @@ final class NodeSetNodes {
       targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
     }
     UpdateCommand c = new UpdateCommand(template, !onDelete, s.spec.updateDrain());
-    List<Boolean> sent = null;
-    if (parallel(targets)) {
-      sent = NodeMessenger.sendAll(refs(targets), w -> w.update(c));
-    }
-    for (int i = 0; i < targets.size(); i++) {
-      Entry e = targets.get(i);
-      if (sent != null ? sent.get(i) : NodeMessenger.update(ref(e), c)) {
-        e.updateSentFor = rev;
-        e.updateSentImmediate = !onDelete;
-        e.rollDomain = domains.get(e.pod);
-      } else {
-        e.started = false;
-      }
-    }
+    Map<String, String> domainOf = domains;
+    signal(
+        targets,
+        w -> w.update(c),
+        (e, sent) -> {
+          if (sent) {
+            e.updateSentFor = rev;
+            e.updateSentImmediate = !onDelete;
+            e.rollDomain = domainOf.get(e.pod);
+          } else {
+            e.started = false;
+          }
+        });
   }
 
   /**
@@ -247,20 +243,27 @@ final class NodeSetNodes {
   }
 
   /**
-   * Whether signals to these nodes leave together ({@link NodeMessenger#sendAll}). Asked only for
-   * two or more: one signal is sent the same way either way, so histories with single sends carry
-   * no marker.
+   * Sends {@code f} to each target's node workflow and hands {@code then} each target with whether
+   * its workflow was there. Two or more targets are signalled together ({@code
+   * Versions.PARALLEL_SIGNALS}, {@link NodeMessenger#sendAll}); otherwise, and in histories from
+   * before, one at a time with {@code then} right after each send, as the code before did. The
+   * version is asked only for two or more: one signal is sent the same way either way, so histories
+   * with single sends carry no marker.
    */
-  private static boolean parallel(List<Entry> targets) {
-    return targets.size() > 1 && Versions.of(Versions.PARALLEL_SIGNALS) >= 1;
-  }
-
-  private List<NodeRef> refs(List<Entry> entries) {
-    List<NodeRef> out = new ArrayList<>();
-    for (Entry e : entries) {
-      out.add(ref(e));
+  private void signal(
+      List<Entry> targets, Consumer<NodeLifecycleWorkflow> f, BiConsumer<Entry, Boolean> then) {
+    if (targets.size() > 1 && Versions.of(Versions.PARALLEL_SIGNALS) >= 1) {
+      List<NodeRef> refs = new ArrayList<>();
+      targets.forEach(e -> refs.add(ref(e)));
+      List<Boolean> sent = NodeMessenger.sendAll(refs, f);
+      for (int i = 0; i < targets.size(); i++) {
+        then.accept(targets.get(i), sent.get(i));
+      }
+      return;
     }
-    return out;
+    for (Entry e : targets) {
+      then.accept(e, NodeMessenger.send(ref(e), f));
+    }
   }
 
   /** Tracks a new node (not started yet). */

@@ -24,12 +24,7 @@ class NodeSetParallelSignalsTest extends WorkflowTestBase {
     await("6 ready", 300, () -> allReady(wf, 6));
     cluster.track(java.util.Set.of("wide-0", "wide-1", "wide-2", "wide-3", "wide-4", "wide-5"));
     wf.specChanged(spec(2, 6, "b", 3));
-    await(
-        "rolled",
-        600,
-        () ->
-            wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision()))
-                && allReady(wf, 6));
+    awaitRolled(wf, "b", 6);
     List<Integer> rollout = signalsPerTask(Names.nodeSetWorkflowId(NS, "wide"));
     assertEquals(6, rollout.stream().mapToInt(Integer::intValue).sum(), "signals: " + rollout);
     assertEquals(3, rollout.get(0), "the first wave leaves in one task: " + rollout);

@@ -100,12 +100,7 @@ class RecordHistoriesTest extends WorkflowTestBase {
     NodeSetWorkflow wf = startNodeSet("recset", spec(1, 3, "a"));
     await("3 ready", 120, () -> allReady(wf, 3));
     wf.specChanged(spec(2, 3, "b"));
-    await(
-        "rolled",
-        300,
-        () ->
-            wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision()))
-                && allReady(wf, 3));
+    awaitRolled(wf, "b", 3);
     wf.specChanged(spec(3, 1, "b"));
     await("scaled down", 300, () -> wf.status().nodes().size() == 1);
     wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
@@ -125,12 +120,7 @@ class RecordHistoriesTest extends WorkflowTestBase {
     NodeSetWorkflow wf = startNodeSet("wide", spec(1, 6, "a", 3));
     await("6 ready", 300, () -> allReady(wf, 6));
     wf.specChanged(spec(2, 6, "b", 3));
-    await(
-        "rolled",
-        600,
-        () ->
-            wf.status().nodes().stream().allMatch(n -> "b".equals(n.revision()))
-                && allReady(wf, 6));
+    awaitRolled(wf, "b", 6);
     wf.specChanged(spec(3, 2, "b", 3));
     await("scaled down", 600, () -> wf.status().nodes().size() == 2);
     wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));

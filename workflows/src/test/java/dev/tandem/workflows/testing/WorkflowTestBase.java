@@ -69,6 +69,16 @@ public abstract class WorkflowTestBase {
     return spec(generation, replicas, revision, 1);
   }
 
+  /** Waits until all {@code nodes} of the NodeSet run {@code revision} and are ready. */
+  protected void awaitRolled(NodeSetWorkflow wf, String revision, int nodes) {
+    await(
+        "rolled to " + revision,
+        600,
+        () ->
+            wf.status().nodes().stream().allMatch(n -> revision.equals(n.revision()))
+                && allReady(wf, nodes));
+  }
+
   /** A spec that rolls {@code maxUnavailable} nodes at a time. */
   protected static NodeSetSpecView spec(
       long generation, int replicas, String revision, int maxUnavailable) {
