@@ -3,6 +3,7 @@ package dev.tandem.bench;
 import dev.tandem.dev.FleetStack;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.TimelineEntry;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -177,8 +178,9 @@ public final class FleetBench {
     f.rollout = Duration.ofNanos(System.nanoTime() - t0);
     f.maxOut = sampler.maxOut();
     f.spells = sampler.spells();
-    f.nodeCycles = NodeCycles.measure(temporal, nodeWorkflowIds());
-    f.refillGaps = NodeCycles.refillGaps(temporal, nodeWorkflowIds(), f.budget);
+    List<List<TimelineEntry>> timelines = NodeCycles.timelines(temporal, nodeWorkflowIds());
+    f.nodeCycles = NodeCycles.measure(timelines);
+    f.refillGaps = NodeCycles.refillGaps(timelines, f.budget);
     sampleHistories();
     writeHistories();
   }

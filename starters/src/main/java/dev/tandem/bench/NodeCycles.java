@@ -21,17 +21,31 @@ import java.util.List;
 final class NodeCycles {
   private NodeCycles() {}
 
-  /** The cycles, in nanoseconds, of the nodes whose timeline holds one (one per node). */
-  static List<Long> measure(WorkflowClient client, Collection<String> nodeWorkflowIds) {
-    List<Long> cycles = new ArrayList<>();
+  /**
+   * Each node workflow's timeline, read once for both figures; a node gone or not answering has
+   * none.
+   */
+  static List<List<TimelineEntry>> timelines(
+      WorkflowClient client, Collection<String> nodeWorkflowIds) {
+    List<List<TimelineEntry>> out = new ArrayList<>();
     for (String id : nodeWorkflowIds) {
-      NodeStatus st;
       try {
-        st = client.newWorkflowStub(NodeLifecycleWorkflow.class, id).status();
+        NodeStatus st = client.newWorkflowStub(NodeLifecycleWorkflow.class, id).status();
+        if (st.timeline() != null) {
+          out.add(st.timeline());
+        }
       } catch (RuntimeException e) {
-        continue; // gone or not answering: no figure for it
+        // gone or not answering: no figure for it
       }
-      Long c = cycle(st.timeline());
+    }
+    return out;
+  }
+
+  /** The cycles, in nanoseconds, of the nodes whose timeline holds one (one per node). */
+  static List<Long> measure(List<List<TimelineEntry>> timelines) {
+    List<Long> cycles = new ArrayList<>();
+    for (List<TimelineEntry> t : timelines) {
+      Long c = cycle(t);
       if (c != null) {
         cycles.add(c);
       }
@@ -46,25 +60,19 @@ final class NodeCycles {
    * NodeSet's pass, the update signal), which the ideal leaves out. Nanoseconds, one per request
    * after the first B; empty without B+1 cycles.
    */
-  static List<Long> refillGaps(WorkflowClient client, Collection<String> ids, int budget) {
+  static List<Long> refillGaps(List<List<TimelineEntry>> timelines, int budget) {
     List<Instant> requested = new ArrayList<>();
     List<Instant> back = new ArrayList<>();
-    for (String id : ids) {
-      try {
-        List<TimelineEntry> t =
-            client.newWorkflowStub(NodeLifecycleWorkflow.class, id).status().timeline();
-        Instant req = null;
-        for (TimelineEntry e : t == null ? List.<TimelineEntry>of() : t) {
-          if ("update-requested".equals(e.event())) {
-            req = e.at();
-          } else if ("registered".equals(e.event()) && req != null) {
-            requested.add(req);
-            back.add(e.at());
-            req = null;
-          }
+    for (List<TimelineEntry> t : timelines) {
+      Instant req = null;
+      for (TimelineEntry e : t) {
+        if ("update-requested".equals(e.event())) {
+          req = e.at();
+        } else if ("registered".equals(e.event()) && req != null) {
+          requested.add(req);
+          back.add(e.at());
+          req = null;
         }
-      } catch (RuntimeException e) {
-        // gone or not answering: no figure for it
       }
     }
     requested.sort(null);
