@@ -29,9 +29,11 @@ public record EventRequest(
     this(namespace, kind, name, type, reason, message, null);
   }
 
-  /** This request naming the object's {@code uid}. */
-  public EventRequest withUid(String objectUid) {
-    return new EventRequest(namespace, kind, name, type, reason, message, objectUid);
+  /** An event on the pod {@code namespace/name} whose {@code uid} the caller knows. */
+  public static EventRequest pod(
+      String namespace, String name, String uid, boolean warning, String reason, String message) {
+    return new EventRequest(
+        namespace, "Pod", name, warning ? "Warning" : "Normal", reason, message, uid);
   }
 
   public static EventRequest normal(NodeRef n, String reason, String message) {

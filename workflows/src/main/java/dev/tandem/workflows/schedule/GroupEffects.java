@@ -158,15 +158,7 @@ final class GroupEffects {
   /** Records an event on member {@code m} (best effort). */
   void event(Member m, boolean warning, String reason, String message) {
     PodRequest r = m.request;
-    EventRequest e =
-        new EventRequest(
-            r.namespace(),
-            "Pod",
-            r.name(),
-            warning ? "Warning" : "Normal",
-            reason,
-            message,
-            r.uid());
+    EventRequest e = EventRequest.pod(r.namespace(), r.name(), r.uid(), warning, reason, message);
     call(
         "record event",
         () -> {

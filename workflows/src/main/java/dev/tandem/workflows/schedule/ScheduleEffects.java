@@ -129,14 +129,7 @@ final class ScheduleEffects {
 
   void event(boolean warning, String reason, String message) {
     EventRequest e =
-        new EventRequest(
-            pod.namespace(),
-            "Pod",
-            pod.name(),
-            warning ? "Warning" : "Normal",
-            reason,
-            message,
-            pod.uid());
+        EventRequest.pod(pod.namespace(), pod.name(), pod.uid(), warning, reason, message);
     call(
         "record event",
         () -> {
