@@ -58,20 +58,23 @@ final class NodeMessenger {
     return new Start(ref, Workflow.getWorkflowExecution(child));
   }
 
+  /** How a start ended: the node workflow runs now, and whether it was already running. */
+  record Started(NodeRef ref, boolean found) {}
+
   /**
-   * Waits for the starts; returns the refs whose workflow runs now (started, or already running
-   * from an earlier NodeSet run, in which case it is asked to report).
+   * Waits for the starts; returns the refs whose workflow runs now (started, or already running, in
+   * which case it is asked to report).
    */
-  static List<NodeRef> awaitStarts(List<Start> starts) {
-    List<NodeRef> running = new ArrayList<>();
+  static List<Started> awaitStarts(List<Start> starts) {
+    List<Started> running = new ArrayList<>();
     for (Start st : starts) {
       try {
         st.started().get();
-        running.add(st.ref());
+        running.add(new Started(st.ref(), false));
       } catch (ChildWorkflowFailure e) {
         if (e.getCause() instanceof WorkflowExecutionAlreadyStarted) {
           resync(st.ref());
-          running.add(st.ref());
+          running.add(new Started(st.ref(), true));
         } else {
           log.warn("could not start node workflow {}: {}", st.ref().workflowId(), e.getMessage());
         }

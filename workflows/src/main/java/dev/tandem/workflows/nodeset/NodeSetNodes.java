@@ -89,6 +89,14 @@ final class NodeSetNodes {
    *       in one task, which the server refused (RESOURCE_EXHAUSTED). The version is asked only
    *       when a batch is full and another start follows, so smaller NodeSets replay as before.
    *   <li>The entries are walked from a copy: signal handlers may add one while a batch is awaited.
+   *   <li>A start refused because a workflow of the node's id is already running is not proof that
+   *       the node runs ({@link Versions#START_PROBE}): the running one may be an earlier node of
+   *       the same name (a NodeSet deleted and created again, or scaled down and up) between its
+   *       last report and its end, and it will never report again. So it is asked to report, and
+   *       probed again after two poll intervals, then after twice that, until it reports (it is the
+   *       node: probing stops), is found gone (it is started now), or the wait between probes
+   *       passes one resync period (the silence rule of step 1 takes over). Before, a leftover held
+   *       the ordinal for 30 resync periods.
    * </ol>
    */
   void restartMissing() {
@@ -96,6 +104,9 @@ final class NodeSetNodes {
     long now = Workflow.currentTimeMillis();
     long silentMillis = input.tuning().resyncSeconds() * 1000L * SILENT_PERIODS;
     for (Entry e : new ArrayList<>(s.nodes.values())) {
+      if (StartProbes.due(e, now)) {
+        e.started = StartProbes.probe(e, ref(e), input.tuning(), now);
+      }
       if (e.started && now - e.lastHeardMillis > silentMillis) {
         e.lastHeardMillis = now;
         e.started = NodeMessenger.resync(ref(e));
@@ -115,10 +126,14 @@ final class NodeSetNodes {
   }
 
   private void markStarted(List<NodeMessenger.Start> starts) {
-    for (NodeRef r : NodeMessenger.awaitStarts(starts)) {
-      Entry e = s.nodes.get(r.ordinal());
-      if (e != null) {
-        e.started = true;
+    for (NodeMessenger.Started st : NodeMessenger.awaitStarts(starts)) {
+      Entry e = s.nodes.get(st.ref().ordinal());
+      if (e == null) {
+        continue;
+      }
+      e.started = true;
+      if (st.found() && e.report == null && Versions.of(Versions.START_PROBE) >= 1) {
+        StartProbes.begin(e, input.tuning(), Workflow.currentTimeMillis());
       }
     }
   }

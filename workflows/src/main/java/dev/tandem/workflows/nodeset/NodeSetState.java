@@ -52,6 +52,15 @@ public final class NodeSetState {
      */
     String rollDomain;
 
+    /**
+     * Workflow time (ms) of the next probe of a node workflow found already running that has not
+     * reported since ({@code Versions.START_PROBE}), or 0: none pending.
+     */
+    long probeAtMillis;
+
+    /** The wait before the probe after next: doubles from two poll intervals up to one resync. */
+    long probeEveryMillis;
+
     public String pod() {
       return pod;
     }

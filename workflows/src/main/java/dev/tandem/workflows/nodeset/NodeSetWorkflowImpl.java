@@ -149,6 +149,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     }
     if (e.report == null || r.seq() > e.report.seq()) {
       e.report = r;
+      StartProbes.reported(e);
       e.lastHeardMillis = Workflow.currentTimeMillis();
       PodRejection.note(s, e, r);
       dirty = true;
@@ -242,6 +243,13 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private Duration waitTime() {
     long wait = status.writeFailed ? input.tuning().pollSeconds() : input.tuning().resyncSeconds();
     Duration d = Duration.ofSeconds(wait);
+    long probe = StartProbes.next(s.nodes); // only runs with Versions.START_PROBE set one
+    if (probe != Long.MAX_VALUE) {
+      long in = Math.max(1, probe - Workflow.currentTimeMillis());
+      if (in < d.toMillis()) {
+        d = Duration.ofMillis(in);
+      }
+    }
     if (rules != Rules.LEGACY) {
       long now = Workflow.currentTimeMillis();
       long stale = NodeSetConditions.nextStaleMillis(s, now);

@@ -148,6 +148,14 @@ public final class Versions {
    */
   public static final String PARALLEL_SIGNALS = "parallel-signals";
 
+  /**
+   * Version 1: a node workflow the NodeSet finds already running when it starts one is probed until
+   * it reports or is found gone (it may be an earlier node of the same name about to end), instead
+   * of being taken for the NodeSet's own until 30 resync periods of silence. Asked only when a
+   * start is refused as already started. NodeSet workflow.
+   */
+  public static final String START_PROBE = "start-probe";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -166,7 +174,8 @@ public final class Versions {
           Map.entry(LOCAL_NODE_CALLS, 1),
           Map.entry(ASYNC_REPORT, 1),
           Map.entry(SOLE_SUBMIT, 1),
-          Map.entry(PARALLEL_SIGNALS, 1));
+          Map.entry(PARALLEL_SIGNALS, 1),
+          Map.entry(START_PROBE, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -15,6 +15,7 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.testing.Leftover;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -41,6 +42,11 @@ import org.junit.jupiter.api.Test;
  * scenario; see docs/upgrading.md.
  */
 class RecordHistoriesTest extends WorkflowTestBase {
+  @Override
+  protected void moreWorkers(io.temporal.testing.TestWorkflowEnvironment env) {
+    Leftover.register(env);
+  }
+
   private static final String TAG = System.getProperty("tandem.recordHistories", "");
   private static final Path DIR = Path.of("src/test/resources/histories");
 
@@ -390,6 +396,23 @@ class RecordHistoriesTest extends WorkflowTestBase {
     WorkflowStub.fromTyped(set).getResult(Void.class);
     write("nodeset-garbage-signals", Names.nodeSetWorkflowId(NS, "junkset"));
     write("node-garbage-signals", Names.nodeWorkflowId(NS, "junkset-0"));
+  }
+
+  /**
+   * A NodeSet of 2 whose first node workflow id is still held by a workflow about to end ({@code
+   * Versions.START_PROBE}), then deleted. The same scenario recorded with the code before (the
+   * holder taken for the node until 30 resync periods passed) is nodeset-start-probe-v8.json. Run
+   * alone: {@code -Dtest=RecordHistoriesTest#recordStartProbe -Dtandem.recordHistories=v9}.
+   */
+  @Test
+  void recordStartProbe() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    Leftover.start(client, Names.nodeWorkflowId(NS, "again-0"), 8);
+    NodeSetWorkflow wf = startNodeSet("again", spec(1, 2, "a"));
+    await("2 ready", 600, () -> allReady(wf, 2));
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    WorkflowStub.fromTyped(wf).getResult(Void.class);
+    write("nodeset-start-probe", Names.nodeSetWorkflowId(NS, "again"));
   }
 
   private void write(String name, String workflowId) throws IOException {

@@ -49,9 +49,13 @@ public abstract class WorkflowTestBase {
     }
     cluster = new FakeCluster();
     TandemWorkflows.register(env.newWorker(Names.TASK_QUEUE), cluster);
+    moreWorkers(env);
     env.start();
     client = env.getWorkflowClient();
   }
+
+  /** Registers a test's own workers before the environment starts; none by default. */
+  protected void moreWorkers(TestWorkflowEnvironment env) {}
 
   @AfterEach
   void stopEnvironment() {
