@@ -92,6 +92,12 @@ public final class NodeSetState {
 
   boolean deleting;
 
+  /**
+   * While deleting: the spec of another custom resource of the same name (another uid), created
+   * once this one was gone; the next run's, by continue-as-new ({@code Versions.SUCCESSOR}).
+   */
+  NodeSetSpecView successor;
+
   String deleteReason;
 
   /** Pods were listed once to adopt what exists. */

@@ -11,6 +11,7 @@ import dev.tandem.workflows.model.NodeSummary;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -45,7 +46,10 @@ import org.slf4j.Logger;
  * start, so runs recorded before a change replay as they ran.
  *
  * <p>When the custom resource is deleted, every node is deleted (drained first), then Tandem's
- * finalizer is removed and the workflow ends.
+ * finalizer is removed and the workflow ends. A custom resource created again under the same name
+ * in the meantime (its spec has another uid) gets a run of its own by continue-as-new, from a clean
+ * state ({@code Versions.SUCCESSOR}): it can exist only once the finalizer is gone, so its spec
+ * reaches this run while it ends.
  */
 public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private static final Logger log = Workflow.getLogger(NodeSetWorkflowImpl.class);
@@ -85,6 +89,11 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       if (s.deleting) {
         if (nodes.deleteAll() && status.release()) {
           sa.set(SearchAttributes.PHASE, "deleted");
+          if (s.successor != null) {
+            // The NodeSet created again under this name: its own run, from a clean state.
+            Workflow.newContinueAsNewStub(NodeSetWorkflow.class)
+                .run(new NodeSetInput(in.ref(), s.successor, in.tuning(), null));
+          }
           return;
         }
       } else if (s.spec != null) {
@@ -110,6 +119,13 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   public void specChanged(NodeSetSpecView spec) {
     if (spec == null || spec.rejected() != null) {
       reject(Names.SIGNAL_SPEC_CHANGED, spec == null ? null : spec.rejected());
+      return;
+    }
+    if (s.deleting && anotherResource(spec) && Versions.of(Versions.SUCCESSOR) >= 1) {
+      if (s.successor == null || spec.generation() >= s.successor.generation()) {
+        s.successor = spec; // not this NodeSet's: the next run's
+      }
+      dirty = true;
       return;
     }
     if (s.latest != null && spec.generation() < s.latest.generation()) {
@@ -221,6 +237,15 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   }
 
   // ---- helpers ----
+
+  /**
+   * The spec is another custom resource's of the same name: the API server gives a resource created
+   * again under a deleted one's name a new uid (and generations from 1 again).
+   */
+  private boolean anotherResource(NodeSetSpecView spec) {
+    String mine = s.latest != null ? s.latest.uid() : s.spec != null ? s.spec.uid() : null;
+    return mine != null && spec.uid() != null && !mine.equals(spec.uid());
+  }
 
   private void accept(NodeSetSpecView spec) {
     s.latest = spec;

@@ -156,6 +156,15 @@ public final class Versions {
    */
   public static final String START_PROBE = "start-probe";
 
+  /**
+   * Version 1: a spec of another custom resource of the same name (another uid) that reaches a
+   * NodeSet while it is being deleted is kept for a run of its own, started by continue-as-new once
+   * the deletion is done; before, the deleting run took it for its own spec and ended, and the new
+   * NodeSet waited for the watcher's next resync. Asked only when such a spec arrives. NodeSet
+   * workflow.
+   */
+  public static final String SUCCESSOR = "successor";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -175,7 +184,8 @@ public final class Versions {
           Map.entry(ASYNC_REPORT, 1),
           Map.entry(SOLE_SUBMIT, 1),
           Map.entry(PARALLEL_SIGNALS, 1),
-          Map.entry(START_PROBE, 1));
+          Map.entry(START_PROBE, 1),
+          Map.entry(SUCCESSOR, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -336,6 +336,12 @@ class RecordHistoriesTest extends WorkflowTestBase {
   }
 
   /** The run ids of a workflow, first to latest, following continue-as-new. */
+  private boolean ended(String workflowId, String runId) {
+    EventType t = client.fetchHistory(workflowId, runId).getLastEvent().getEventType();
+    return t == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED
+        || t == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
+  }
+
   private List<String> runs(String workflowId, String firstRunId) {
     List<String> ids = new ArrayList<>(List.of(firstRunId));
     for (int i = 0; i < 50; i++) {
@@ -413,6 +419,26 @@ class RecordHistoriesTest extends WorkflowTestBase {
     wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
     WorkflowStub.fromTyped(wf).getResult(Void.class);
     write("nodeset-start-probe", Names.nodeSetWorkflowId(NS, "again"));
+  }
+
+  /**
+   * A NodeSet of 1 is deleted, and a custom resource of the same name (another uid) sends its spec
+   * while the old run is still deleting ({@code Versions.SUCCESSOR}); recorded until the new run's
+   * 2 nodes are ready, as runs (the old run, then the new one it continues as). Recorded with the
+   * code before, the old run took the spec for its own and ended (nodeset-successor-v9). Run alone:
+   * {@code -Dtest=RecordHistoriesTest#recordSuccessor -Dtandem.recordHistories=v10}.
+   */
+  @Test
+  void recordSuccessor() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    NodeSetWorkflow wf = startNodeSet("succ", spec(1, 1, "a"));
+    String firstRun = WorkflowStub.fromTyped(wf).getExecution().getRunId();
+    await("1 ready", 120, () -> allReady(wf, 1));
+    wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
+    wf.specChanged(withUid(spec(1, 2, "b"), "uid-successor"));
+    await("the old run ended", 300, () -> ended(Names.nodeSetWorkflowId(NS, "succ"), firstRun));
+    env.sleep(java.time.Duration.ofSeconds(60));
+    writeRuns("nodeset-successor", Names.nodeSetWorkflowId(NS, "succ"), firstRun);
   }
 
   private void write(String name, String workflowId) throws IOException {

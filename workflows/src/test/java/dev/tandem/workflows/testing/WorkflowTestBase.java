@@ -83,6 +83,21 @@ public abstract class WorkflowTestBase {
                 && allReady(wf, nodes));
   }
 
+  /** {@code s} as the spec of another custom resource of the same name (another uid). */
+  protected static NodeSetSpecView withUid(NodeSetSpecView s, String uid) {
+    return new NodeSetSpecView(
+        s.generation(),
+        uid,
+        s.replicas(),
+        s.template(),
+        s.updateStrategy(),
+        s.updateDrain(),
+        s.scaleDownDrain(),
+        s.problems(),
+        null,
+        null);
+  }
+
   /** A spec that rolls {@code maxUnavailable} nodes at a time. */
   protected static NodeSetSpecView spec(
       long generation, int replicas, String revision, int maxUnavailable) {
