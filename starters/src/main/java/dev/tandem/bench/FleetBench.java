@@ -65,6 +65,7 @@ public final class FleetBench {
   private final FleetSampler sampler;
   private final HistoryLengths histories;
   private Path historyDir;
+  private Duration settle = Duration.ZERO;
   private final WorkflowClient temporal;
   private final int nodes;
   private final PrintWriter out;
@@ -230,6 +231,11 @@ public final class FleetBench {
   }
 
   private void atRest(FleetFigures f, Duration rest) throws InterruptedException {
+    if (!settle.isZero()) {
+      say("settle for %ds", settle.toSeconds());
+      Thread.sleep(settle.toMillis());
+    }
+    f.settleMinutes = settle.toSeconds() / 60.0;
     say("at rest for %ds", rest.toSeconds());
     long pid = stack.worker().pid();
     String scrape0 = ProcStats.scrape(stack.worker().metricsUrl());
@@ -249,6 +255,35 @@ public final class FleetBench {
     f.k8sPerMin = (k8s1 - k8s0) / minutes;
     f.workflowTasksPerMin = (tasks(scrape1) - tasks(scrape0)) / minutes;
     f.activitiesPerMin = (activities(scrape1) - activities(scrape0)) / minutes;
+    f.restActivities =
+        perMinute(
+            ProcStats.byLabel(scrape0, "tandem_activity_started_total", "activity"),
+            ProcStats.byLabel(scrape1, "tandem_activity_started_total", "activity"),
+            minutes);
+    f.restTasks =
+        perMinute(
+            ProcStats.byLabel(
+                scrape0, "temporal_workflow_task_execution_latency_seconds_count", "workflow_type"),
+            ProcStats.byLabel(
+                scrape1, "temporal_workflow_task_execution_latency_seconds_count", "workflow_type"),
+            minutes);
+  }
+
+  /** Per minute, by label value, largest first: what the window added to each counter. */
+  static Map<String, Double> perMinute(
+      Map<String, Double> before, Map<String, Double> after, double minutes) {
+    List<Map.Entry<String, Double>> rates = new ArrayList<>();
+    after.forEach(
+        (k, v) -> {
+          double d = (v - before.getOrDefault(k, 0.0)) / minutes;
+          if (d > 0) {
+            rates.add(Map.entry(k, d));
+          }
+        });
+    rates.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+    Map<String, Double> out = new LinkedHashMap<>();
+    rates.forEach(e -> out.put(e.getKey(), e.getValue()));
+    return out;
   }
 
   static double tasks(String scrape) {
@@ -266,6 +301,18 @@ public final class FleetBench {
    */
   public FleetBench histories(Path dir) {
     this.historyDir = dir;
+    return this;
+  }
+
+  /**
+   * {@code --settle}: how long the fleet stays untouched before the at-rest window. Right after the
+   * cordon the nodes it signalled re-read at their shortest wait, and every node's safety re-read
+   * backs off from {@code TANDEM_NODE_RESYNC} to {@code TANDEM_NODE_REST_MAX} only while nothing
+   * happens (docs/architecture.md, "Safety re-reads at rest"): a window right after the cordon
+   * measures that back-off, not a quiet fleet.
+   */
+  public FleetBench settle(Duration d) {
+    this.settle = d;
     return this;
   }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The figures of one {@code tandem bench fleet} run and the issue's targets (issue 14, item 3), as
@@ -30,6 +31,12 @@ public final class FleetFigures {
 
   final List<Long> cordonDrainNanos = new ArrayList<>();
   double restMinutes;
+  double settleMinutes;
+
+  /** At rest, per minute: activities started by type, workflow tasks by workflow type. */
+  Map<String, Double> restActivities = Map.of();
+
+  Map<String, Double> restTasks = Map.of();
   double workerCores;
   double slurmPerMin;
   double k8sPerMin;
@@ -107,6 +114,32 @@ public final class FleetFigures {
       rolloutRows(b);
     }
     cordonAndRestRows(b);
+    b.append('\n').append(breakdown());
+    return b.toString();
+  }
+
+  /**
+   * Below the table: how long the fleet was left alone before the at-rest window, and what the
+   * window's Temporal actions were, by activity and by workflow type (the largest five of each).
+   */
+  String breakdown() {
+    return f(
+        "At rest (%.1f min, after %.1f min untouched), per minute: activities %s; workflow tasks"
+            + " %s.\n",
+        restMinutes, settleMinutes, top(restActivities), top(restTasks));
+  }
+
+  private static String top(Map<String, Double> rates) {
+    if (rates.isEmpty()) {
+      return "none";
+    }
+    StringBuilder b = new StringBuilder();
+    rates.entrySet().stream()
+        .limit(5)
+        .forEach(
+            e ->
+                b.append(b.length() == 0 ? "" : ", ")
+                    .append(f("%s %.1f", e.getKey(), e.getValue())));
     return b.toString();
   }
 

@@ -60,6 +60,33 @@ final class ProcStats {
     return total;
   }
 
+  /**
+   * The series of {@code name} summed by the value of {@code label} (series without it under "-"),
+   * from a Prometheus text scrape.
+   */
+  static java.util.Map<String, Double> byLabel(String scrape, String name, String label) {
+    java.util.Map<String, Double> out = new java.util.TreeMap<>();
+    String key = label + "=\"";
+    for (String line : scrape.split("\n")) {
+      if (line.startsWith("#") || !line.startsWith(name + "{")) {
+        continue;
+      }
+      int at = line.indexOf(key);
+      String value = "-";
+      if (at >= 0) {
+        int end = line.indexOf('"', at + key.length());
+        value = end < 0 ? "-" : line.substring(at + key.length(), end);
+      }
+      try {
+        double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
+        out.merge(value, v, Double::sum);
+      } catch (NumberFormatException e) {
+        // NaN-like values are skipped
+      }
+    }
+    return out;
+  }
+
   static String scrape(URI metrics) {
     try {
       HttpClient c = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -48,6 +48,14 @@ final class BenchFleet implements Callable<Integer> {
   String rest;
 
   @Option(
+      names = "--settle",
+      defaultValue = "0s",
+      description =
+          "wait this long after the last change before the at-rest window, so that it measures a"
+              + " quiet fleet rather than the nodes' safety re-reads after the cordon (default 0s)")
+  String settle;
+
+  @Option(
       names = "--register-delay",
       defaultValue = "1s",
       description = "pod Running -> its slurmd registers with Slurm (default 1s)")
@@ -99,6 +107,7 @@ final class BenchFleet implements Callable<Integer> {
             nodes,
             perNodeSet,
             Durations.parse(rest),
+            Durations.parse(settle),
             Durations.parse(registerDelay),
             Durations.parse(phaseLimit),
             workerEnv,
@@ -124,6 +133,7 @@ final class BenchFleet implements Callable<Integer> {
       int nodes,
       int perNodeSet,
       Duration rest,
+      Duration settle,
       Duration registerDelay,
       Duration phaseLimit,
       Map<String, String> workerEnv,
@@ -146,6 +156,7 @@ final class BenchFleet implements Callable<Integer> {
       try {
         return new FleetBench(stack, kubelet, temporal, nodes, perNodeSet, phaseLimit, out)
             .histories(histories)
+            .settle(settle)
             .run(rest, rollout);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
@@ -165,6 +176,7 @@ final class BenchFleet implements Callable<Integer> {
         + (perNodeSet == 1000 ? "" : " --per-nodeset " + perNodeSet)
         + " --rest "
         + rest
+        + (Durations.parse(settle).isZero() ? "" : " --settle " + settle)
         + " --register-delay "
         + registerDelay
         + (noRollout ? " --no-rollout" : "")
