@@ -96,7 +96,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       Object before = RestTimer.seen(s.pod, s.slurm);
       Step step = phases.handle();
       phases.refresh = false;
-      rest.passed(signalled, !before.equals(RestTimer.seen(s.pod, s.slurm)));
+      rest.passed(signalled, before, RestTimer.seen(s.pod, s.slurm));
       if (step.next() != s.phase) {
         transition(step);
         reporter.report();

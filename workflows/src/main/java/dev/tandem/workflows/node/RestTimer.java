@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.support.Versions;
+import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Objects;
 
@@ -19,11 +20,19 @@ import java.util.Objects;
  *   <li>The first wait at rest is {@code resyncSeconds} (R). Each timer-driven re-read at rest that
  *       finds the pod and the Slurm node as the signals left them doubles the next wait, up to
  *       {@code restMaxSeconds} (T, by default 8 × R).
- *   <li>Any signal, a re-read that finds something no signal reported (the watchers missed it: they
- *       are not healthy), or leaving rest starts again at R.
+ *   <li>News starts again at R: a pod or Slurm view that differs from the one the last pass ended
+ *       with, whether a signal or a re-read brought it (a re-read's news means the watchers missed
+ *       it: they are not healthy), and leaving rest. A signal that repeats what the workflow knows
+ *       (the watchers resend every view on each informer resync) is not news ({@link
+ *       Versions#REST_NEWS}); before it, any signal started again at R, and the resends kept every
+ *       node at the shortest waits.
  *   <li>Bound: a change whose signal is lost is re-read within T of happening (the wait in progress
  *       is at most T), and the waits after it are R again until the watchers are quiet and right
  *       for a while.
+ *   <li>The re-read is due at a time, not after a wait: a pass woken by a signal that brought
+ *       nothing new re-reads nothing and leaves the re-read where it was due ({@link
+ *       Versions#REST_NEWS}). Signals that repeat what the node knows, arriving more often than the
+ *       wait, would otherwise put the re-read off for ever and break the bound of step 4.
  * </ol>
  *
  * A workflow decision: taken only by runs that started with {@link Versions#REST_BACKOFF}; older
@@ -34,11 +43,15 @@ final class RestTimer {
 
   private final Tuning tuning;
   private final boolean on;
-  private int quiet; // timer-driven re-reads at rest in a row that found no news
+  private final boolean newsOnly;
+  private int quiet; // passes at rest in a row that brought no news
+  private Object lastSeen; // what the last pass ended with (REST_NEWS)
+  private long dueAtMillis; // workflow time the next re-read at rest is due, or 0 (REST_NEWS)
 
   RestTimer(Tuning tuning) {
     this.tuning = tuning;
     this.on = Versions.of(Versions.REST_BACKOFF) >= 1;
+    this.newsOnly = on && Versions.of(Versions.REST_NEWS) >= 1;
   }
 
   /** What the re-read compares: the fields a watcher's signal would have carried. */
@@ -59,10 +72,24 @@ final class RestTimer {
    * Records how the pass that just ran went (steps 2 and 3).
    *
    * @param signalled the loop woke for a signal, not its timer
-   * @param news the pass's re-read changed what the workflow knew of the pod or Slurm node
+   * @param before {@link #seen} as the pass began (after the signals that woke it)
+   * @param after {@link #seen} as the pass ended
    */
-  void passed(boolean signalled, boolean news) {
-    if (signalled || news) {
+  void passed(boolean signalled, Object before, Object after) {
+    if (newsOnly) {
+      boolean news = !after.equals(lastSeen);
+      lastSeen = after;
+      if (news) {
+        quiet = 0;
+        dueAtMillis = 0;
+      } else if (!signalled) {
+        quiet = Math.min(quiet + 1, MAX_DOUBLINGS); // a re-read that found nothing new
+        dueAtMillis = 0;
+      }
+      // A signal that brought nothing new keeps the re-read where it was due (step 5).
+      return;
+    }
+    if (signalled || !before.equals(after)) {
       quiet = 0;
     } else {
       quiet = Math.min(quiet + 1, MAX_DOUBLINGS);
@@ -77,8 +104,17 @@ final class RestTimer {
             && step.waitSeconds() == tuning.resyncSeconds();
     if (!on || !atRest) {
       quiet = 0;
+      dueAtMillis = 0;
       return step.waitSeconds();
     }
-    return Math.min(tuning.restMaxSeconds(), tuning.resyncSeconds() << quiet);
+    long wait = Math.min(tuning.restMaxSeconds(), tuning.resyncSeconds() << quiet);
+    if (!newsOnly) {
+      return wait;
+    }
+    long now = Workflow.currentTimeMillis();
+    if (dueAtMillis == 0) {
+      dueAtMillis = now + wait * 1000L;
+    }
+    return Math.max(1, (dueAtMillis - now + 999) / 1000);
   }
 }

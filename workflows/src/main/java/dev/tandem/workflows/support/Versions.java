@@ -165,6 +165,14 @@ public final class Versions {
    */
   public static final String SUCCESSOR = "successor";
 
+  /**
+   * Version 1: a node at rest starts its safety re-read back-off again only for news (a pod or
+   * Slurm view that differs from the one the last pass ended with, by signal or by re-read), not
+   * for every signal: the watchers' periodic resends of unchanged views (every informer resync)
+   * kept every node at the shortest waits. Asked at the start of each node run. Node workflow.
+   */
+  public static final String REST_NEWS = "rest-news";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -185,7 +193,8 @@ public final class Versions {
           Map.entry(SOLE_SUBMIT, 1),
           Map.entry(PARALLEL_SIGNALS, 1),
           Map.entry(START_PROBE, 1),
-          Map.entry(SUCCESSOR, 1));
+          Map.entry(SUCCESSOR, 1),
+          Map.entry(REST_NEWS, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -3,6 +3,7 @@ package dev.tandem.workflows.node;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import java.time.Duration;
@@ -26,6 +27,26 @@ class NodeRestTimerTest extends WorkflowTestBase {
     int reads = cluster.nodeReads("rest-0") - before;
     // Waits 10, 20, 40, then 80 s: about 9 re-reads in 600 s, not 60 (one per resync).
     assertTrue(reads >= 600 / 80 - 1 && reads <= 12, "re-reads in 600 s at rest: " + reads);
+  }
+
+  @Test
+  void signalsThatRepeatWhatTheNodeKnowsDoNotShortenTheWait() {
+    startNode("resent", 0, "a", T);
+    await("ready", 60, () -> phaseIs("resent-0", NodePhase.READY));
+    PodView pod = nodeStatus("resent-0").pod();
+    int before = cluster.nodeReads("resent-0");
+    // The watchers resend every view on each informer resync: here every 30 s, unchanged.
+    for (int i = 0; i < 20; i++) {
+      env.sleep(Duration.ofSeconds(30));
+      node("resent-0").podObserved(pod);
+    }
+    int reads = cluster.nodeReads("resent-0") - before;
+    // Not news: the waits grow as without the signals (10, 20, 40, 80 s: about 9 re-reads in
+    // 600 s). Before Versions.REST_NEWS each resend started again at 10 s: re-reads at +10 and +30
+    // s after every signal, about 40.
+    assertTrue(reads <= 12, "re-reads in 600 s with a resend every 30 s: " + reads);
+    // Nor do they put the re-reads off: each is due at a time, at most 80 s after the last.
+    assertTrue(reads >= 600 / 80 - 1, "the resends postponed the re-reads: " + reads);
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodRequest;
+import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateCommand;
@@ -439,6 +440,26 @@ class RecordHistoriesTest extends WorkflowTestBase {
     await("the old run ended", 300, () -> ended(Names.nodeSetWorkflowId(NS, "succ"), firstRun));
     env.sleep(java.time.Duration.ofSeconds(60));
     writeRuns("nodeset-successor", Names.nodeSetWorkflowId(NS, "succ"), firstRun);
+  }
+
+  /**
+   * A node at rest for 600 s whose pod view is resent unchanged every 30 s, as the watchers do on
+   * each informer resync ({@code Versions.REST_NEWS}): with the code before, every resend started
+   * the re-read back-off again (node-rest-signals-v10); with it, the waits grow as without the
+   * resends (-v11). Run alone: {@code -Dtest=RecordHistoriesTest#recordRestSignals
+   * -Dtandem.recordHistories=v11}.
+   */
+  @Test
+  void recordRestSignals() throws IOException {
+    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    startNode("resent", 0, "a");
+    await("ready", 60, () -> phaseIs("resent-0", NodePhase.READY));
+    PodView pod = nodeStatus("resent-0").pod();
+    for (int i = 0; i < 20; i++) {
+      env.sleep(java.time.Duration.ofSeconds(30));
+      node("resent-0").podObserved(pod);
+    }
+    write("node-rest-signals", Names.nodeWorkflowId(NS, "resent-0"));
   }
 
   private void write(String name, String workflowId) throws IOException {

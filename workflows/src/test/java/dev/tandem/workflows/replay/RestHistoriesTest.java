@@ -59,4 +59,19 @@ class RestHistoriesTest {
     assertEquals(80, longestTimerSeconds(v5));
     assertTrue(v5.size() < events("node-rest-v1.json").size() / 2, "far fewer events at rest");
   }
+
+  /**
+   * {@code Versions.REST_NEWS}: the same node at rest with its pod view resent unchanged every 30
+   * s. Before, each resend started the back-off again and no wait passed 20 s; after, the waits
+   * grow to 8 × the resync interval as without the resends.
+   */
+  @Test
+  void resentViewsNoLongerKeepTheWaitShort() throws IOException {
+    List<HistoryEvent> v10 = events("node-rest-signals-v10.json");
+    List<HistoryEvent> v11 = events("node-rest-signals-v11.json");
+    assertFalse(hasVersion(v10, Versions.REST_NEWS));
+    assertTrue(longestTimerSeconds(v10) < 80, "before: " + longestTimerSeconds(v10));
+    assertTrue(hasVersion(v11, Versions.REST_NEWS));
+    assertEquals(80, longestTimerSeconds(v11));
+  }
 }
