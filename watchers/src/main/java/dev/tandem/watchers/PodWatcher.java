@@ -33,6 +33,12 @@ public final class PodWatcher extends InformerWatcher<Pod> {
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
   private final Duration resync;
+
+  /** A resync resends an unchanged, delivered view only once in this many periods. */
+  static final int RESEND_EVERY = 6;
+
+  private final Map<String, Delivered> delivered = new java.util.concurrent.ConcurrentHashMap<>();
+  private java.time.Clock clock = java.time.Clock.systemUTC();
   private Consumer<Pod> onPodChanged = p -> {};
   private volatile Consumer<Pod> onPodSeen = p -> {};
 
@@ -48,6 +54,12 @@ public final class PodWatcher extends InformerWatcher<Pod> {
     this.signals = signals;
     this.metrics = metrics;
     this.resync = resync;
+  }
+
+  /** For tests: the clock that dates deliveries. */
+  PodWatcher clock(java.time.Clock c) {
+    this.clock = c;
+    return this;
   }
 
   /** Also called for every change (the K8s node watcher re-applies cordons to moved pods). */
@@ -94,8 +106,8 @@ public final class PodWatcher extends InformerWatcher<Pod> {
   protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
     onPodSeen.accept(pod);
     PodView after = PodViews.of(pod);
-    if (resyncPass || !meaningfullySame(PodViews.of(old), after)) {
-      // A changed view, or a periodic resync: send it.
+    if (resyncPass ? !deliveredRecently(pod, after) : !meaningfullySame(PodViews.of(old), after)) {
+      // A changed view, or a resync of a view not (recently) delivered: send it.
       send(pod, after);
     }
   }
@@ -105,15 +117,44 @@ public final class PodWatcher extends InformerWatcher<Pod> {
     send(pod, PodView.absent(pod.getMetadata().getName()));
   }
 
+  /**
+   * A resync resends a pod's view only if its node workflow has not taken exactly this view within
+   * {@link #RESEND_EVERY} informer resync periods. The resync is there to repair a delivery that
+   * failed or was given up; resending every unchanged view woke every node workflow once per resync
+   * (at 5,000 nodes and the default 10 minutes, 500 signals and workflow tasks a minute) and kept
+   * its safety re-reads at their shortest waits (found with {@code tandem bench fleet}). Every view
+   * is still sent again once in {@link #RESEND_EVERY} periods, and the node workflows re-read their
+   * pod themselves at rest (docs/architecture.md, "Safety re-reads at rest").
+   */
+  private boolean deliveredRecently(Pod pod, PodView view) {
+    Delivered d = delivered.get(key(pod));
+    return d != null
+        && d.view().equals(view)
+        && Duration.between(d.at(), clock.instant()).compareTo(resync.multipliedBy(RESEND_EVERY))
+            < 0;
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  /** A view a node workflow took, and when. */
+  private record Delivered(PodView view, Instant at) {}
+
   private void send(Pod pod, PodView view) {
     onPodChanged.accept(pod);
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     Instant seen = Instant.now();
+    String key = ns + "/" + name;
+    delivered.remove(key); // until this one is taken: a resync in between sends it again
     coalescer.submit(
-        ns + "/" + name + ":pod",
+        key + ":pod",
         () -> {
           boolean ok = signals.node(ns, name, Names.SIGNAL_POD_OBSERVED, view);
+          if (ok && view.exists()) {
+            delivered.put(key, new Delivered(view, clock.instant()));
+          }
           metrics.signal(Names.SIGNAL_POD_OBSERVED, ok ? "sent" : "not-running");
           metrics.lag("pod", Duration.between(seen, Instant.now()));
         });

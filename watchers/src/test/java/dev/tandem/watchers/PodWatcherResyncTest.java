@@ -1,0 +1,78 @@
+package dev.tandem.watchers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tandem.slurm.testing.MutableClock;
+import dev.tandem.workflows.Names;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The pod watcher's informer resync resends a pod's view only when its node workflow has not taken
+ * exactly that view lately: a resync repairs failed deliveries, and resending every unchanged view
+ * woke every node workflow once per resync.
+ */
+@ExtendWith(LocalKubernetes.class)
+class PodWatcherResyncTest extends WatcherTestBase {
+  static KubernetesClient client;
+
+  private static final Duration SHORT = Duration.ofSeconds(1);
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-11-28T10:00:00Z"));
+  private PodWatcher pods;
+
+  @AfterEach
+  void stop() {
+    if (pods != null) {
+      pods.close();
+    }
+    client.pods().inAnyNamespace().delete();
+  }
+
+  private int podSignals() {
+    return signals.named(Names.SIGNAL_POD_OBSERVED).size();
+  }
+
+  private void start() {
+    pods = new PodWatcher(client, coalescer, signals, metrics, SHORT).clock(clock);
+    pods.start();
+    Wait.until("synced", () -> pods.synced());
+  }
+
+  private static Pod pod(String name) {
+    return K8sObjects.slurmdPod(name, "k1")
+        .editMetadata()
+        .addToLabels("tandem.dev/revision", "r1")
+        .endMetadata()
+        .withNewStatus()
+        .withPhase("Running")
+        .endStatus()
+        .build();
+  }
+
+  @Test
+  void aDeliveredViewIsNotResentOnEveryResyncButOnceInAWhile() throws Exception {
+    start();
+    client.pods().inNamespace("default").resource(pod("rs-0")).create();
+    Wait.until("the add delivered", () -> podSignals() == 1);
+    Thread.sleep(SHORT.toMillis() * 7 / 2); // three resync passes or so
+    assertEquals(1, podSignals(), "unchanged and delivered: not resent");
+
+    clock.advance(SHORT.multipliedBy(PodWatcher.RESEND_EVERY));
+    Wait.until("resent once the delivery is old", () -> podSignals() >= 2);
+  }
+
+  @Test
+  void aViewWhoseDeliveryFailedIsResentByTheResync() throws Exception {
+    start();
+    signals.fail = true;
+    client.pods().inNamespace("default").resource(pod("rs-1")).create();
+    Wait.until("given up", () -> dropped() >= 1);
+    signals.fail = false;
+    Wait.until("resent by a resync", () -> podSignals() >= 1);
+  }
+}
