@@ -146,7 +146,7 @@ public final class PodWatcher extends InformerWatcher<Pod> {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     Instant seen = Instant.now();
-    String key = ns + "/" + name;
+    String key = key(pod);
     delivered.remove(key); // until this one is taken: a resync in between sends it again
     coalescer.submit(
         key + ":pod",
