@@ -68,6 +68,12 @@ public final class PodScheduleState {
   /** Why the pod is evicted (phase EVICTING), or null. */
   Ending ending;
 
+  /**
+   * The pod's {@code SlurmScheduled=False} ({@code JobPending}) condition was written for the job
+   * waiting in Slurm's queue ({@code Versions.QUEUED_NOTICE}).
+   */
+  boolean queuedNoticed;
+
   /** The ending's condition and event were written. */
   boolean endingAnnounced;
 

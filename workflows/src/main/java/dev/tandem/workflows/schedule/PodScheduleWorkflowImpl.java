@@ -25,7 +25,10 @@ import java.util.List;
  *       for a job with the pod's uid tag, so a retry never makes two. A pod gone before that goes
  *       to cancelling. Slurm refusing the job for good (e.g. an unknown partition) is an invalid
  *       pod.
- *   <li>Pending: wait for the Slurm watcher's {@code jobObserved} signal.
+ *   <li>Pending: wait for the Slurm watcher's {@code jobObserved} signal. A job still waiting after
+ *       {@link SchedulePhases#QUEUED_NOTICE_SECONDS} gets {@code SlurmScheduled=False} (reason
+ *       {@code JobPending}) on its pod, after a re-read of both; one Slurm starts sooner never
+ *       does, and its bind waits for no condition write.
  *   <li>Binding: the job runs: map its Slurm node to the Kubernetes node of that node's slurmd pod,
  *       bind the pod there, set {@code SlurmScheduled=True}. An unknown mapping or a failed bind is
  *       retried on a timer (never a guess).
@@ -71,6 +74,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     // First, before any command: a history recorded before the change replays its activity tasks.
     fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
     fx.soleSubmit = Versions.of(Versions.SOLE_SUBMIT) >= 1;
+    fx.queuedNotice = Versions.of(Versions.QUEUED_NOTICE) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, in.pod().ref());

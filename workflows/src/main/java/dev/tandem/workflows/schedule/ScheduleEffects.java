@@ -36,6 +36,12 @@ final class ScheduleEffects {
   /** A first submit skips the listing ({@code Versions.SOLE_SUBMIT}); set at run start. */
   boolean soleSubmit;
 
+  /**
+   * The queued condition waits until the job has waited a while ({@code Versions.QUEUED_NOTICE});
+   * set at run start.
+   */
+  boolean queuedNotice;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;

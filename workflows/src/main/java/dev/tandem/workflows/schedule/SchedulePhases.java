@@ -23,6 +23,14 @@ import java.util.List;
 
 /** One handler per {@link SchedulePhase}; see {@link PodScheduleWorkflowImpl} for the algorithm. */
 final class SchedulePhases {
+  /**
+   * How long a placeholder job waits in Slurm's queue before its pod is told so ({@code
+   * SlurmScheduled=False}, {@code JobPending}; {@code Versions.QUEUED_NOTICE}). Slurm starts a job
+   * it can start at once within about two seconds of the submit even on a busy machine
+   * (docs/benchmarks.md): those pods go straight to {@code SlurmScheduled=True}.
+   */
+  static final long QUEUED_NOTICE_SECONDS = 5;
+
   private final PodScheduleInput in;
   private final PodScheduleState s;
   private final ScheduleEffects fx;
@@ -92,8 +100,10 @@ final class SchedulePhases {
       }
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
-    fx.condition(
-        SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, "Slurm job " + job.id() + " queued");
+    if (!fx.queuedNotice) {
+      fx.condition(
+          SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, "Slurm job " + job.id() + " queued");
+    }
     return ScheduleStep.to(PENDING, "submitted", "Slurm job " + job.id());
   }
 
@@ -119,7 +129,7 @@ final class SchedulePhases {
         return ScheduleStep.stay(s.phase, t.pollSeconds());
       }
       case WAITING -> {
-        return ScheduleStep.stay(s.phase, t.resyncSeconds());
+        return waiting();
       }
       case RUNNING -> {
         // handled below
@@ -130,6 +140,31 @@ final class SchedulePhases {
           BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
     }
     return s.phase == BINDING ? bind() : ScheduleStep.stay(s.phase, t.resyncSeconds());
+  }
+
+  /**
+   * The job waits in Slurm's queue: tell the pod once it has waited {@link #QUEUED_NOTICE_SECONDS}
+   * in PENDING (the pass the notice's timer wakes re-reads the pod and the job first, so a job that
+   * started meanwhile is bound instead), then wait for the watcher's signal.
+   */
+  private ScheduleStep waiting() {
+    if (!fx.queuedNotice || s.phase != PENDING || s.queuedNoticed) {
+      return ScheduleStep.stay(s.phase, t.resyncSeconds());
+    }
+    long left = s.phaseSinceMillis + QUEUED_NOTICE_SECONDS * 1000 - fx.now().toEpochMilli();
+    if (left > 0) {
+      return ScheduleStep.stay(s.phase, Math.min(t.resyncSeconds(), (left + 999) / 1000));
+    }
+    s.queuedNoticed = fx.condition(SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, queuedMessage());
+    return ScheduleStep.stay(s.phase, s.queuedNoticed ? t.resyncSeconds() : t.pollSeconds());
+  }
+
+  private String queuedMessage() {
+    String why = s.job == null ? null : s.job.stateReason();
+    return "Slurm job "
+        + s.jobId
+        + " queued"
+        + (why == null || why.isEmpty() || why.equals("None") ? "" : " (" + why + ")");
   }
 
   private ScheduleStep bind() {

@@ -173,6 +173,15 @@ public final class Versions {
    */
   public static final String REST_NEWS = "rest-news";
 
+  /**
+   * Version 1: a pod's {@code SlurmScheduled=False} ({@code JobPending}) condition is written only
+   * once its placeholder job has waited {@code QUEUED_NOTICE_SECONDS} in Slurm's queue, not right
+   * after the submit: a job Slurm starts at once goes straight to {@code SlurmScheduled=True}, and
+   * its bind no longer waits behind a condition write. Asked at the start of each pod run. Pod
+   * workflow.
+   */
+  public static final String QUEUED_NOTICE = "queued-notice";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -194,7 +203,8 @@ public final class Versions {
           Map.entry(PARALLEL_SIGNALS, 1),
           Map.entry(START_PROBE, 1),
           Map.entry(SUCCESSOR, 1),
-          Map.entry(REST_NEWS, 1));
+          Map.entry(REST_NEWS, 1),
+          Map.entry(QUEUED_NOTICE, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -152,11 +152,11 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     assertEquals("high", job.qos());
     assertEquals(
         List.of(new BindRequest("default", "web", "uid-web", "k1", id, "n1")), world.binds);
+    // Slurm started the job at once: the pod never heard it was queued (Versions.QUEUED_NOTICE).
     List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
-    assertEquals("JobPending", sched.get(0).reason());
-    Condition last = sched.get(sched.size() - 1);
-    assertEquals(Condition.TRUE, last.status());
-    assertEquals("JobRunning", last.reason());
+    assertEquals(1, sched.size(), sched.toString());
+    assertEquals(Condition.TRUE, sched.get(0).status());
+    assertEquals("JobRunning", sched.get(0).reason());
     PodScheduleStatus s = wf.status();
     assertEquals(id, s.jobId());
     assertEquals("n1", s.slurmNode());
@@ -167,6 +167,52 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     assertEquals(SchedulePhase.DONE, result(wf));
     assertEquals(List.of(id), world.cancelled);
     assertTrue(world.evictions.isEmpty());
+  }
+
+  @Test
+  void aJobStillQueuedAfterTheNoticeDelayIsToldOnThePodAfterAReRead() {
+    world.slurmToK8s.put("n1", "k1");
+    PodScheduleWorkflow wf = schedule("queued");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf("uid-queued");
+    world.setJob(id, "PENDING", "Resources", List.of());
+    int readsBefore = world.reads.size();
+    env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS - 2));
+    assertTrue(
+        world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty(),
+        "not before the notice delay: " + world.conditions);
+    await(
+        "the queued notice",
+        4,
+        () -> !world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty());
+    Condition queued = world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0);
+    assertEquals(Condition.FALSE, queued.status());
+    assertEquals("JobPending", queued.reason());
+    assertEquals("Slurm job " + id + " queued (Resources)", queued.message());
+    assertTrue(
+        world.reads.subList(readsBefore, world.reads.size()).contains("find uid-queued"),
+        "the job was re-read before the notice: " + world.reads);
+    env.sleep(Duration.ofSeconds(30));
+    assertEquals(1, world.conditions(ScheduleConditions.SLURM_SCHEDULED).size(), "told once");
+
+    wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
+    List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
+    assertEquals("JobRunning", sched.get(sched.size() - 1).reason());
+  }
+
+  @Test
+  void aJobStartedWhileTheNoticeWasDueIsBoundAndNeverShownQueued() {
+    world.slurmToK8s.put("n1", "k1");
+    PodScheduleWorkflow wf = schedule("late");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf("uid-late");
+    // Slurm starts it, but the watcher's signal is lost: the notice's re-read finds it running.
+    world.setJob(id, "RUNNING", "None", List.of("n1"));
+    await("running", SchedulePhases.QUEUED_NOTICE_SECONDS + 2, () -> in(wf, SchedulePhase.RUNNING));
+    List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
+    assertEquals(1, sched.size(), sched.toString());
+    assertEquals("JobRunning", sched.get(0).reason());
   }
 
   @Test
