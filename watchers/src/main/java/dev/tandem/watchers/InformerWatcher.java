@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What every watcher does with its one informer: start it and wait (bounded) for the first listing,
- * count events, tell a periodic resync from a change, report whether it still runs, close it.
+ * count events, tell a periodic resync from a change, report whether it still runs, close it. Its
+ * cache keeps objects without {@code managedFields} ({@link LeanItemStore}).
  *
  * <p>A resync pass replays the cache as updates whose old and new objects have the same {@code
  * resourceVersion}; a real change always has a new one. Subclasses get that as a flag instead of
@@ -68,6 +69,7 @@ public abstract class InformerWatcher<T extends HasMetadata> implements AutoClos
    */
   public void start() {
     SharedIndexInformer<T> inf = newInformer();
+    inf.itemStore(new LeanItemStore<>());
     inf.addEventHandler(
         new ResourceEventHandler<T>() {
           @Override
