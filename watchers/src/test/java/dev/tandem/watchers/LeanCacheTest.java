@@ -31,13 +31,8 @@ class LeanCacheTest extends WatcherTestBase {
     client.pods().inAnyNamespace().delete();
   }
 
-  @Test
-  void cachedPodsCarryNoManagedFieldsButEverythingElse() {
-    client
-        .pods()
-        .inNamespace("default")
-        .resource(K8sObjects.slurmdPod("lean-0", "k1").build())
-        .create();
+  /** Labels the pod with another revision: a write that adds a managed-fields entry. */
+  private static void revision(String r) {
     client
         .pods()
         .inNamespace("default")
@@ -46,9 +41,19 @@ class LeanCacheTest extends WatcherTestBase {
             p ->
                 new io.fabric8.kubernetes.api.model.PodBuilder(p)
                     .editMetadata()
-                    .addToLabels("tandem.dev/revision", "r2")
+                    .addToLabels("tandem.dev/revision", r)
                     .endMetadata()
                     .build());
+  }
+
+  @Test
+  void cachedPodsCarryNoManagedFieldsButEverythingElse() {
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(K8sObjects.slurmdPod("lean-0", "k1").build())
+        .create();
+    revision("r2");
     Pod stored = client.pods().inNamespace("default").withName("lean-0").get();
     assertFalse(
         stored.getMetadata().getManagedFields().isEmpty(),
@@ -68,17 +73,7 @@ class LeanCacheTest extends WatcherTestBase {
     assertEquals(stored.getSpec().getNodeName(), c.getSpec().getNodeName());
 
     // An update arrives through the watch: trimmed as well.
-    client
-        .pods()
-        .inNamespace("default")
-        .withName("lean-0")
-        .edit(
-            p ->
-                new io.fabric8.kubernetes.api.model.PodBuilder(p)
-                    .editMetadata()
-                    .addToLabels("tandem.dev/revision", "r3")
-                    .endMetadata()
-                    .build());
+    revision("r3");
     Wait.until(
         "updated",
         () ->
