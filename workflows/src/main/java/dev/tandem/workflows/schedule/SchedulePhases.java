@@ -148,7 +148,9 @@ final class SchedulePhases {
    * started meanwhile is bound instead), then wait for the watcher's signal.
    */
   private ScheduleStep waiting() {
-    if (!fx.queuedNotice || s.phase != PENDING || s.queuedNoticed) {
+    // Only PENDING waits: a job back in the queue after BINDING or RUNNING is PREEMPTED
+    // (JobOutlook).
+    if (!fx.queuedNotice || s.queuedNoticed) {
       return ScheduleStep.stay(s.phase, t.resyncSeconds());
     }
     long left = s.phaseSinceMillis + QUEUED_NOTICE_SECONDS * 1000 - fx.now().toEpochMilli();
