@@ -306,10 +306,10 @@ public final class FleetBench {
 
   /**
    * {@code --settle}: how long the fleet stays untouched before the at-rest window. Right after the
-   * cordon the nodes it signalled re-read at their shortest wait, and every node's safety re-read
-   * backs off from {@code TANDEM_NODE_RESYNC} to {@code TANDEM_NODE_REST_MAX} only while nothing
-   * happens (docs/architecture.md, "Safety re-reads at rest"): a window right after the cordon
-   * measures that back-off, not a quiet fleet.
+   * cordon the nodes it signalled re-read at their shortest wait ({@code TANDEM_NODE_RESYNC}), and
+   * only a re-read that finds nothing new settles a node at {@code TANDEM_NODE_REST_MAX}
+   * (docs/architecture.md, "Safety re-reads at rest"): a window right after the cordon measures
+   * that, not a quiet fleet.
    */
   public FleetBench settle(Duration d) {
     this.settle = d;

@@ -51,6 +51,7 @@ public final class E2EStack implements AutoCloseable {
       Map.of(
           "TANDEM_NODE_POLL", "1s",
           "TANDEM_NODE_RESYNC", "10s",
+          "TANDEM_NODE_REST_MAX", "80s",
           "TANDEM_SLURM_POLL_INTERVAL", "500ms",
           "TANDEM_SLURM_FULL_RESYNC", "30s",
           "TANDEM_INFORMER_RESYNC", "1m");

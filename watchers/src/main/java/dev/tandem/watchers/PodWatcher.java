@@ -37,6 +37,16 @@ public final class PodWatcher extends InformerWatcher<Pod> {
   /** A resync resends an unchanged, delivered view only once in this many periods. */
   static final int RESEND_EVERY = 6;
 
+  /**
+   * And at most this many such views a resync pass, whatever the fleet's size: the rest wait for a
+   * later pass (issue 14). At 5,000 pods all taken at once, the 6th pass would otherwise send 5,000
+   * signals, and 5,000 workflow tasks, in a minute.
+   */
+  static final int RESEND_MAX = 100;
+
+  private Instant budgetFrom = Instant.MIN;
+  private int budgetUsed;
+
   private final Map<String, Delivered> delivered = new java.util.concurrent.ConcurrentHashMap<>();
   private java.time.Clock clock = java.time.Clock.systemUTC();
   private Consumer<Pod> onPodChanged = p -> {};
@@ -106,7 +116,7 @@ public final class PodWatcher extends InformerWatcher<Pod> {
   protected void onUpdate(Pod old, Pod pod, boolean resyncPass) {
     onPodSeen.accept(pod);
     PodView after = PodViews.of(pod);
-    if (resyncPass ? !deliveredRecently(pod, after) : !meaningfullySame(PodViews.of(old), after)) {
+    if (resyncPass ? resendOnResync(pod, after) : !meaningfullySame(PodViews.of(old), after)) {
       // A changed view, or a resync of a view not (recently) delivered: send it.
       send(pod, after);
     }
@@ -119,19 +129,35 @@ public final class PodWatcher extends InformerWatcher<Pod> {
 
   /**
    * A resync resends a pod's view only if its node workflow has not taken exactly this view within
-   * {@link #RESEND_EVERY} informer resync periods. The resync is there to repair a delivery that
-   * failed or was given up; resending every unchanged view woke every node workflow once per resync
-   * (at 5,000 nodes and the default 10 minutes, 500 signals and workflow tasks a minute) and kept
-   * its safety re-reads at their shortest waits (found with {@code tandem bench fleet}). Every view
-   * is still sent again once in {@link #RESEND_EVERY} periods, and the node workflows re-read their
-   * pod themselves at rest (docs/architecture.md, "Safety re-reads at rest").
+   * {@link #RESEND_EVERY} informer resync periods, and then at most {@link #RESEND_MAX} a pass. The
+   * resync is there to repair a delivery that failed or was given up (such a view always goes);
+   * resending every unchanged view woke every node workflow once per resync (at 5,000 nodes and the
+   * default 10 minutes, 500 signals and workflow tasks a minute) and kept its safety re-reads at
+   * their shortest waits (found with {@code tandem bench fleet}). Every taken view still goes again
+   * once in {@code max(RESEND_EVERY, pods / RESEND_MAX)} periods, and the node workflows re-read
+   * their pod themselves at rest (docs/architecture.md, "Safety re-reads at rest").
    */
-  private boolean deliveredRecently(Pod pod, PodView view) {
+  private boolean resendOnResync(Pod pod, PodView view) {
     Delivered d = delivered.get(key(pod));
-    return d != null
-        && d.view().equals(view)
-        && Duration.between(d.at(), clock.instant()).compareTo(resync.multipliedBy(RESEND_EVERY))
-            < 0;
+    if (d == null || !d.view().equals(view)) {
+      return true; // never taken: a repair
+    }
+    Instant now = clock.instant();
+    if (Duration.between(d.at(), now).compareTo(resync.multipliedBy(RESEND_EVERY)) < 0) {
+      return false;
+    }
+    synchronized (this) {
+      // A resync pass calls this for every pod within moments; passes are a resync apart.
+      if (Duration.between(budgetFrom, now).compareTo(resync.dividedBy(2)) >= 0) {
+        budgetFrom = now;
+        budgetUsed = 0;
+      }
+      if (budgetUsed >= RESEND_MAX) {
+        return false; // a later pass sends it
+      }
+      budgetUsed++;
+      return true;
+    }
   }
 
   private static String key(Pod pod) {

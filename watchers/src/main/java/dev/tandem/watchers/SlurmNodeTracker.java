@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -40,17 +41,19 @@ final class SlurmNodeTracker {
   private final Map<String, SlurmNodeView> undelivered = new ConcurrentHashMap<>();
 
   /**
-   * A full listing signals every node only once in this many (30 min at the 1 min default): in
-   * between it signals what differs, like an incremental one. Sending every node every minute cost
-   * a signal, a workflow task and a pod read per node per minute at rest (1,000 signals a minute at
-   * 1,000 nodes, measured with {@code tandem bench fleet}) and kept every node's safety re-read at
-   * its shortest wait. A lost signal is still repaired: the coalescer marks what it gave up
-   * (undelivered, sent again), and each node re-reads Slurm itself at rest (docs/architecture.md).
+   * A full listing sends an unchanged node's view again once in this many (30 min at the 1 min
+   * default): in between it signals what differs, like an incremental one. Sending every node every
+   * minute cost a signal, a workflow task and a pod read per node per minute at rest (1,000 signals
+   * a minute at 1,000 nodes, measured with {@code tandem bench fleet}) and kept every node's safety
+   * re-read at its shortest wait. A lost signal is still repaired: the coalescer marks what it gave
+   * up (undelivered, sent again), and each node re-reads Slurm itself at rest
+   * (docs/architecture.md).
    */
   static final int RESEND_ALL_EVERY = 30;
 
+  private final ResendSweep sweep = new ResendSweep(RESEND_ALL_EVERY, ResendSweep.MAX);
+
   private Instant since;
-  private long fullListings;
   private volatile RemediationWatch remediation;
 
   SlurmNodeTracker(
@@ -78,14 +81,14 @@ final class SlurmNodeTracker {
     if (!ln.changed()) {
       return;
     }
-    boolean resendAll = full && ++fullListings % RESEND_ALL_EVERY == 0;
+    Set<String> resend = full ? sweep.next(ln.items().stream().map(SlurmNode::name)) : Set.of();
     Map<String, SlurmNodeView> seen = new HashMap<>();
     for (SlurmNode n : ln.items()) {
       SlurmNodeView v = SlurmViews.node(n, now);
       seen.put(n.name(), v);
       SlurmNodeView before = nodes.put(n.name(), v);
       boolean lost = undelivered.remove(n.name()) != null;
-      if (resendAll || lost || before == null || !sameNode(before, v)) {
+      if (resend.contains(n.name()) || lost || before == null || !sameNode(before, v)) {
         metrics.event("slurm", "node");
         onNode(v, true);
       } else if (full) {

@@ -1,6 +1,7 @@
 package dev.tandem.watchers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.Names;
@@ -64,6 +65,29 @@ class PodWatcherResyncTest extends WatcherTestBase {
 
     clock.advance(SHORT.multipliedBy(PodWatcher.RESEND_EVERY));
     Wait.until("resent once the delivery is old", () -> podSignals() >= 2);
+  }
+
+  /**
+   * The resends of taken views are capped per resync pass (issue 14): the rest go in a later pass.
+   * The test clock stands still between passes, so every pass here is within one budget until it
+   * moves on.
+   */
+  @Test
+  void resendsOfTakenViewsAreCappedPerPassAndTheRestGoLater() throws Exception {
+    start();
+    int n = PodWatcher.RESEND_MAX + 50;
+    for (int i = 0; i < n; i++) {
+      client.pods().inNamespace("default").resource(pod("cap-" + i)).create();
+    }
+    Wait.until("the adds delivered", () -> podSignals() == n);
+    assertTrue(coalescer.drain(Duration.ofSeconds(10)));
+    clock.advance(SHORT.multipliedBy(PodWatcher.RESEND_EVERY));
+    Wait.until("a capped pass", () -> podSignals() >= n + PodWatcher.RESEND_MAX);
+    Thread.sleep(SHORT.toMillis() * 5 / 2); // more passes, within the same budget
+    assertTrue(coalescer.drain(Duration.ofSeconds(10)));
+    assertEquals(n + PodWatcher.RESEND_MAX, podSignals(), "no more than the cap in one budget");
+    clock.advance(SHORT);
+    Wait.until("the rest in the next budget", () -> podSignals() == 2 * n);
   }
 
   @Test

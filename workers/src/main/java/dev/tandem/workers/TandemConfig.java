@@ -205,8 +205,7 @@ public record TandemConfig(
             env.duration("TANDEM_SLOW_AFTER", Duration.ofMinutes(15), Duration.ofSeconds(1))
                 .toSeconds(),
             env.bool("TANDEM_SEARCH_ATTRIBUTES", true),
-            env.duration("TANDEM_NODE_REST_MAX", resync.multipliedBy(Tuning.REST_FACTOR), resync)
-                .toSeconds());
+            env.duration("TANDEM_NODE_REST_MAX", restMaxDefault(resync), resync).toSeconds());
     Worker worker =
         new Worker(
             env.integer("TANDEM_MAX_CONCURRENT_ACTIVITIES", 50, 1, 10_000),
@@ -217,6 +216,17 @@ public record TandemConfig(
             env.integer("TANDEM_WORKFLOW_CACHE", 6000, 10, 100_000),
             env.integer("TANDEM_WORKFLOW_TASK_POLLERS", 10, 2, 100));
     return new TandemConfig(temporal, http, watching, tuning, worker, SchedulingSettings.from(env));
+  }
+
+  /**
+   * A node at rest re-reads Kubernetes and Slurm itself once in 12 hours by default, at least once
+   * per resync: the watchers repair their own failed deliveries within a minute (Slurm) or an
+   * informer resync (pods), so this re-read is the last resort, and a shorter one would make the
+   * fleet's cost at rest grow with its size (docs/architecture.md, "Safety re-reads at rest").
+   */
+  static Duration restMaxDefault(Duration resync) {
+    Duration twelveHours = Duration.ofHours(12);
+    return resync.compareTo(twelveHours) > 0 ? resync : twelveHours;
   }
 
   /** The lease timings must nest as fabric8 (and client-go) require. */

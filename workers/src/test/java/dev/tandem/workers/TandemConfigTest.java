@@ -39,11 +39,14 @@ class TandemConfigTest {
   }
 
   @Test
-  void restBoundDefaultsToEightResyncsAndNeverBelowOne() {
-    assertEquals(960, TandemConfig.from(new Env(Map.of())).tuning().restMaxSeconds());
+  void restBoundDefaultsToTwelveHoursAndNeverBelowOneResync() {
+    assertEquals(43_200, TandemConfig.from(new Env(Map.of())).tuning().restMaxSeconds());
     assertEquals(
-        240,
+        43_200,
         TandemConfig.from(new Env(Map.of("TANDEM_NODE_RESYNC", "30s"))).tuning().restMaxSeconds());
+    assertEquals(
+        86_400,
+        TandemConfig.from(new Env(Map.of("TANDEM_NODE_RESYNC", "24h"))).tuning().restMaxSeconds());
     assertEquals(
         300,
         TandemConfig.from(new Env(Map.of("TANDEM_NODE_REST_MAX", "5m"))).tuning().restMaxSeconds());

@@ -15,9 +15,9 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param searchAttributes upsert the Tandem search attributes (they must be registered on the
  *     Temporal namespace first: upserting an unregistered one fails the workflow task)
  * @param restMaxSeconds the longest a node at rest (ready or drained, no signal) waits between
- *     safety re-reads: the wait doubles from {@code resyncSeconds} up to this while re-reads find
- *     nothing the watchers did not report (docs/architecture.md, "Safety re-reads at rest"); 0 (or
- *     absent in an older input) means 8 × {@code resyncSeconds}
+ *     safety re-reads, once a re-read found nothing the watchers did not report
+ *     (docs/architecture.md, "Safety re-reads at rest"); the worker's default is 12 hours ({@code
+ *     TANDEM_NODE_REST_MAX}); 0 (or absent in an older input) means 8 × {@code resyncSeconds}
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Tuning(

@@ -17,9 +17,14 @@ import java.util.Objects;
  * <ol>
  *   <li>At rest means ready or drained, staying there, with the resync wait: the watchers report
  *       every change of the pod and the Slurm node, and the timer only repairs a lost signal.
- *   <li>The first wait at rest is {@code resyncSeconds} (R). Each timer-driven re-read at rest that
- *       finds the pod and the Slurm node as the signals left them doubles the next wait, up to
- *       {@code restMaxSeconds} (T, by default 8 × R).
+ *   <li>The first wait at rest is {@code resyncSeconds} (R). A timer-driven re-read at rest that
+ *       finds the pod and the Slurm node as the signals left them shows that the watchers report
+ *       this node: the next wait is the longest, {@code restMaxSeconds} (T, 12 hours by default),
+ *       shortened by up to a quarter by a fraction fixed per node (its workflow id), so that a
+ *       fleet that settled at once does not re-read at once ({@link Versions#REST_SETTLED}). Before
+ *       it, each such re-read doubled the wait up to T: a fleet's cost at rest then fell only as 1
+ *       / the time since its last change, and at 5,000 nodes the waits of 2, 4, 8, ... minutes were
+ *       most of the worker's work for hours after a rollout.
  *   <li>News starts again at R: a pod or Slurm view that differs from the one the last pass ended
  *       with, whether a signal or a re-read brought it (a re-read's news means the watchers missed
  *       it: they are not healthy), and leaving rest. A signal that repeats what the workflow knows
@@ -27,8 +32,9 @@ import java.util.Objects;
  *       Versions#REST_NEWS}); before it, any signal started again at R, and the resends kept every
  *       node at the shortest waits.
  *   <li>Bound: a change whose signal is lost is re-read within T of happening (the wait in progress
- *       is at most T), and the waits after it are R again until the watchers are quiet and right
- *       for a while.
+ *       is at most T), and the waits after it are R again until a re-read finds the watchers right.
+ *       The watchers repair their own failed deliveries much sooner (docs/architecture.md, "Safety
+ *       re-reads at rest"): this re-read is the last resort, independent of their caches.
  *   <li>The re-read is due at a time, not after a wait: a pass woken by a signal that brought
  *       nothing new re-reads nothing and leaves the re-read where it was due ({@link
  *       Versions#REST_NEWS}). Signals that repeat what the node knows, arriving more often than the
@@ -36,7 +42,7 @@ import java.util.Objects;
  * </ol>
  *
  * A workflow decision: taken only by runs that started with {@link Versions#REST_BACKOFF}; older
- * runs wait R as before.
+ * runs wait R as before. Runs before {@link Versions#REST_SETTLED} double the wait (step 2).
  */
 final class RestTimer {
   private static final int MAX_DOUBLINGS = 20; // R << 20 exceeds any sane T: no overflow
@@ -44,6 +50,7 @@ final class RestTimer {
   private final Tuning tuning;
   private final boolean on;
   private final boolean newsOnly;
+  private final boolean settled;
   private int quiet; // passes at rest in a row that brought no news
   private Object lastSeen; // what the last pass ended with (REST_NEWS)
   private long dueAtMillis; // workflow time the next re-read at rest is due, or 0 (REST_NEWS)
@@ -52,6 +59,7 @@ final class RestTimer {
     this.tuning = tuning;
     this.on = Versions.of(Versions.REST_BACKOFF) >= 1;
     this.newsOnly = on && Versions.of(Versions.REST_NEWS) >= 1;
+    this.settled = newsOnly && Versions.of(Versions.REST_SETTLED) >= 1;
   }
 
   /** What the re-read compares: the fields a watcher's signal would have carried. */
@@ -107,7 +115,10 @@ final class RestTimer {
       dueAtMillis = 0;
       return step.waitSeconds();
     }
-    long wait = Math.min(tuning.restMaxSeconds(), tuning.resyncSeconds() << quiet);
+    long wait =
+        settled && quiet > 0
+            ? settledWait(tuning, Workflow.getInfo().getWorkflowId())
+            : Math.min(tuning.restMaxSeconds(), tuning.resyncSeconds() << quiet);
     if (!newsOnly) {
       return wait;
     }
@@ -116,5 +127,15 @@ final class RestTimer {
       dueAtMillis = now + wait * 1000L;
     }
     return Math.max(1, (dueAtMillis - now + 999) / 1000);
+  }
+
+  /**
+   * The wait of a settled node (step 2): T less up to a quarter of it, by a fraction that the
+   * workflow id fixes (the same on every replay and for every wait of this node), never below R.
+   */
+  static long settledWait(Tuning tuning, String workflowId) {
+    long max = tuning.restMaxSeconds();
+    long spread = max / 4 * Math.floorMod(workflowId.hashCode(), 1000) / 1000;
+    return Math.max(tuning.resyncSeconds(), max - spread);
   }
 }

@@ -182,6 +182,14 @@ public final class Versions {
    */
   public static final String QUEUED_NOTICE = "queued-notice";
 
+  /**
+   * Version 1: a node at rest whose timer-driven re-read found nothing the watchers did not report
+   * waits the longest rest interval at once (less a per-node fraction of a quarter), instead of
+   * doubling its wait from the resync interval: a fleet's cost at rest no longer decays only as 1 /
+   * the time since its last change. Asked at the start of each node run. Node workflow.
+   */
+  public static final String REST_SETTLED = "rest-settled";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -204,7 +212,8 @@ public final class Versions {
           Map.entry(START_PROBE, 1),
           Map.entry(SUCCESSOR, 1),
           Map.entry(REST_NEWS, 1),
-          Map.entry(QUEUED_NOTICE, 1));
+          Map.entry(QUEUED_NOTICE, 1),
+          Map.entry(REST_SETTLED, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.NodePhase;
@@ -27,6 +28,25 @@ class NodeRestTimerTest extends WorkflowTestBase {
     int reads = cluster.nodeReads("rest-0") - before;
     // Waits 10, 20, 40, then 80 s: about 9 re-reads in 600 s, not 60 (one per resync).
     assertTrue(reads >= 600 / 80 - 1 && reads <= 12, "re-reads in 600 s at rest: " + reads);
+  }
+
+  /**
+   * One quiet re-read settles a node: the next wait is the longest at once (less its per-node
+   * fraction), not 20, 40, 80 ... s ({@code Versions.REST_SETTLED}).
+   */
+  @Test
+  void oneQuietReReadSettlesTheNodeAtTheLongestWait() {
+    Tuning t = new Tuning(1, 10, 4000, 200, 120, true, 640);
+    long settled = RestTimer.settledWait(t, dev.tandem.workflows.Names.nodeWorkflowId(NS, "set-0"));
+    assertTrue(settled >= 480 && settled <= 640, "three quarters of T to T: " + settled);
+    startNode("set", 0, "a", t);
+    await("ready", 60, () -> phaseIs("set-0", NodePhase.READY));
+    int before = cluster.nodeReads("set-0");
+    env.sleep(Duration.ofSeconds(400));
+    // The re-read at +10 s, then none before +490 s. Doubling read at +10, 30, 70, 150 and 310 s.
+    assertEquals(1, cluster.nodeReads("set-0") - before, "re-reads in the first 400 s");
+    env.sleep(Duration.ofSeconds(10 + settled - 400 + 5));
+    assertEquals(2, cluster.nodeReads("set-0") - before, "the settled wait is the bound");
   }
 
   @Test
@@ -57,8 +77,8 @@ class NodeRestTimerTest extends WorkflowTestBase {
     cluster.adminDrain("lost-0", "bad DIMM"); // and the watcher's signal is lost
     await("seen", T.restMaxSeconds() + 2, () -> nodeStatus("lost-0").slurm().drainFlag());
     int seen = cluster.nodeReads("lost-0");
-    env.sleep(Duration.ofSeconds(35));
-    // News starts again at the resync interval: re-reads at +10 s and +30 s.
-    assertTrue(cluster.nodeReads("lost-0") - seen >= 2, "the wait was reset after news");
+    env.sleep(Duration.ofSeconds(15));
+    // News starts again at the resync interval: a re-read at +10 s, not 60 to 80 s later.
+    assertTrue(cluster.nodeReads("lost-0") - seen >= 1, "the wait was reset after news");
   }
 }

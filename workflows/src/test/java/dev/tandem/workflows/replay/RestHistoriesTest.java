@@ -74,4 +74,31 @@ class RestHistoriesTest {
     assertTrue(hasVersion(v11, Versions.REST_NEWS));
     assertEquals(80, longestTimerSeconds(v11));
   }
+
+  /**
+   * {@code Versions.REST_SETTLED}: the same two scenarios recorded after it. One quiet re-read
+   * (after 10 s) settles the node at the longest wait less its per-node fraction (74 s of 80 for
+   * one node's id, 62 s for the other's), where the doubling waited 20 s.
+   */
+  @Test
+  void afterTheFirstQuietReReadTheNodeWaitsTheLongestAtOnce() throws IOException {
+    for (String file : List.of("node-rest-v13.json", "node-rest-signals-v13.json")) {
+      List<HistoryEvent> v13 = events(file);
+      assertTrue(hasVersion(v13, Versions.REST_SETTLED), file);
+      List<Long> waits =
+          v13.stream()
+              .filter(e -> e.getEventType() == EventType.EVENT_TYPE_TIMER_STARTED)
+              .map(e -> e.getTimerStartedEventAttributes().getStartToFireTimeout().getSeconds())
+              .toList();
+      // With resends (every 30 s) a wait is what is left until the re-read is due, so only the
+      // first two say how long: 10 s, then the settled wait (the doubling: 10 s, then 20 s).
+      assertEquals(10L, waits.get(0), file + ": " + waits);
+      assertTrue(waits.get(1) >= 60, file + ": " + waits);
+      assertTrue(longestTimerSeconds(v13) >= 60 && longestTimerSeconds(v13) <= 80, file);
+    }
+    List<HistoryEvent> v5 = events("node-rest-v5.json");
+    assertFalse(hasVersion(v5, Versions.REST_SETTLED));
+    assertTrue(
+        events("node-rest-v13.json").size() < v5.size() / 2, "fewer events at rest than doubling");
+  }
 }
