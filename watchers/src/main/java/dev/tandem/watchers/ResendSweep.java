@@ -30,7 +30,7 @@ final class ResendSweep {
   private final int every;
   private final int max;
   private String last = "";
-  private double owed;
+  private long owedParts; // resends owed, in 1 / every of a name: no rounding
 
   ResendSweep(int every, int max) {
     if (every < 1 || max < 1) {
@@ -44,9 +44,9 @@ final class ResendSweep {
   Set<String> next(Stream<String> seen) {
     TreeSet<String> names = new TreeSet<>();
     seen.forEach(names::add);
-    owed = Math.min(max, owed + names.size() / (double) every);
-    int count = (int) Math.min(names.size(), Math.floor(owed + 1e-9));
-    owed = Math.max(0, owed - count);
+    owedParts = Math.min((long) max * every, owedParts + names.size());
+    int count = (int) Math.min(names.size(), owedParts / every);
+    owedParts -= (long) count * every;
     Set<String> out = new HashSet<>();
     Iterator<String> it = names.tailSet(last, false).iterator();
     while (out.size() < count) {
