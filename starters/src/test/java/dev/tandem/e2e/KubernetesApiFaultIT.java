@@ -48,7 +48,13 @@ class KubernetesApiFaultIT {
 
   @BeforeAll
   static void start() throws Exception {
-    f = FaultStack.withNodeSet(SET, 3, Map.of("TANDEM_KUBERNETES_PROBE_INTERVAL", "1s"));
+    // Nodes at rest re-read every resync (10 s), so that some call lands in the 20 s of 503s: with
+    // the default bound a settled node waits 60 to 80 s here (Versions.REST_SETTLED).
+    f =
+        FaultStack.withNodeSet(
+            SET,
+            3,
+            Map.of("TANDEM_KUBERNETES_PROBE_INTERVAL", "1s", "TANDEM_NODE_REST_MAX", "10s"));
     e2e = f.e2e;
   }
 
