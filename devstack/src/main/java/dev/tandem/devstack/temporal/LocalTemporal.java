@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  * {@code DescribeTaskQueue} with the task queue's pollers, as a real server does (the test server
  * does not implement it), so clients can tell that no worker is running.
  *
+ * <p>The test server's log of time-skipping lock events is kept short ({@link BoundedLockLog}): it
+ * grows with every task and slows every timer down the longer the server runs.
+ *
  * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md, "The
  * local Temporal"). Everything is in memory: stopping it forgets every workflow.
  */
@@ -49,6 +52,7 @@ public final class LocalTemporal implements AutoCloseable {
    */
   public static LocalTemporal start(int port, boolean sticky) throws IOException {
     TestServicesStarter services = new TestServicesStarter(true, 0);
+    BoundedLockLog.install(services); // else the server slows down the longer it runs
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
     for (BindableService s : services.getServices()) {
       if (s == services.getWorkflowService()) {
@@ -70,6 +74,11 @@ public final class LocalTemporal implements AutoCloseable {
           "cannot listen on 127.0.0.1:" + port + " for Temporal (is another server running?)", e);
     }
     return new LocalTemporal(services, server);
+  }
+
+  /** The test server's services, for tests of what this class changes in them. */
+  TestServicesStarter services() {
+    return services;
   }
 
   public int port() {

@@ -44,8 +44,9 @@ import java.util.Objects;
  * <p>Signals only change {@link NodeLifecycleState}; the loop acts. Signals may be lost or
  * duplicated, so every phase also re-reads Kubernetes and Slurm on a timer: a lost signal delays,
  * never wedges. At rest that timer lengthens while the re-reads find nothing new ({@link
- * RestTimer}). Every change of phase is reported to the NodeSet workflow and recorded in the node's
- * timeline. The workflow continues as new before its history grows large.
+ * RestTimer}). Every change of phase is recorded in the node's timeline, and where a pass ends (it
+ * waits, or the node is deleted) the node reports to the NodeSet workflow what changed. The
+ * workflow continues as new before its history grows large.
  */
 public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
@@ -76,6 +77,9 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
   public NodePhase run(NodeLifecycleInput in) {
     fx.localCalls = Versions.of(Versions.LOCAL_NODE_CALLS) >= 1;
     reporter.async = Versions.of(Versions.ASYNC_REPORT) >= 1;
+    // One report per pass, where it waits (Versions.PASS_REPORTS): phases passed through within a
+    // pass are in the timeline and the node's events, not in the NodeSet's signals.
+    boolean passReports = Versions.of(Versions.PASS_REPORTS) >= 1;
     NodePhases phases = new NodePhases(s, fx, in.tuning());
     RestTimer rest = new RestTimer(in.tuning());
     boolean signalled = true; // the first pass counts as news: start at rest's shortest wait
@@ -99,7 +103,9 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       rest.passed(signalled, before, RestTimer.seen(s.pod, s.slurm));
       if (step.next() != s.phase) {
         transition(step);
-        reporter.report();
+        if (!passReports || s.phase == NodePhase.DELETED) {
+          reporter.report();
+        }
         if (s.phase == NodePhase.DELETED) {
           reporter.settle();
           sa.set(SearchAttributes.PHASE, s.phase.label());

@@ -1,0 +1,98 @@
+package dev.tandem.workflows.node;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.UpdateCommand;
+import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.testing.WorkflowTestBase;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.worker.WorkerFactory;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node reports to its NodeSet where a pass ends, not after every phase it passes through within
+ * the pass ({@code Versions.PASS_REPORTS}). An idle node told to update drains, finds no job and
+ * starts replacing its pod in one pass: the NodeSet hears "updating", not "draining" and "drained"
+ * first, which it could not act on (it counts a node it told to update as out of service until the
+ * node reports back at the new revision). The code before sent all three.
+ */
+class PassReportsTest extends WorkflowTestBase {
+  private static final String QUEUE = "pass-recorder";
+  private WorkerFactory recorders;
+
+  @AfterEach
+  void stopRecorders() {
+    if (recorders != null) {
+      recorders.shutdownNow();
+    }
+    ReportResendTest.REPORTS.clear();
+  }
+
+  @Test
+  void anIdleNodesUpdateIsReportedWhereItsPassesEnd() {
+    recorders = WorkerFactory.newInstance(client);
+    recorders
+        .newWorker(QUEUE)
+        .registerWorkflowImplementationTypes(ReportResendTest.RecordingNodeSet.class);
+    recorders.start();
+    NodeSetWorkflow r =
+        client.newWorkflowStub(
+            NodeSetWorkflow.class,
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(Names.nodeSetWorkflowId(NS, "pass"))
+                .setTaskQueue(QUEUE)
+                .build());
+    WorkflowClient.start(r::run, (NodeSetInput) null);
+    List<NodeReport> reports = ReportResendTest.REPORTS;
+
+    startNode("pass", 0, "a");
+    await(
+        "ready, and heard",
+        60,
+        () ->
+            phaseIs("pass-0", NodePhase.READY)
+                && reports.stream().anyMatch(x -> x.phase() == NodePhase.READY));
+    reports.clear();
+
+    node("pass-0").update(new UpdateCommand(template("b"), true, null));
+    await(
+        "back in service at revision b, and heard",
+        120,
+        () ->
+            reports.stream()
+                .anyMatch(x -> x.phase() == NodePhase.READY && "b".equals(x.revision())));
+
+    List<NodePhase> heard = reports.stream().map(NodeReport::phase).toList();
+    assertTrue(heard.contains(NodePhase.UPDATING), "the first pass ends updating: " + heard);
+    assertFalse(
+        heard.contains(NodePhase.DRAINING) || heard.contains(NodePhase.DRAINED),
+        "draining and drained were passed through within that pass: " + heard);
+
+    // Recorded for ReplayTest on request (-Dtandem.recordHistories=<tag>): an update with the
+    // version marker and one report per pass.
+    String tag = System.getProperty("tandem.recordHistories", "");
+    if (!tag.isEmpty()) {
+      node("pass-0").delete(NodeCommand.of("scale-down", "shrink"));
+      WorkflowStub.fromTyped(node("pass-0")).getResult(NodePhase.class);
+      String json = client.fetchHistory(Names.nodeWorkflowId(NS, "pass-0")).toJson(false);
+      try {
+        java.nio.file.Files.writeString(
+            java.nio.file.Path.of(
+                "src/test/resources/histories/node-pass-reports-" + tag + ".json"),
+            json);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+  }
+}
