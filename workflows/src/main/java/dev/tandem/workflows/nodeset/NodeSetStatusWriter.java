@@ -26,6 +26,13 @@ final class NodeSetStatusWriter {
   /** Set by the workflow at the start of each run. */
   Rules rules = Rules.LEGACY;
 
+  /**
+   * The status is written by a local activity ({@code Versions.LOCAL_STATUS_WRITE}); set at the
+   * start of each run. A write that fails its three quick attempts is tried again on the next pass,
+   * a poll interval later, as a failed regular one is.
+   */
+  boolean local;
+
   NodeSetStatusWriter(NodeSetInput input, NodeSetState s) {
     this.input = input;
     this.s = s;
@@ -48,7 +55,8 @@ final class NodeSetStatusWriter {
       return s.written;
     }
     try {
-      ActivityStubs.kube("write status of " + input.ref()).writeNodeSetStatus(input.ref(), st);
+      ActivityStubs.kube("write status of " + input.ref(), local)
+          .writeNodeSetStatus(input.ref(), st);
       s.written = st;
       writeFailed = false;
     } catch (ActivityFailure e) {

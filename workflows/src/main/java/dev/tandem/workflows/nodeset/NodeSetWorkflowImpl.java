@@ -79,6 +79,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     rules = Rules.current();
     nodes.rules = rules;
     status.rules = rules;
+    status.local = Versions.of(Versions.LOCAL_STATUS_WRITE) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
