@@ -39,7 +39,8 @@ import org.slf4j.Logger;
  *       reports (SlurmReachable, KubernetesReachable) and write it when it changed. The {@code
  *       status} query computes it afresh, so it shows even when the write fails.
  *   <li>Wait for a signal (spec, report, delete, health) or the resync timer, or until a health
- *       report goes stale; continue-as-new when the history is long.
+ *       report goes stale; continue-as-new when the history is long (while nodes are rolled or
+ *       started, not before it is twice as long: {@link ContinueAsNewTiming}).
  * </ol>
  *
  * <p>Which rules a run follows ({@link Rules}) is fixed by {@code Workflow.getVersion} at its
@@ -80,6 +81,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     nodes.rules = rules;
     status.rules = rules;
     status.local = Versions.of(Versions.LOCAL_STATUS_WRITE) >= 1;
+    boolean quiet = Versions.of(Versions.QUIET_CONTINUE) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -110,7 +112,8 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
       Workflow.await(waitTime(), () -> dirty);
-      maybeContinueAsNew();
+      int desired = s.spec == null ? 0 : s.spec.replicas();
+      maybeContinueAsNew(quiet, ContinueAsNewTiming.busy(st, desired));
     }
   }
 
@@ -286,10 +289,14 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     return d;
   }
 
-  private void maybeContinueAsNew() {
-    long events = Workflow.getInfo().getHistoryLength();
-    if (events < input.tuning().maxHistoryEvents()
-        && !Workflow.getInfo().isContinueAsNewSuggested()) {
+  /** See {@link ContinueAsNewTiming}. */
+  private void maybeContinueAsNew(boolean quiet, boolean busy) {
+    if (!ContinueAsNewTiming.due(
+        Workflow.getInfo().getHistoryLength(),
+        input.tuning().maxHistoryEvents(),
+        Workflow.getInfo().isContinueAsNewSuggested(),
+        quiet,
+        busy)) {
       return;
     }
     NodeSetWorkflow next = Workflow.newContinueAsNewStub(NodeSetWorkflow.class);

@@ -211,6 +211,15 @@ public final class Versions {
    */
   public static final String LOCAL_STATUS_WRITE = "local-status-write";
 
+  /**
+   * Version 1: a NodeSet that is busy (not every desired node ready at the update revision)
+   * continues as new only at twice {@code maxHistoryEvents}, so that it does so when the rollout is
+   * over rather than in the middle of it, where reports arriving at dozens a second made the server
+   * refuse the task that continues as new again and again ({@code ContinueAsNewTiming}). Asked at
+   * the start of each NodeSet run. NodeSet workflow.
+   */
+  public static final String QUIET_CONTINUE = "quiet-continue";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -236,7 +245,8 @@ public final class Versions {
           Map.entry(QUEUED_NOTICE, 1),
           Map.entry(REST_SETTLED, 1),
           Map.entry(PASS_REPORTS, 1),
-          Map.entry(LOCAL_STATUS_WRITE, 1));
+          Map.entry(LOCAL_STATUS_WRITE, 1),
+          Map.entry(QUIET_CONTINUE, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
