@@ -19,14 +19,20 @@ import dev.tandem.workflows.model.NodeSetStatusView;
  * </ol>
  *
  * <p>The bound stays: a NodeSet that never settles (a node that cannot become ready) continues as
- * new at twice the usual length, far below the server's limits (a real server warns at 10,240
- * events by default and ends a workflow at 51,200).
+ * new at twice the usual length, and never past {@link #BUSY_LIMIT} on that account (a real server
+ * warns at 10,240 events by default and ends a workflow at 51,200).
  */
 final class ContinueAsNewTiming {
   private ContinueAsNewTiming() {}
 
   /** How much longer a busy NodeSet's history may grow before it continues as new anyway. */
   static final int BUSY_FACTOR = 2;
+
+  /**
+   * But never past this many events on that account: below the 10,240 at which a real server starts
+   * to warn (a bound set above it is kept as it is).
+   */
+  static final long BUSY_LIMIT = 10_000;
 
   /**
    * Whether to continue as new now.
@@ -38,7 +44,8 @@ final class ContinueAsNewTiming {
     if (events < maxEvents && !suggested) {
       return false;
     }
-    return !quiet || !busy || events >= (long) BUSY_FACTOR * maxEvents;
+    long busyBound = Math.max(maxEvents, Math.min((long) BUSY_FACTOR * maxEvents, BUSY_LIMIT));
+    return !quiet || !busy || events >= busyBound;
   }
 
   /** Nodes are being created, removed, rolled or waited for: not all desired ones ready and new. */

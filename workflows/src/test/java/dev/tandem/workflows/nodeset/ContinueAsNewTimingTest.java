@@ -25,6 +25,9 @@ class ContinueAsNewTimingTest extends WorkflowTestBase {
     assertFalse(ContinueAsNewTiming.due(399, 200, true, true, true), "busy, suggested: not yet");
     assertTrue(ContinueAsNewTiming.due(400, 200, false, true, true), "busy: at twice the bound");
     assertTrue(ContinueAsNewTiming.due(200, 200, false, false, true), "runs before the rule");
+    assertFalse(ContinueAsNewTiming.due(9_999, 6_000, false, true, true), "busy: 2 x 6,000 capped");
+    assertTrue(ContinueAsNewTiming.due(10_000, 6_000, false, true, true), "at 10,000");
+    assertTrue(ContinueAsNewTiming.due(20_000, 20_000, false, true, true), "a bound above it");
   }
 
   private long historyLength(String id) {
