@@ -47,69 +47,23 @@ final class NodeSetStatusWriter {
         rules);
   }
 
-  /**
-   * Spaced writes ({@code Versions.PACED_STATUS}); set at the start of each run. While the NodeSet
-   * is busy (a rollout, a scale: {@link ContinueAsNewTiming#busy}) its counts change on nearly
-   * every pass, and each write held the pass (0.75 s at the median in {@code tandem bench fleet} at
-   * 1,000 nodes, over 100 writes in a rollout): a change of counts only is then written at most
-   * every {@link #PACE_MILLIS}; a change of any condition's status or reason, and every change of a
-   * settled NodeSet, at once.
-   */
-  boolean paced;
-
-  static final long PACE_MILLIS = 2_000;
-
-  /** When this run last wrote the status (workflow time); 0 before its first write. */
-  private long lastWriteMillis;
-
-  /** A write held back by the pace is due at this time (workflow time); 0 if none is. */
-  long dueMillis;
-
-  /** Writes the current status if it differs from the last one written (see {@link #paced}). */
+  /** Writes the current status if it differs from the last one written; returns it. */
   NodeSetStatusView write() {
     NodeSetStatusView st = current();
-    dueMillis = 0;
     if (NodeSetStatusCalculator.same(st, s.written)) {
       writeFailed = false;
       return s.written;
-    }
-    long now = Workflow.currentTimeMillis();
-    if (paced
-        && s.written != null
-        && now - lastWriteMillis < PACE_MILLIS
-        && sameConditions(st, s.written)
-        && ContinueAsNewTiming.busy(st, s.spec == null ? 0 : s.spec.replicas())) {
-      dueMillis = lastWriteMillis + PACE_MILLIS;
-      return st;
     }
     try {
       ActivityStubs.kube("write status of " + input.ref(), local)
           .writeNodeSetStatus(input.ref(), st);
       s.written = st;
-      lastWriteMillis = now;
       writeFailed = false;
     } catch (ActivityFailure e) {
       log.warn("cannot write status of {}: {}", input.ref(), e.getMessage());
       writeFailed = true;
     }
     return st;
-  }
-
-  /** The same conditions by type, status and reason (messages, which carry counts, aside). */
-  private static boolean sameConditions(NodeSetStatusView a, NodeSetStatusView b) {
-    if (a.conditions().size() != b.conditions().size()) {
-      return false;
-    }
-    for (int i = 0; i < a.conditions().size(); i++) {
-      Condition x = a.conditions().get(i);
-      Condition y = b.conditions().get(i);
-      if (!x.type().equals(y.type())
-          || !x.status().equals(y.status())
-          || !java.util.Objects.equals(x.reason(), y.reason())) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** Writes the final status and lifts the finalizer; false (retry later) if Kubernetes failed. */

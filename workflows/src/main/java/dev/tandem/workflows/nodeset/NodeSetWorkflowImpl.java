@@ -82,7 +82,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     status.rules = rules;
     status.local = Versions.of(Versions.LOCAL_STATUS_WRITE) >= 1;
     boolean quiet = Versions.of(Versions.QUIET_CONTINUE) >= 1;
-    status.paced = Versions.of(Versions.PACED_STATUS) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -276,12 +275,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     long probe = StartProbes.next(s.nodes); // only runs with Versions.START_PROBE set one
     if (probe != Long.MAX_VALUE) {
       long in = Math.max(1, probe - Workflow.currentTimeMillis());
-      if (in < d.toMillis()) {
-        d = Duration.ofMillis(in);
-      }
-    }
-    if (status.dueMillis != 0) { // a write the pace held back (Versions.PACED_STATUS)
-      long in = Math.max(1, status.dueMillis - Workflow.currentTimeMillis());
       if (in < d.toMillis()) {
         d = Duration.ofMillis(in);
       }

@@ -220,14 +220,6 @@ public final class Versions {
    */
   public static final String QUIET_CONTINUE = "quiet-continue";
 
-  /**
-   * Version 1: a busy NodeSet writes a change of its counts at most every 2 s (a change of a
-   * condition's status or reason at once), waking for the write that was held back; before, every
-   * pass whose status differed wrote it, and the writes held a 1,000-node rollout's passes for most
-   * of its time. Asked at the start of each NodeSet run. NodeSet workflow.
-   */
-  public static final String PACED_STATUS = "paced-status";
-
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -254,8 +246,7 @@ public final class Versions {
           Map.entry(REST_SETTLED, 1),
           Map.entry(PASS_REPORTS, 1),
           Map.entry(LOCAL_STATUS_WRITE, 1),
-          Map.entry(QUIET_CONTINUE, 1),
-          Map.entry(PACED_STATUS, 1));
+          Map.entry(QUIET_CONTINUE, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

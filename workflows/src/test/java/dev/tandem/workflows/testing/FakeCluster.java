@@ -47,7 +47,6 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   private final Map<String, Node> nodes = new TreeMap<>();
   private final Map<Long, String> jobs = new LinkedHashMap<>();
   private final Map<String, NodeSetStatusView> statuses = new LinkedHashMap<>();
-  private final Map<String, Integer> statusWrites = new LinkedHashMap<>();
   private final List<String> calls = new ArrayList<>();
   private final List<String> violations = new ArrayList<>();
   private final List<NodeSetRef> released = new ArrayList<>();
@@ -192,7 +191,6 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
   public synchronized void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
     checkKube();
     statuses.put(ref.toString(), status);
-    statusWrites.merge(ref.toString(), 1, Integer::sum);
   }
 
   @Override
@@ -496,11 +494,6 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
 
   public synchronized SlurmNodeView slurmNode(String name) {
     return view(name);
-  }
-
-  /** How many status writes reached the NodeSet {@code nsName} ({@code namespace/name}). */
-  public synchronized int statusWrites(String nsName) {
-    return statusWrites.getOrDefault(nsName, 0);
   }
 
   public synchronized NodeSetStatusView status(String nsName) {
