@@ -80,19 +80,10 @@ class PassReportsTest extends WorkflowTestBase {
 
     // Recorded for ReplayTest on request (-Dtandem.recordHistories=<tag>): an update with the
     // version marker and one report per pass.
-    String tag = System.getProperty("tandem.recordHistories", "");
-    if (!tag.isEmpty()) {
+    if (recordingHistories()) {
       node("pass-0").delete(NodeCommand.of("scale-down", "shrink"));
       WorkflowStub.fromTyped(node("pass-0")).getResult(NodePhase.class);
-      String json = client.fetchHistory(Names.nodeWorkflowId(NS, "pass-0")).toJson(false);
-      try {
-        java.nio.file.Files.writeString(
-            java.nio.file.Path.of(
-                "src/test/resources/histories/node-pass-reports-" + tag + ".json"),
-            json);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
+      recordHistory("node-pass-reports", Names.nodeWorkflowId(NS, "pass-0"), null);
     }
   }
 }

@@ -116,19 +116,10 @@ class ReportResendTest extends WorkflowTestBase {
 
     // Recorded for ReplayTest on request (-Dtandem.recordHistories=<tag>): the history with the
     // version marker and the report sent again.
-    String tag = System.getProperty("tandem.recordHistories", "");
-    if (!tag.isEmpty()) {
+    if (recordingHistories()) {
       node("late-0").delete(NodeCommand.of("scale-down", "shrink"));
       WorkflowStub.fromTyped(node("late-0")).getResult(NodePhase.class);
-      String json = client.fetchHistory(Names.nodeWorkflowId(NS, "late-0")).toJson(false);
-      try {
-        java.nio.file.Files.writeString(
-            java.nio.file.Path.of(
-                "src/test/resources/histories/node-report-resend-" + tag + ".json"),
-            json);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
+      recordHistory("node-report-resend", Names.nodeWorkflowId(NS, "late-0"), null);
     }
   }
 }

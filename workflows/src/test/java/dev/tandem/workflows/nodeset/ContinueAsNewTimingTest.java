@@ -59,17 +59,6 @@ class ContinueAsNewTimingTest extends WorkflowTestBase {
 
     // Recorded for ReplayTest on request (-Dtandem.recordHistories=<tag>): the first run, which
     // continued as new at twice the bound.
-    String tag = System.getProperty("tandem.recordHistories", "");
-    if (!tag.isEmpty()) {
-      String json = client.fetchHistory(id, first).toJson(false);
-      try {
-        java.nio.file.Files.writeString(
-            java.nio.file.Path.of(
-                "src/test/resources/histories/nodeset-quiet-continue-" + tag + ".json"),
-            json);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
+    recordHistory("nodeset-quiet-continue", id, first);
   }
 }

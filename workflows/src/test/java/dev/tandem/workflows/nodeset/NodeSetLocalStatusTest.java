@@ -21,14 +21,7 @@ class NodeSetLocalStatusTest extends WorkflowTestBase {
   void theStatusIsWrittenWithoutAnActivityTask() {
     NodeSetWorkflow wf = startNodeSet("quick", spec(1, 2, "a"));
     await("2 ready", 120, () -> allReady(wf, 2));
-    await(
-        "the status shows both ready",
-        60,
-        () -> {
-          var st =
-              cluster.status(new dev.tandem.workflows.model.NodeSetRef(NS, "quick").toString());
-          return st != null && st.readyReplicas() == 2;
-        });
+    await("the status shows both ready", 60, () -> statusShowsReady("quick", 2));
     List<HistoryEvent> events =
         client.fetchHistory(Names.nodeSetWorkflowId(NS, "quick")).getEvents();
     long tasks =
@@ -52,13 +45,11 @@ class NodeSetLocalStatusTest extends WorkflowTestBase {
     env.sleep(java.time.Duration.ofSeconds(5));
     cluster.kubeDown(false);
     await("1 ready", 120, () -> allReady(wf, 1));
-    await(
-        "the status written after the outage",
-        60,
-        () -> {
-          var st =
-              cluster.status(new dev.tandem.workflows.model.NodeSetRef(NS, "later").toString());
-          return st != null && st.readyReplicas() == 1;
-        });
+    await("the status written after the outage", 60, () -> statusShowsReady("later", 1));
+  }
+
+  private boolean statusShowsReady(String name, int ready) {
+    var st = cluster.status(new dev.tandem.workflows.model.NodeSetRef(NS, name).toString());
+    return st != null && st.readyReplicas() == ready;
   }
 }
