@@ -119,7 +119,11 @@ class NodeSetTopologyRolloutTest extends WorkflowTestBase {
     assertEquals(List.of(), cluster.violations());
   }
 
-  /** Continue-as-new every 200 events: the domain in progress and each node's survive it. */
+  /**
+   * Continue-as-new every 200 events (400 while busy: {@link ContinueAsNewTiming}; resync signals
+   * grow the history until a continue-as-new falls inside the rollout): the domain in progress and
+   * each node's survive it.
+   */
   @Test
   void theDomainInProgressSurvivesContinueAsNew() {
     cluster.labelNode("k8s-0", KEY, "a");
@@ -134,7 +138,21 @@ class NodeSetTopologyRolloutTest extends WorkflowTestBase {
     await("6 ready", 120, () -> allReady(wf, 6));
     cluster.track(pods("can"));
     cluster.trackDomains(KEY);
+    // A job on every node holds the rollout in its first domain while resyncs grow the history
+    // to the busy bound; then the jobs end and the rollout goes on in the next run.
+    List<Long> jobs = pods("can").stream().map(cluster::startJob).toList();
     wf.specChanged(spec(2, "b", byBlock));
+    String id = dev.tandem.workflows.Names.nodeSetWorkflowId(NS, "can");
+    String first = client.newUntypedWorkflowStub(id).describe().getExecution().getRunId();
+    await("the rollout started", 60, () -> !cluster.domainsTaken().isEmpty());
+    for (int i = 0; i < 400; i++) { // each resync is a pass: a few events
+      if (!client.newUntypedWorkflowStub(id).describe().getExecution().getRunId().equals(first)) {
+        break;
+      }
+      wf.resync();
+      env.sleep(Duration.ofSeconds(1));
+    }
+    jobs.forEach(cluster::endJob);
     await("all at b", 900, () -> allAt(wf, "b"));
     assertEquals(List.of("a", "b"), cluster.domainsTaken());
     assertEquals(1, cluster.maxDomainsOut());
