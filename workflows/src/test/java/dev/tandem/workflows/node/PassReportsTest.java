@@ -8,11 +8,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.UpdateCommand;
-import dev.tandem.workflows.nodeset.NodeSetInput;
-import dev.tandem.workflows.nodeset.NodeSetWorkflow;
 import dev.tandem.workflows.testing.WorkflowTestBase;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.worker.WorkerFactory;
 import java.util.List;
@@ -27,7 +23,6 @@ import org.junit.jupiter.api.Test;
  * node reports back at the new revision). The code before sent all three.
  */
 class PassReportsTest extends WorkflowTestBase {
-  private static final String QUEUE = "pass-recorder";
   private WorkerFactory recorders;
 
   @AfterEach
@@ -40,19 +35,8 @@ class PassReportsTest extends WorkflowTestBase {
 
   @Test
   void anIdleNodesUpdateIsReportedWhereItsPassesEnd() {
-    recorders = WorkerFactory.newInstance(client);
-    recorders
-        .newWorker(QUEUE)
-        .registerWorkflowImplementationTypes(ReportResendTest.RecordingNodeSet.class);
-    recorders.start();
-    NodeSetWorkflow r =
-        client.newWorkflowStub(
-            NodeSetWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(Names.nodeSetWorkflowId(NS, "pass"))
-                .setTaskQueue(QUEUE)
-                .build());
-    WorkflowClient.start(r::run, (NodeSetInput) null);
+    recorders = ReportResendTest.startRecorders(client);
+    ReportResendTest.startRecorder(client, "pass");
     List<NodeReport> reports = ReportResendTest.REPORTS;
 
     startNode("pass", 0, "a");

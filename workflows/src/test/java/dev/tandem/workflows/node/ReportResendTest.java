@@ -72,12 +72,21 @@ class ReportResendTest extends WorkflowTestBase {
     REPORTS.clear();
   }
 
-  private WorkflowStub startRecorder() {
+  /** A worker for {@link RecordingNodeSet}, started; the caller shuts it down. */
+  static WorkerFactory startRecorders(WorkflowClient client) {
+    WorkerFactory f = WorkerFactory.newInstance(client);
+    f.newWorker(QUEUE).registerWorkflowImplementationTypes(RecordingNodeSet.class);
+    f.start();
+    return f;
+  }
+
+  /** Starts a {@link RecordingNodeSet} in place of NodeSet {@code name}'s workflow. */
+  static WorkflowStub startRecorder(WorkflowClient client, String name) {
     NodeSetWorkflow r =
         client.newWorkflowStub(
             NodeSetWorkflow.class,
             WorkflowOptions.newBuilder()
-                .setWorkflowId(Names.nodeSetWorkflowId(NS, "late"))
+                .setWorkflowId(Names.nodeSetWorkflowId(NS, name))
                 .setTaskQueue(QUEUE)
                 .build());
     WorkflowClient.start(r::run, (NodeSetInput) null);
@@ -91,10 +100,8 @@ class ReportResendTest extends WorkflowTestBase {
 
   @Test
   void aReportTheNodeSetMissedIsSentAgainOnTheNextPass() {
-    recorders = WorkerFactory.newInstance(client);
-    recorders.newWorker(QUEUE).registerWorkflowImplementationTypes(RecordingNodeSet.class);
-    recorders.start();
-    WorkflowStub recorder = startRecorder();
+    recorders = startRecorders(client);
+    WorkflowStub recorder = startRecorder(client, "late");
     startNode("late", 0, "a");
     await(
         "ready, and heard",
@@ -110,7 +117,7 @@ class ReportResendTest extends WorkflowTestBase {
     await("drain seen by the node", 60, () -> nodeStatus("late-0").slurm().drainFlag());
     REPORTS.clear();
 
-    startRecorder();
+    startRecorder(client, "late");
     // The heartbeat would come ten resync periods (100 s) after the failed report.
     await("the missed report sent again", 30, this::heardDrained);
 
