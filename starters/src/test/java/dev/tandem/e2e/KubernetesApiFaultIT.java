@@ -216,6 +216,13 @@ class KubernetesApiFaultIT {
         }
       }
     }
+    if (!out.isEmpty()) {
+      // What led there, for the failure's reader: each node's whole timeline.
+      for (NodeSummary n : e2e.nodeSetStatus(SET).nodes()) {
+        System.out.println("timeline of " + n.pod() + ":");
+        e2e.nodeStatus(n.pod()).timeline().forEach(t -> System.out.println("  " + t));
+      }
+    }
     return out;
   }
 }

@@ -124,7 +124,10 @@ public final class PodWatcher extends InformerWatcher<Pod> {
 
   @Override
   protected void onDelete(Pod pod, boolean unknownFinalState) {
-    send(pod, PodView.absent(pod.getMetadata().getName()));
+    // With its uid and creation time: a node workflow that holds the pod's successor already
+    // knows this is not about that one (the events of a reconnected watch can come late).
+    PodView view = PodViews.of(pod);
+    send(pod, PodView.gone(view.name(), view.uid(), view.createdAt()));
   }
 
   /**

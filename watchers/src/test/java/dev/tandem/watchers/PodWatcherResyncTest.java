@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.testing.MutableClock;
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.PodView;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -65,6 +66,24 @@ class PodWatcherResyncTest extends WatcherTestBase {
 
     clock.advance(SHORT.multipliedBy(PodWatcher.RESEND_EVERY));
     Wait.until("resent once the delivery is old", () -> podSignals() >= 2);
+  }
+
+  /**
+   * A deleted pod is reported gone with its uid and creation time, so that a node workflow already
+   * holding the pod's successor can tell the late news is not about that one
+   * (Versions.EARLIER_POD).
+   */
+  @Test
+  void aDeletedPodIsReportedGoneWithItsUidAndCreationTime() {
+    start();
+    Pod created = client.pods().inNamespace("default").resource(pod("gone-0")).create();
+    Wait.until("the add delivered", () -> podSignals() == 1);
+    client.pods().inNamespace("default").withName("gone-0").withGracePeriod(0).delete();
+    Wait.until("the delete delivered", () -> podSignals() == 2);
+    PodView gone = (PodView) signals.named(Names.SIGNAL_POD_OBSERVED).get(1).payload();
+    assertEquals(false, gone.exists());
+    assertEquals(created.getMetadata().getUid(), gone.uid());
+    assertEquals(Instant.parse(created.getMetadata().getCreationTimestamp()), gone.createdAt());
   }
 
   /**

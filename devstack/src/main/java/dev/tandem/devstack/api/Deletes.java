@@ -10,6 +10,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Deletion as a real API server does it (the generic registry's {@code Delete}):
@@ -29,6 +31,8 @@ import java.util.List;
  * cluster. A namespace takes its contents with it, and a CRD its custom resources.
  */
 final class Deletes {
+  private static final Logger log = LoggerFactory.getLogger(Deletes.class);
+
   static final String FOREGROUND_FINALIZER = "foregroundDeletion";
   static final String ORPHAN_FINALIZER = "orphan";
 
@@ -50,6 +54,11 @@ final class Deletes {
     DeleteOptions o = DeleteOptions.from(req);
     checkPreconditions(t, cur, o);
     boolean dryRun = req.dryRun() || o.dryRun();
+    if (isPod(t) && !dryRun) {
+      // A pod delete is rare and always worth knowing about when a pod goes unexpectedly.
+      log.info(
+          "DELETE pod {}/{} (uid {}) by {}", req.namespace, req.name, cur.uid(), req.userAgent);
+    }
     ObjectNode out = delete(t, cur, o, dryRun);
     // As the API server: 202 when the caller asked for cascading (orphanDependents=false) and
     // the object is not gone yet.

@@ -21,6 +21,8 @@ import io.fabric8.mockwebserver.http.MockResponse;
  * </ol>
  */
 final class Evictions {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Evictions.class);
+
   private final Store store;
   private final ResourceCatalog catalog;
   private final Deletes deletes;
@@ -77,6 +79,9 @@ final class Evictions {
         store.update(pods, pod, marked);
         pod = store.get(pods, req.namespace, req.name);
       }
+    }
+    if (!dryRun) {
+      log.info("evict pod {}/{} (uid {}) by {}", req.namespace, req.name, pod.uid(), req.userAgent);
     }
     deletes.delete(pods, pod, o, dryRun);
     return Responses.json(201, ApiException.success(201));

@@ -139,7 +139,7 @@ final class GcAttempts {
     } else {
       policy = DeleteOptions.BACKGROUND;
     }
-    log.debug("GC deletes {} ({})", id, policy);
+    log.info("GC deletes {} ({})", id, policy);
     deletes.delete(f.t(), f.s(), DeleteOptions.gc(policy, uid), false);
   }
 

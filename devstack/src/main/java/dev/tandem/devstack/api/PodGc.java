@@ -45,7 +45,7 @@ final class PodGc {
         continue;
       }
       Stored cur = markFailed(p);
-      log.debug("pod GC deletes {}/{}: node {} is gone", p.namespace(), p.name(), node);
+      log.info("pod GC deletes {}/{}: node {} is gone", p.namespace(), p.name(), node);
       deletes.delete(pods, cur, new DeleteOptions(0L, null, null, p.uid(), null, false), false);
     }
   }

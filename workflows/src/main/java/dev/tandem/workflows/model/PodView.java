@@ -68,6 +68,14 @@ public record PodView(
     return new PodView(false, name, null, null, null, false, null, false, null, null, null);
   }
 
+  /**
+   * The pod with this uid, created then, is gone: what a watcher saw deleted. Its uid and creation
+   * time tell a node workflow that already holds the pod's successor that this is not about it.
+   */
+  public static PodView gone(String name, String uid, Instant createdAt) {
+    return new PodView(false, name, uid, null, null, false, null, false, createdAt, null, null);
+  }
+
   /** Accepts any JSON; see {@link Payloads}. */
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static PodView fromJson(JsonNode n) {

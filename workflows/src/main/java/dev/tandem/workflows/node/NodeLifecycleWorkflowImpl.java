@@ -249,6 +249,10 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
         || !checks.about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
       return;
     }
+    if (Observations.earlierPod(s.pod, pod) && Versions.of(Versions.EARLIER_POD) >= 1) {
+      // About the pod this node replaced, not the one it holds: taken for lost, it was recreated.
+      return;
+    }
     s.pod = pod;
     dirty = true;
   }

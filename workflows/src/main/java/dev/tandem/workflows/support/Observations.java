@@ -28,6 +28,25 @@ public final class Observations {
     return incoming == null || podProgress(incoming) < podProgress(held) ? held : incoming;
   }
 
+  /**
+   * True when {@code incoming} is about an earlier pod of the same name than the one {@code held}:
+   * another uid, created before it. Names are unique among existing pods, so that pod was gone
+   * before the held one was made, and the view (a watcher's signal that arrived late, e.g. in a
+   * burst after its watch reconnected) says nothing about the pod there now. Views without a uid or
+   * a creation time are never taken for earlier; neither are two created in the same second (the
+   * API's creation times are in whole seconds).
+   */
+  public static boolean earlierPod(PodView held, PodView incoming) {
+    return held != null
+        && incoming != null
+        && held.uid() != null
+        && incoming.uid() != null
+        && !held.uid().equals(incoming.uid())
+        && held.createdAt() != null
+        && incoming.createdAt() != null
+        && incoming.createdAt().isBefore(held.createdAt());
+  }
+
   /** 0 waiting, 1 bound, 2 ending (terminating, Succeeded or Failed), 3 gone; -1 for none. */
   static int podProgress(PodView v) {
     if (v == null) {

@@ -220,6 +220,15 @@ public final class Versions {
    */
   public static final String QUIET_CONTINUE = "quiet-continue";
 
+  /**
+   * Version 1: a node workflow ignores a pod view signalled about an earlier pod of its name
+   * (another uid, created before the one it holds; {@code Observations.earlierPod}). Such a view,
+   * late from a watcher whose watch had just reconnected, took the new pod for lost right after an
+   * update: the node drained and recreated a pod that was running. Asked only when such a view
+   * arrives. Node workflow.
+   */
+  public static final String EARLIER_POD = "earlier-pod";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -246,7 +255,8 @@ public final class Versions {
           Map.entry(REST_SETTLED, 1),
           Map.entry(PASS_REPORTS, 1),
           Map.entry(LOCAL_STATUS_WRITE, 1),
-          Map.entry(QUIET_CONTINUE, 1));
+          Map.entry(QUIET_CONTINUE, 1),
+          Map.entry(EARLIER_POD, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -1,6 +1,8 @@
 package dev.tandem.workflows.support;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
@@ -32,6 +34,25 @@ class ObservationsProgressTest {
     assertSame(done, Observations.newerPod(done, bound));
     assertSame(bound, Observations.newerPod(bound, null));
     assertSame(waiting, Observations.newerPod(null, waiting));
+  }
+
+  @Test
+  void aViewOfAnEarlierPodOfTheNameIsToldApart() {
+    Instant t = Instant.parse("2026-11-28T10:00:00Z");
+    PodView held = new PodView(true, "p", "new", "b", "Running", true, "k1", false, t, t, null);
+    PodView old =
+        new PodView(
+            true, "p", "old", "a", "Running", false, "k1", true, t.minusSeconds(60), t, null);
+    assertTrue(Observations.earlierPod(held, old));
+    assertTrue(Observations.earlierPod(held, PodView.gone("p", "old", t.minusSeconds(60))));
+    assertFalse(Observations.earlierPod(held, PodView.gone("p", "new", t)), "the pod held");
+    assertFalse(Observations.earlierPod(old, held), "a later pod");
+    assertFalse(Observations.earlierPod(held, PodView.absent("p")), "no uid: cannot tell");
+    assertFalse(
+        Observations.earlierPod(held, PodView.gone("p", "other", t)),
+        "the same second: cannot tell");
+    assertFalse(Observations.earlierPod(null, old));
+    assertFalse(Observations.earlierPod(PodView.absent("p"), old));
   }
 
   @Test
