@@ -14,7 +14,6 @@ import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,7 +110,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
-      Workflow.await(waitTime(), () -> dirty);
+      Workflow.await(NodeSetWaits.next(s, input.tuning(), status.writeFailed, rules), () -> dirty);
       int desired = s.spec == null ? 0 : s.spec.replicas();
       maybeContinueAsNew(quiet, ContinueAsNewTiming.busy(st, desired));
     }
@@ -262,31 +261,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       s.invalidMessage = String.join("; ", problems);
       log.warn("NodeSet {} spec is invalid: {}", input.ref(), s.invalidMessage);
     }
-  }
-
-  /**
-   * Until the next pass unless a signal comes first: a resync period, a poll interval after a
-   * failed write, and (HONEST) no later than when a health report goes stale, so that the condition
-   * turns Unknown on time.
-   */
-  private Duration waitTime() {
-    long wait = status.writeFailed ? input.tuning().pollSeconds() : input.tuning().resyncSeconds();
-    Duration d = Duration.ofSeconds(wait);
-    long probe = StartProbes.next(s.nodes); // only runs with Versions.START_PROBE set one
-    if (probe != Long.MAX_VALUE) {
-      long in = Math.max(1, probe - Workflow.currentTimeMillis());
-      if (in < d.toMillis()) {
-        d = Duration.ofMillis(in);
-      }
-    }
-    if (rules != Rules.LEGACY) {
-      long now = Workflow.currentTimeMillis();
-      long stale = NodeSetConditions.nextStaleMillis(s, now);
-      if (stale != Long.MAX_VALUE && stale - now < d.toMillis()) {
-        d = Duration.ofMillis(stale - now);
-      }
-    }
-    return d;
   }
 
   /** See {@link ContinueAsNewTiming}. */
