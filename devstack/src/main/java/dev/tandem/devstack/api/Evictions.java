@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.devstack.api.Store.Stored;
 import io.fabric8.mockwebserver.http.MockResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code pods/{name}/eviction} (policy/v1 Eviction) as the API server handles it:
@@ -21,7 +23,7 @@ import io.fabric8.mockwebserver.http.MockResponse;
  * </ol>
  */
 final class Evictions {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Evictions.class);
+  private static final Logger log = LoggerFactory.getLogger(Evictions.class);
 
   private final Store store;
   private final ResourceCatalog catalog;
