@@ -31,7 +31,12 @@ import org.slf4j.LoggerFactory;
  * cluster. A namespace takes its contents with it, and a CRD its custom resources.
  */
 final class Deletes {
-  private static final Logger log = LoggerFactory.getLogger(Deletes.class);
+  /**
+   * Who deleted which pod (the API call's User-Agent, an eviction, the garbage collectors), at
+   * DEBUG: {@code tandem dev}'s {@code tandem.log} and the ITs' output switch it on; a benchmark's
+   * thousands of deletions stay off the terminal (docs/local-api.md).
+   */
+  static final Logger PODS = LoggerFactory.getLogger("dev.tandem.devstack.api.PodDeletions");
 
   static final String FOREGROUND_FINALIZER = "foregroundDeletion";
   static final String ORPHAN_FINALIZER = "orphan";
@@ -55,8 +60,7 @@ final class Deletes {
     checkPreconditions(t, cur, o);
     boolean dryRun = req.dryRun() || o.dryRun();
     if (isPod(t) && !dryRun) {
-      // A pod delete is rare and always worth knowing about when a pod goes unexpectedly.
-      log.info(
+      PODS.debug(
           "DELETE pod {}/{} (uid {}) by {}", req.namespace, req.name, cur.uid(), req.userAgent);
     }
     ObjectNode out = delete(t, cur, o, dryRun);

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.devstack.api.Store.Stored;
 import io.fabric8.mockwebserver.http.MockResponse;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code pods/{name}/eviction} (policy/v1 Eviction) as the API server handles it:
@@ -23,8 +21,6 @@ import org.slf4j.LoggerFactory;
  * </ol>
  */
 final class Evictions {
-  private static final Logger log = LoggerFactory.getLogger(Evictions.class);
-
   private final Store store;
   private final ResourceCatalog catalog;
   private final Deletes deletes;
@@ -83,7 +79,8 @@ final class Evictions {
       }
     }
     if (!dryRun) {
-      log.info("evict pod {}/{} (uid {}) by {}", req.namespace, req.name, pod.uid(), req.userAgent);
+      Deletes.PODS.debug(
+          "evict pod {}/{} (uid {}) by {}", req.namespace, req.name, pod.uid(), req.userAgent);
     }
     deletes.delete(pods, pod, o, dryRun);
     return Responses.json(201, ApiException.success(201));

@@ -139,7 +139,10 @@ final class GcAttempts {
     } else {
       policy = DeleteOptions.BACKGROUND;
     }
-    log.info("GC deletes {} ({})", id, policy);
+    log.debug("GC deletes {} ({})", id, policy);
+    if (Deletes.isPod(f.t())) {
+      Deletes.PODS.debug("GC deletes pod {} ({})", id, policy);
+    }
     deletes.delete(f.t(), f.s(), DeleteOptions.gc(policy, uid), false);
   }
 

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.devstack.api.Store.Stored;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * kube-controller-manager's pod garbage collector ({@code podgc}), its orphan part: a pod bound to
@@ -17,8 +15,6 @@ import org.slf4j.LoggerFactory;
  * keeps its pods.
  */
 final class PodGc {
-  private static final Logger log = LoggerFactory.getLogger(PodGc.class);
-
   private final Store store;
   private final Deletes deletes;
   private final ResourceType pods;
@@ -45,7 +41,7 @@ final class PodGc {
         continue;
       }
       Stored cur = markFailed(p);
-      log.info("pod GC deletes {}/{}: node {} is gone", p.namespace(), p.name(), node);
+      Deletes.PODS.debug("pod GC deletes {}/{}: node {} is gone", p.namespace(), p.name(), node);
       deletes.delete(pods, cur, new DeleteOptions(0L, null, null, p.uid(), null, false), false);
     }
   }
