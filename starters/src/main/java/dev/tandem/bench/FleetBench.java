@@ -174,6 +174,7 @@ public final class FleetBench {
     sampler.awaitNextSample(Duration.ofSeconds(30));
     sampler.resetMax();
     long t0 = System.nanoTime();
+    f.rolloutFrom = java.time.Instant.now();
     nodeSets.forEach((name, n) -> apply(manifest(name, n, "slurmd:v2")));
     await("rollout done", () -> statusDone(before) && sampler.out() == 0);
     f.rollout = Duration.ofNanos(System.nanoTime() - t0);
@@ -182,6 +183,7 @@ public final class FleetBench {
     List<List<TimelineEntry>> timelines = NodeCycles.timelines(temporal, nodeWorkflowIds());
     f.nodeCycles = NodeCycles.measure(timelines);
     f.refillGaps = NodeCycles.refillGaps(timelines, f.budget);
+    f.rolloutEnds = NodeCycles.ends(timelines, f.rolloutFrom);
     sampleHistories();
     writeHistories();
   }

@@ -29,6 +29,11 @@ public final class FleetFigures {
   /** {@link NodeCycles#refillGaps}: how long freed rollout slots stayed empty. */
   List<Long> refillGaps = List.of();
 
+  /** When the rollout's spec was applied, and its first update and last return (node clocks). */
+  java.time.Instant rolloutFrom;
+
+  java.time.Instant[] rolloutEnds = new java.time.Instant[2];
+
   final List<Long> cordonDrainNanos = new ArrayList<>();
   double restMinutes;
   double settleMinutes;
@@ -114,8 +119,44 @@ public final class FleetFigures {
       rolloutRows(b);
     }
     cordonAndRestRows(b);
+    if (rollout != null) {
+      b.append('\n').append(rolloutSpread());
+    }
     b.append('\n').append(breakdown());
     return b.toString();
+  }
+
+  /**
+   * Below the table: where the rollout's time went besides the node cycles the ideal counts: how
+   * soon the first node was asked to update, how the cycles spread (the ideal takes the median, the
+   * rollout pays for the slow ones), and how long after the last node came back the bench saw the
+   * rollout done (the NodeSet's status and the sampler's view of Slurm).
+   */
+  String rolloutSpread() {
+    long sum = 0;
+    for (long c : nodeCycles) {
+      sum += c;
+    }
+    double mean = nodeCycles.isEmpty() ? 0 : sum / 1e9 / nodeCycles.size();
+    Duration total = rollout;
+    String first =
+        rolloutEnds[0] == null
+            ? "none recorded"
+            : sec(Duration.between(rolloutFrom, rolloutEnds[0])) + " after the spec";
+    String last =
+        rolloutEnds[1] == null
+            ? "none recorded"
+            : sec(Duration.between(rolloutEnds[1], rolloutFrom.plus(total)))
+                + " before the rollout was seen done";
+    return f(
+        "Rollout spread: first update asked %s; node cycle mean %.1f s, median %s, p90 %s, max %s;"
+            + " last node back %s.\n",
+        first,
+        mean,
+        sec(cycle()),
+        sec(Duration.ofNanos(quantile(nodeCycles, 0.9))),
+        sec(Duration.ofNanos(quantile(nodeCycles, 1.0))),
+        last);
   }
 
   /**

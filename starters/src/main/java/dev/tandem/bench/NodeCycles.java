@@ -86,6 +86,28 @@ final class NodeCycles {
     return gaps;
   }
 
+  /**
+   * The rollout's two ends as the node workflows recorded them: the first {@code update-requested}
+   * and the last {@code registered} at or after {@code since}; null where none.
+   */
+  static Instant[] ends(List<List<TimelineEntry>> timelines, Instant since) {
+    Instant first = null;
+    Instant last = null;
+    for (List<TimelineEntry> t : timelines) {
+      for (TimelineEntry e : t) {
+        if (e.at() == null || e.at().isBefore(since)) {
+          continue;
+        }
+        if ("update-requested".equals(e.event()) && (first == null || e.at().isBefore(first))) {
+          first = e.at();
+        } else if ("registered".equals(e.event()) && (last == null || e.at().isAfter(last))) {
+          last = e.at();
+        }
+      }
+    }
+    return new Instant[] {first, last};
+  }
+
   /** The last {@code update-requested} → next {@code registered}, in nanoseconds, or null. */
   static Long cycle(List<TimelineEntry> timeline) {
     if (timeline == null) {

@@ -33,4 +33,16 @@ class NodeCyclesTest {
     assertNull(NodeCycles.cycle(List.of(at(0, "update-requested"), at(5, "drain-started"))));
     assertNull(NodeCycles.cycle(null));
   }
+
+  @Test
+  void theRolloutEndsAreTheFirstRequestAndTheLastReturnSinceTheSpec() {
+    List<TimelineEntry> a =
+        List.of(at(5, "registered"), at(100, "update-requested"), at(130, "registered"));
+    List<TimelineEntry> b =
+        List.of(at(6, "update-requested"), at(102, "update-requested"), at(125, "registered"));
+    Instant[] ends = NodeCycles.ends(List.of(a, b), Instant.ofEpochSecond(99));
+    assertEquals(Instant.ofEpochSecond(100), ends[0]);
+    assertEquals(Instant.ofEpochSecond(130), ends[1]);
+    assertNull(NodeCycles.ends(List.of(a), Instant.ofEpochSecond(200))[0]);
+  }
 }

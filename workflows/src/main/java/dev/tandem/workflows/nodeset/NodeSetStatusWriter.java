@@ -5,6 +5,8 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.support.ActivityStubs;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -13,6 +15,24 @@ import org.slf4j.Logger;
  * Computes the NodeSet's status ({@link NodeSetStatusCalculator}), writes it to the custom resource
  * when it changed, and lifts the finalizer at the end. A failed write is retried on the next pass;
  * the computed status is what the {@code status} query shows either way.
+ *
+ * <p>How a write runs ({@code Versions.ASYNC_STATUS_WRITE}):
+ *
+ * <ol>
+ *   <li>A pass whose status differs from the last one written starts a write and goes on: the write
+ *       is a regular activity, so the workflow task that started it ends at once, and the signals
+ *       the pass sent to nodes and the reports that arrive meanwhile do not wait for it.
+ *   <li>One write is in flight at a time, so writes land in the order they were made. A pass that
+ *       finds one in flight writes nothing; the write's answer wakes the loop ({@link #wake}), and
+ *       that pass writes the status as it is then if it still differs.
+ *   <li>A write that failed its attempts is made again a poll interval later, not at once ({@code
+ *       writeFailed} shortens the loop's wait to that).
+ *   <li>Before the finalizer is lifted and before the workflow continues as new, the write in
+ *       flight is waited for ({@link #idle}), so no write of this run lands after them.
+ * </ol>
+ *
+ * <p>Runs that started before that change write inline, as a local activity ({@code
+ * Versions.LOCAL_STATUS_WRITE}) or a regular one, and wait for it.
  */
 final class NodeSetStatusWriter {
   private static final Logger log = Workflow.getLogger(NodeSetStatusWriter.class);
@@ -33,6 +53,20 @@ final class NodeSetStatusWriter {
    */
   boolean local;
 
+  /** Writes run without holding the pass ({@code Versions.ASYNC_STATUS_WRITE}); set per run. */
+  boolean async;
+
+  /** Called (on the workflow thread) when a write started by a pass is answered. */
+  Runnable wake = () -> {};
+
+  /** The write in flight (async), and the status it writes. */
+  private Promise<Void> inFlight;
+
+  private NodeSetStatusView inFlightStatus;
+
+  /** When a failed async write may be made again (workflow time, ms). */
+  private long retryAtMillis;
+
   NodeSetStatusWriter(NodeSetInput input, NodeSetState s) {
     this.input = input;
     this.s = s;
@@ -50,6 +84,9 @@ final class NodeSetStatusWriter {
   /** Writes the current status if it differs from the last one written; returns it. */
   NodeSetStatusView write() {
     NodeSetStatusView st = current();
+    if (async) {
+      return startWrite(st);
+    }
     if (NodeSetStatusCalculator.same(st, s.written)) {
       writeFailed = false;
       return s.written;
@@ -68,7 +105,14 @@ final class NodeSetStatusWriter {
 
   /** Writes the final status and lifts the finalizer; false (retry later) if Kubernetes failed. */
   boolean release() {
-    write();
+    if (async) {
+      idle();
+      async = false; // the last write before the finalizer goes is made inline
+      write();
+      async = true;
+    } else {
+      write();
+    }
     try {
       ActivityStubs.kube("release NodeSet " + input.ref()).releaseNodeSet(input.ref());
       return true;
@@ -76,6 +120,59 @@ final class NodeSetStatusWriter {
       log.warn("cannot release {}: {}", input.ref(), e.getMessage());
       writeFailed = true;
       return false;
+    }
+  }
+
+  /** Steps 1–3: takes a finished write's answer; starts a write of {@code st} if one is due. */
+  private NodeSetStatusView startWrite(NodeSetStatusView st) {
+    settle();
+    if (inFlight != null) {
+      return st;
+    }
+    if (NodeSetStatusCalculator.same(st, s.written)) {
+      writeFailed = false;
+      return s.written;
+    }
+    if (writeFailed && Workflow.currentTimeMillis() < retryAtMillis) {
+      return st;
+    }
+    inFlightStatus = st;
+    inFlight =
+        Async.procedure(
+            ActivityStubs.kubeFewAttempts("write status of " + input.ref())::writeNodeSetStatus,
+            input.ref(),
+            st);
+    inFlight.handle(
+        (ok, failure) -> {
+          wake.run();
+          return null;
+        });
+    return st;
+  }
+
+  /** Takes the answer of the write in flight, if it came. */
+  private void settle() {
+    if (inFlight == null || !inFlight.isCompleted()) {
+      return;
+    }
+    RuntimeException failure = inFlight.getFailure();
+    if (failure == null) {
+      s.written = inFlightStatus;
+      writeFailed = false;
+    } else {
+      log.warn("cannot write status of {}: {}", input.ref(), failure.getMessage());
+      writeFailed = true;
+      retryAtMillis = Workflow.currentTimeMillis() + input.tuning().pollSeconds() * 1000L;
+    }
+    inFlight = null;
+    inFlightStatus = null;
+  }
+
+  /** Step 4: waits for the write in flight, if any, and takes its answer. */
+  void idle() {
+    if (inFlight != null) {
+      Workflow.await(inFlight::isCompleted);
+      settle();
     }
   }
 

@@ -35,8 +35,9 @@ import org.slf4j.Logger;
  *       or not responding, is out of service), or a deferred update used when their pod is next
  *       recreated (OnDelete).
  *   <li>Report: compute the status from the nodes' reports and the watchers' {@code clusterHealth}
- *       reports (SlurmReachable, KubernetesReachable) and write it when it changed. The {@code
- *       status} query computes it afresh, so it shows even when the write fails.
+ *       reports (SlurmReachable, KubernetesReachable) and write it when it changed, without waiting
+ *       for the write ({@link NodeSetStatusWriter}). The {@code status} query computes it afresh,
+ *       so it shows even when the write fails.
  *   <li>Wait for a signal (spec, report, delete, health) or the resync timer, or until a health
  *       report goes stale; continue-as-new when the history is long (while nodes are rolled or
  *       started, not before it is twice as long: {@link ContinueAsNewTiming}).
@@ -81,6 +82,8 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     status.rules = rules;
     status.local = Versions.of(Versions.LOCAL_STATUS_WRITE) >= 1;
     boolean quiet = Versions.of(Versions.QUIET_CONTINUE) >= 1;
+    status.async = Versions.of(Versions.ASYNC_STATUS_WRITE) >= 1;
+    status.wake = () -> dirty = true;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -273,6 +276,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
         busy)) {
       return;
     }
+    status.idle(); // no write of this run lands after the next run's
     NodeSetWorkflow next = Workflow.newContinueAsNewStub(NodeSetWorkflow.class);
     next.run(new NodeSetInput(input.ref(), s.latest, input.tuning(), s));
   }

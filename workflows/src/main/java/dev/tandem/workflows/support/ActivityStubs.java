@@ -84,6 +84,23 @@ public final class ActivityStubs {
         RetryOptions.newBuilder(retry(doNotRetry)).setMaximumAttempts(NODE_LOCAL_ATTEMPTS).build());
   }
 
+  /**
+   * A Kubernetes activity stub whose calls are regular activities that give up after {@link
+   * #NODE_LOCAL_ATTEMPTS} attempts (1 s, then 2 s apart), for a write a later pass makes again
+   * anyway with what is current then (the NodeSet's status, {@code Versions.ASYNC_STATUS_WRITE}).
+   */
+  public static KubeActivities kubeFewAttempts(String summary) {
+    ActivityOptions o = options(summary, KubeActivities.REJECTED);
+    return Workflow.newActivityStub(
+        KubeActivities.class,
+        ActivityOptions.newBuilder(o)
+            .setRetryOptions(
+                RetryOptions.newBuilder(o.getRetryOptions())
+                    .setMaximumAttempts(NODE_LOCAL_ATTEMPTS)
+                    .build())
+            .build());
+  }
+
   /** A remediation activity stub whose calls show {@code summary} in the Temporal UI. */
   public static RemediationActivities remediation(String summary) {
     return Workflow.newActivityStub(

@@ -187,10 +187,52 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     return out;
   }
 
+  /** Open unless {@link #holdStatusWrites} closed it; waited on outside the lock. */
+  private volatile java.util.concurrent.CountDownLatch statusGate =
+      new java.util.concurrent.CountDownLatch(0);
+
+  private final java.util.concurrent.atomic.AtomicInteger statusWritesInFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger maxStatusWritesInFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   @Override
-  public synchronized void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
+  public void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status) {
+    int now = statusWritesInFlight.incrementAndGet();
+    maxStatusWritesInFlight.accumulateAndGet(now, Math::max);
+    try {
+      // Held writes answer when released, or after 60 s of real time at most.
+      statusGate.await(60, java.util.concurrent.TimeUnit.SECONDS);
+      putStatus(ref, status);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw ApplicationFailure.newFailure("interrupted", "KubeUnavailable");
+    } finally {
+      statusWritesInFlight.decrementAndGet();
+    }
+  }
+
+  private synchronized void putStatus(NodeSetRef ref, NodeSetStatusView status) {
     checkKube();
     statuses.put(ref.toString(), status);
+  }
+
+  /**
+   * A slow API server: while held, a NodeSet status write does not answer (for at most 60 s of real
+   * time each); released, the held writes land.
+   */
+  public void holdStatusWrites(boolean hold) {
+    java.util.concurrent.CountDownLatch gate = statusGate;
+    if (hold && gate.getCount() == 0) {
+      statusGate = new java.util.concurrent.CountDownLatch(1);
+    } else if (!hold) {
+      gate.countDown();
+    }
+  }
+
+  /** The most NodeSet status writes that were in the API at once. */
+  public int maxStatusWritesInFlight() {
+    return maxStatusWritesInFlight.get();
   }
 
   @Override
