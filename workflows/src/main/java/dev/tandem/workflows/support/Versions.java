@@ -235,8 +235,8 @@ public final class Versions {
    * changed meanwhile is written next). As a local activity it ran inside the workflow task, and
    * the loop, with the reports that arrived meanwhile, waited for it: in {@code tandem bench fleet}
    * (1,000 nodes: provision 35 s, rollout 83 s, then a cordon) 196 writes of 0.33 s on average held
-   * the NodeSet for 64 s, while freed rollout slots stayed empty. Asked at the start of each NodeSet run.
-   * NodeSet workflow.
+   * the NodeSet for 64 s, while freed rollout slots stayed empty. Asked at the start of each
+   * NodeSet run. NodeSet workflow.
    */
   public static final String ASYNC_STATUS_WRITE = "async-status-write";
 
