@@ -133,12 +133,7 @@ public final class FleetFigures {
    * rollout done (the NodeSet's status and the sampler's view of Slurm).
    */
   String rolloutSpread() {
-    long sum = 0;
-    for (long c : nodeCycles) {
-      sum += c;
-    }
-    double mean = nodeCycles.isEmpty() ? 0 : sum / 1e9 / nodeCycles.size();
-    Duration total = rollout;
+    double mean = nodeCycles.stream().mapToLong(Long::longValue).average().orElse(0) / 1e9;
     String first =
         rolloutEnds[0] == null
             ? "none recorded"
@@ -146,7 +141,7 @@ public final class FleetFigures {
     String last =
         rolloutEnds[1] == null
             ? "none recorded"
-            : sec(Duration.between(rolloutEnds[1], rolloutFrom.plus(total)))
+            : sec(Duration.between(rolloutEnds[1], rolloutFrom.plus(rollout)))
                 + " before the rollout was seen done";
     return f(
         "Rollout spread: first update asked %s; node cycle mean %.1f s, median %s, p90 %s, max %s;"

@@ -139,9 +139,10 @@ final class GcAttempts {
     } else {
       policy = DeleteOptions.BACKGROUND;
     }
-    log.debug("GC deletes {} ({})", id, policy);
     if (Deletes.isPod(f.t())) {
-      Deletes.PODS.debug("GC deletes pod {} ({})", id, policy);
+      Deletes.PODS.debug("GC deletes pod {} ({})", id, policy); // once, on the deletions' logger
+    } else {
+      log.debug("GC deletes {} ({})", id, policy);
     }
     deletes.delete(f.t(), f.s(), DeleteOptions.gc(policy, uid), false);
   }

@@ -84,9 +84,11 @@ final class NodeSetStatusWriter {
   /** Writes the current status if it differs from the last one written; returns it. */
   NodeSetStatusView write() {
     NodeSetStatusView st = current();
-    if (async) {
-      return startWrite(st);
-    }
+    return async ? startWrite(st) : writeInline(st);
+  }
+
+  /** Writes {@code st}, if it differs from the last one written, and waits for the answer. */
+  private NodeSetStatusView writeInline(NodeSetStatusView st) {
     if (NodeSetStatusCalculator.same(st, s.written)) {
       writeFailed = false;
       return s.written;
@@ -105,14 +107,8 @@ final class NodeSetStatusWriter {
 
   /** Writes the final status and lifts the finalizer; false (retry later) if Kubernetes failed. */
   boolean release() {
-    if (async) {
-      idle();
-      async = false; // the last write before the finalizer goes is made inline
-      write();
-      async = true;
-    } else {
-      write();
-    }
+    idle(); // the last write before the finalizer goes is made inline, after any in flight
+    writeInline(current());
     try {
       ActivityStubs.kube("release NodeSet " + input.ref()).releaseNodeSet(input.ref());
       return true;
