@@ -11,9 +11,9 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 import dev.tandem.workflows.support.Observations;
-import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
+import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -80,6 +80,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     // One report per pass, where it waits (Versions.PASS_REPORTS): phases passed through within a
     // pass are in the timeline and the node's events, not in the NodeSet's signals.
     boolean passReports = Versions.of(Versions.PASS_REPORTS) >= 1;
+    WaitTimers waits = new WaitTimers(Versions.of(Versions.SHARED_WAIT_TIMERS) >= 1);
     NodePhases phases = new NodePhases(s, fx, in.tuning());
     RestTimer rest = new RestTimer(in.tuning());
     boolean signalled = true; // the first pass counts as news: start at rest's shortest wait
@@ -116,7 +117,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       reporter.report();
       Workflow.setCurrentDetails(reporter.details());
       long wait = rest.waitSeconds(step, s.phase);
-      boolean woken = Scoped.await(Duration.ofSeconds(wait), () -> dirty);
+      boolean woken = waits.await(Duration.ofSeconds(wait), () -> dirty);
       signalled = woken;
       phases.refresh = !woken;
       maybeContinueAsNew();

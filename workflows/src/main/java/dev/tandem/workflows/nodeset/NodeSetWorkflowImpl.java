@@ -12,8 +12,10 @@ import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
+import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,6 +86,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     boolean quiet = Versions.of(Versions.QUIET_CONTINUE) >= 1;
     status.async = Versions.of(Versions.ASYNC_STATUS_WRITE) >= 1;
     status.wake = () -> dirty = true;
+    WaitTimers waits = new WaitTimers(Versions.of(Versions.SHARED_WAIT_TIMERS) >= 1);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -113,7 +116,12 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
-      Workflow.await(NodeSetWaits.next(s, input.tuning(), status.writeFailed, rules), () -> dirty);
+      Duration wait = NodeSetWaits.next(s, input.tuning(), status.writeFailed, rules);
+      if (waits.shared()) {
+        waits.await(wait, () -> dirty);
+      } else {
+        Workflow.await(wait, () -> dirty); // in the root scope, as before the version
+      }
       int desired = s.spec == null ? 0 : s.spec.replicas();
       maybeContinueAsNew(quiet, ContinueAsNewTiming.busy(st, desired));
     }
