@@ -15,7 +15,9 @@ import dev.tandem.workflows.model.NodeSetStatusView;
  *       as new completes makes the server refuse that task ({@code UnhandledCommand}), and the
  *       retry replays the whole history while more reports arrive. In {@code tandem bench fleet}
  *       (1,000 nodes) one such episode stopped a rollout for 11 of its 123 s, with no node told to
- *       update. Continuing as new when the rollout is over costs one workflow task.
+ *       update. Continuing as new when the rollout is over costs one workflow task. When a busy
+ *       NodeSet must continue as new anyway, a refused attempt is made again from a short task
+ *       ({@code RefusedContinues}).
  * </ol>
  *
  * <p>The bound stays: a NodeSet that never settles (a node that cannot become ready) continues as

@@ -62,6 +62,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private final NodeSetNodes nodes;
   private final NodeSetStatusWriter status;
   private boolean dirty;
+  private boolean afterRefusal; // Versions.CONTINUE_AFTER_REFUSAL
   private Rules rules = Rules.LEGACY;
 
   @WorkflowInit
@@ -87,6 +88,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     status.async = Versions.of(Versions.ASYNC_STATUS_WRITE) >= 1;
     status.wake = () -> dirty = true;
     WaitTimers waits = new WaitTimers(Versions.of(Versions.SHARED_WAIT_TIMERS) >= 1);
+    afterRefusal = Versions.of(Versions.CONTINUE_AFTER_REFUSAL) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -285,6 +287,9 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       return;
     }
     status.idle(); // no write of this run lands after the next run's
+    if (afterRefusal) {
+      RefusedContinues.awaitShortTask();
+    }
     NodeSetWorkflow next = Workflow.newContinueAsNewStub(NodeSetWorkflow.class);
     next.run(new NodeSetInput(input.ref(), s.latest, input.tuning(), s));
   }
