@@ -7,8 +7,6 @@ import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
-import dev.tandem.workflows.model.NodeSummary;
-import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
@@ -16,8 +14,6 @@ import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 
@@ -215,41 +211,16 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
 
   @Override
   public NodeSetSnapshot status() {
-    List<NodeSummary> list = new ArrayList<>();
-    for (Entry e : s.nodes.values()) {
-      NodeReport r = e.report;
-      if (NodeSetPlanner.deleted(e)) {
-        continue; // gone; pruned on the next pass
-      }
-      list.add(
-          new NodeSummary(
-              e.pod,
-              e.ordinal,
-              r == null ? dev.tandem.workflows.model.NodePhase.PROVISIONING : r.phase(),
-              NodeSetPlanner.revision(e),
-              r == null ? "unknown" : r.slurmState(),
-              r == null ? null : r.reason(),
-              r == null ? null : r.k8sNode(),
-              r == null ? null : r.problem()));
-    }
-    int desired = s.spec == null ? 0 : s.spec.replicas();
-    return new NodeSetSnapshot(
-        input.ref(), s.deleting, desired, status.current(), list, List.copyOf(s.rejectedSignals));
+    return NodeSetSnapshots.of(input.ref(), s, status.current());
   }
 
   /**
-   * A signal whose payload cannot be used: logged and kept (the latest few) for the status query,
-   * never acted on. It does not wake the loop, so it changes no decision.
+   * A signal whose payload cannot be used: logged and kept for the status query, never acted on. It
+   * does not wake the loop, so it changes no decision.
    */
   private void reject(String signal, String why) {
-    String detail = signal + ": " + (why == null ? "empty payload" : why);
-    log.warn("NodeSet {}: signal rejected: {}", input.ref(), detail);
-    s.rejectedSignals.add(
-        new TimelineEntry(
-            Instant.ofEpochMilli(Workflow.currentTimeMillis()), null, "signal-rejected", detail));
-    while (s.rejectedSignals.size() > NodeSetState.MAX_REJECTED_SIGNALS) {
-      s.rejectedSignals.remove(0);
-    }
+    log.warn(
+        "NodeSet {}: signal rejected: {}", input.ref(), NodeSetSnapshots.rejected(s, signal, why));
   }
 
   // ---- helpers ----

@@ -1,0 +1,61 @@
+package dev.tandem.workflows.nodeset;
+
+import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetSnapshot;
+import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.NodeSummary;
+import dev.tandem.workflows.model.TimelineEntry;
+import dev.tandem.workflows.nodeset.NodeSetState.Entry;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the NodeSet shows without deciding anything: the {@code status} query's answer, and the
+ * signals it could not use. Neither wakes the loop, so neither changes a command.
+ */
+final class NodeSetSnapshots {
+  private NodeSetSnapshots() {}
+
+  /** The {@code status} query: every tracked node as its last report shows it. */
+  static NodeSetSnapshot of(NodeSetRef ref, NodeSetState s, NodeSetStatusView current) {
+    List<NodeSummary> list = new ArrayList<>();
+    for (Entry e : s.nodes.values()) {
+      NodeReport r = e.report;
+      if (NodeSetPlanner.deleted(e)) {
+        continue; // gone; pruned on the next pass
+      }
+      list.add(
+          new NodeSummary(
+              e.pod,
+              e.ordinal,
+              r == null ? NodePhase.PROVISIONING : r.phase(),
+              NodeSetPlanner.revision(e),
+              r == null ? "unknown" : r.slurmState(),
+              r == null ? null : r.reason(),
+              r == null ? null : r.k8sNode(),
+              r == null ? null : r.problem()));
+    }
+    int desired = s.spec == null ? 0 : s.spec.replicas();
+    return new NodeSetSnapshot(
+        ref, s.deleting, desired, current, list, List.copyOf(s.rejectedSignals));
+  }
+
+  /**
+   * Keeps a signal whose payload cannot be used (the latest few) for the status query; it is never
+   * acted on. Returns the line to log.
+   */
+  static String rejected(NodeSetState s, String signal, String why) {
+    String detail = signal + ": " + (why == null ? "empty payload" : why);
+    s.rejectedSignals.add(
+        new TimelineEntry(
+            Instant.ofEpochMilli(Workflow.currentTimeMillis()), null, "signal-rejected", detail));
+    while (s.rejectedSignals.size() > NodeSetState.MAX_REJECTED_SIGNALS) {
+      s.rejectedSignals.remove(0);
+    }
+    return detail;
+  }
+}
