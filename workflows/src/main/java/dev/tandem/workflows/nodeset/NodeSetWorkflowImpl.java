@@ -13,7 +13,6 @@ import dev.tandem.workflows.support.Versions;
 import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
-import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 
@@ -114,12 +113,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
-      Duration wait = NodeSetWaits.next(s, input.tuning(), status.writeFailed, rules);
-      if (waits.shared()) {
-        waits.await(wait, () -> dirty);
-      } else {
-        Workflow.await(wait, () -> dirty); // in the root scope, as before the version
-      }
+      waits.await(NodeSetWaits.next(s, input.tuning(), status.writeFailed, rules), () -> dirty);
       int desired = s.spec == null ? 0 : s.spec.replicas();
       maybeContinueAsNew(quiet, ContinueAsNewTiming.busy(st, desired));
     }

@@ -49,7 +49,10 @@ public final class WaitTimers {
   private final boolean shared;
   private final List<Running> running = new ArrayList<>();
 
-  /** {@code shared} false: every wait is {@link Scoped#await}, as before the version. */
+  /**
+   * {@code shared} false: every wait is {@link Scoped#await}, as before the version (the same
+   * commands as {@code Workflow.await} in the root scope, so old histories replay the same).
+   */
   public WaitTimers(boolean shared) {
     this.shared = shared;
   }
@@ -87,11 +90,6 @@ public final class WaitTimers {
         return true;
       }
     }
-  }
-
-  /** Whether this run shares its waits' timers (the version's answer). */
-  public boolean shared() {
-    return shared;
   }
 
   private Running latestBefore(long deadline) {
