@@ -52,7 +52,7 @@ final class EvictionLabels {
         client
             .pods()
             .inNamespace(namespace)
-            .withName(name)
+            .resource(KubeRefs.pod(namespace, name))
             .patch(PatchContext.of(PatchType.JSON), patch);
         log.info(
             "{}: {}={}", what, PodLabels.EVICTABLE, evictable ? PodLabels.EVICTABLE_VALUE : "-");

@@ -100,7 +100,7 @@ final class NodeWrites {
           try {
             client
                 .nodes()
-                .withName(name)
+                .resource(KubeRefs.node(name))
                 .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
             return true;
           } catch (KubernetesClientException e) {

@@ -164,7 +164,7 @@ final class PodBinder {
     return client
         .pods()
         .inNamespace(p.getMetadata().getNamespace())
-        .withName(p.getMetadata().getName())
+        .resource(KubeRefs.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()))
         .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
   }
 

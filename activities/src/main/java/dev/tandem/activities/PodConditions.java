@@ -2,6 +2,7 @@ package dev.tandem.activities;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.k8s.Json;
 import dev.tandem.workflows.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -100,7 +101,7 @@ final class PodConditions {
             client
                 .pods()
                 .inNamespace(namespace)
-                .withName(name)
+                .resource(KubeRefs.pod(namespace, name))
                 .subresource("status")
                 .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
@@ -110,6 +111,62 @@ final class PodConditions {
           }
           return null;
         });
+  }
+
+  /**
+   * Sets a condition the caller knows is changing status (Tandem's {@code SlurmScheduled=True} as
+   * it binds the pod: before, the condition was absent or False), in one request, without a read: a
+   * strategic merge patch of {@code /status} whose conditions merge by type (the others stay, the
+   * kubelet's included) and which carries the pod's uid. The API server refuses to change a uid
+   * (422, {@code field is immutable}), so the patch never lands on another pod of the same name;
+   * the kubelet writes its status patches the same way. The transition time is the condition's (or
+   * now): a retry after a lost answer moves it by that much. A pod that is gone (404) or has
+   * another uid (422) is left alone, as in {@link #set}.
+   */
+  void setAtBind(String namespace, String name, String uid, Condition c) {
+    if (c == null || c.type() == null || c.status() == null || uid == null) {
+      throw KubeCalls.rejected("setAtBind needs a uid, a condition type and status, got " + c);
+    }
+    ObjectNode patch = Json.MAPPER.createObjectNode();
+    patch.putObject("metadata").put("uid", uid);
+    ObjectNode cond = patch.putObject("status").putArray("conditions").addObject();
+    cond.put("type", c.type()).put("status", c.status());
+    if (c.reason() != null) {
+      cond.put("reason", c.reason());
+    }
+    if (c.message() != null) {
+      cond.put("message", c.message());
+    }
+    cond.put("lastTransitionTime", time(c.lastTransitionTime()));
+    String what = "set condition " + c.type() + " of pod " + namespace + "/" + name;
+    KubeCalls.call(
+        what,
+        () -> {
+          try {
+            client
+                .pods()
+                .inNamespace(namespace)
+                .resource(KubeRefs.pod(namespace, name))
+                .subresource("status")
+                .patch(
+                    PatchContext.of(PatchType.STRATEGIC_MERGE), Json.SERIALIZATION.asJson(patch));
+          } catch (KubernetesClientException e) {
+            if (!KubeCalls.is(e, 404) && !anotherUid(e)) {
+              throw e;
+            }
+          }
+          return null;
+        });
+  }
+
+  /** The API server's answer to a patch whose uid is not the object's. */
+  private static boolean anotherUid(KubernetesClientException e) {
+    return KubeCalls.is(e, 422)
+        && e.getStatus() != null
+        && e.getStatus().getDetails() != null
+        && e.getStatus().getDetails().getCauses() != null
+        && e.getStatus().getDetails().getCauses().stream()
+            .anyMatch(x -> "metadata.uid".equals(x.getField()));
   }
 
   private static ArrayNode tree(List<PodCondition> conditions) {

@@ -9,6 +9,9 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
+import dev.tandem.workflows.schedule.Placement;
+import dev.tandem.workflows.schedule.PlacementRequest;
+import dev.tandem.workflows.schedule.ScheduleConditions;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -72,6 +75,45 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
   @Override
   public PodView bindPod(BindRequest request) {
     return binder.bind(request);
+  }
+
+  /**
+   * {@link SchedulingActivities#placePod}: the fresh read of the slurmd pod ({@link SlurmdPods}),
+   * the Binding ({@link PodBinder}), then for a pod bound there the condition as one strategic
+   * merge patch ({@link PodConditions#setAtBind}) and the event (best effort). Five requests and
+   * four local activities before; three requests and one local activity now when all goes well.
+   */
+  @Override
+  public Placement placePod(PlacementRequest r) {
+    if (r == null || r.namespace() == null || r.name() == null || r.uid() == null) {
+      throw KubeCalls.rejected("placePod needs a namespace, a name and a uid, got " + r);
+    }
+    String k8s = slurmdPods.k8sNodeOf(r.slurmNode());
+    if (k8s == null) {
+      return new Placement(null, null);
+    }
+    PodView p = binder.bind(r.bindTo(k8s));
+    if (p.exists() && !p.terminating() && !p.failed() && k8s.equals(p.k8sNode())) {
+      conditions.setAtBind(
+          r.namespace(),
+          r.name(),
+          r.uid(),
+          new Condition(
+              ScheduleConditions.SLURM_SCHEDULED,
+              Condition.TRUE,
+              ScheduleConditions.JOB_RUNNING,
+              ScheduleConditions.boundMessage(r.jobId(), r.slurmNode(), k8s),
+              r.at()));
+      events.record(
+          EventRequest.pod(
+              r.namespace(),
+              r.name(),
+              r.uid(),
+              false,
+              ScheduleConditions.SCHEDULED_EVENT,
+              ScheduleConditions.boundEvent(r.jobId(), r.slurmNode(), k8s)));
+    }
+    return new Placement(k8s, p);
   }
 
   @Override

@@ -122,6 +122,7 @@ final class Writes {
     checkKind(t, incoming);
     checkIdentity(t, cur, incoming);
     checkPrecondition(t, cur, Json.text(incoming, "metadata", "resourceVersion"));
+    checkUid(t, cur, incoming);
     return commit(t, cur, compose(t, cur.obj(), incoming, req.subresource), req);
   }
 
@@ -130,6 +131,7 @@ final class Writes {
     ObjectNode patched = Patches.apply(t, cur.obj(), req, t.kind());
     checkIdentity(t, cur, patched);
     checkPrecondition(t, cur, Json.text(patched, "metadata", "resourceVersion"));
+    checkUid(t, cur, patched);
     return commit(t, cur, compose(t, cur.obj(), patched, req.subresource), req);
   }
 
@@ -292,6 +294,26 @@ final class Writes {
               + ") does not match the namespace on the URL ("
               + cur.namespace()
               + ")");
+    }
+  }
+
+  /**
+   * A uid in the written object must be the stored one's: kube-apiserver's update validation
+   * (ValidateObjectMetaUpdate) answers 422 {@code metadata.uid: ... field is immutable}, after the
+   * resourceVersion check (409 first). None sent: the stored one is kept. The kubelet's status
+   * patches, and Tandem's condition at bind, carry the pod's uid for exactly this: a pod recreated
+   * under the same name is never written by mistake.
+   */
+  private static void checkUid(ResourceType t, Stored cur, ObjectNode next) {
+    String uid = Json.text(next, "metadata", "uid");
+    String have = Json.text(cur.obj(), "metadata", "uid");
+    if (uid != null && !uid.isEmpty() && have != null && !uid.equals(have)) {
+      throw ApiException.invalid(
+          t,
+          cur.name(),
+          List.of(
+              ApiException.Cause.invalid(
+                  "metadata.uid", "Invalid value: " + Json.quote(uid) + ": field is immutable")));
     }
   }
 

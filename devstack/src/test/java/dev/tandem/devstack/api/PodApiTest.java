@@ -340,4 +340,61 @@ class PodApiTest extends ApiTestBase {
         after.getStatus().getConditions().stream()
             .anyMatch(x -> x.getType().equals("tandem.dev/Drain")));
   }
+
+  /**
+   * kube-apiserver refuses to change a uid (ValidateObjectMetaUpdate: 422, field is immutable),
+   * which the kubelet's status patches (and Tandem's condition at bind) use as a precondition; the
+   * local API used to keep the stored uid and write the patch anyway.
+   */
+  @Test
+  void aWriteCarryingAnotherUidIs422AndChangesNothing() {
+    Pod created = createPod(NS, "uidpre", Map.of());
+    String uid = created.getMetadata().getUid();
+    String cond = "{\"type\":\"SlurmScheduled\",\"status\":\"True\"}";
+    KubernetesClientException e =
+        assertThrows(
+            KubernetesClientException.class,
+            () ->
+                client
+                    .pods()
+                    .inNamespace(NS)
+                    .withName("uidpre")
+                    .subresource("status")
+                    .patch(
+                        PatchContext.of(PatchType.STRATEGIC_MERGE),
+                        "{\"metadata\":{\"uid\":\"not-"
+                            + uid
+                            + "\"},\"status\":{\"conditions\":["
+                            + cond
+                            + "]}}"));
+    assertEquals(422, e.getCode());
+    assertEquals("metadata.uid", e.getStatus().getDetails().getCauses().get(0).getField());
+    assertTrue(e.getMessage().contains("field is immutable"), e.getMessage());
+    assertThrows(
+        KubernetesClientException.class,
+        () ->
+            client
+                .pods()
+                .inNamespace(NS)
+                .withName("uidpre")
+                .patch(
+                    PatchContext.of(PatchType.JSON_MERGE),
+                    "{\"metadata\":{\"uid\":\"x\",\"labels\":{\"a\":\"b\"}}}"));
+    Pod after = client.pods().inNamespace(NS).withName("uidpre").get();
+    assertEquals(
+        created.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion());
+
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("uidpre")
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"metadata\":{\"uid\":\"" + uid + "\"},\"status\":{\"conditions\":[" + cond + "]}}");
+    assertTrue(
+        client.pods().inNamespace(NS).withName("uidpre").get().getStatus().getConditions().stream()
+            .anyMatch(x -> x.getType().equals("SlurmScheduled")),
+        "the pod's own uid: written");
+  }
 }

@@ -6,6 +6,8 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
+import dev.tandem.workflows.schedule.Placement;
+import dev.tandem.workflows.schedule.PlacementRequest;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.util.List;
@@ -61,6 +63,17 @@ public interface SchedulingActivities {
    */
   @ActivityMethod
   PodView bindPod(BindRequest request);
+
+  /**
+   * The bind of a pod whose placeholder job runs, in one call ({@code Versions.ONE_CALL_BIND}):
+   * finds the Kubernetes node of the request's Slurm node (as {@link #slurmNodeToK8sNode}; none:
+   * nothing else is done), binds the pod there (as {@link #bindPod}) and, if the pod is then bound
+   * there and not ending, sets {@code SlurmScheduled=True} ({@code JobRunning}, transition time
+   * {@link PlacementRequest#at()}) and records the {@code Scheduled} event. Idempotent as {@link
+   * #bindPod}: a retry finds the pod bound and writes the same condition again.
+   */
+  @ActivityMethod
+  Placement placePod(PlacementRequest request);
 
   /**
    * Evicts the pod (only the one with {@code uid}) with the Eviction API, honouring its grace

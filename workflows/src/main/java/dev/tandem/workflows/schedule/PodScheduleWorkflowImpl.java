@@ -75,6 +75,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
     fx.soleSubmit = Versions.of(Versions.SOLE_SUBMIT) >= 1;
     fx.queuedNotice = Versions.of(Versions.QUEUED_NOTICE) >= 1;
+    fx.oneCallBind = Versions.of(Versions.ONE_CALL_BIND) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, in.pod().ref());

@@ -30,4 +30,21 @@ public final class ScheduleConditions {
 
   /** Reason of {@code SlurmJobEnded} on the members evicted because another member ended. */
   public static final String GROUP_MEMBER_ENDED = "GroupMemberEnded";
+
+  /** The message of {@code SlurmScheduled=True} on a pod bound where its job runs. */
+  public static String boundMessage(long jobId, String slurmNode, String k8sNode) {
+    return running(jobId, slurmNode) + " (Kubernetes node " + k8sNode + ")";
+  }
+
+  /** The message of the {@code Scheduled} event of a pod bound where its job runs. */
+  public static String boundEvent(long jobId, String slurmNode, String k8sNode) {
+    return "Bound to " + k8sNode + ": " + running(jobId, slurmNode);
+  }
+
+  /** Reason of the Normal event of a pod bound where its job runs. */
+  public static final String SCHEDULED_EVENT = "Scheduled";
+
+  private static String running(long jobId, String slurmNode) {
+    return "Slurm job " + jobId + " on Slurm node " + slurmNode;
+  }
 }

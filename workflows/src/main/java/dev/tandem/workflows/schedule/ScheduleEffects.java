@@ -42,6 +42,11 @@ final class ScheduleEffects {
    */
   boolean queuedNotice;
 
+  /**
+   * A running job's pod is placed in one call ({@code Versions.ONE_CALL_BIND}); set at run start.
+   */
+  boolean oneCallBind;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;
@@ -107,6 +112,23 @@ final class ScheduleEffects {
       s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
     }
     return p == null ? null : s.pod;
+  }
+
+  /**
+   * Binds the pod where Slurm node {@link PodScheduleState#slurmNode} is hosted, and marks it bound
+   * (condition and event), in one call. Null: unknown (the call failed). The pod view merges into
+   * the state as a bind's does.
+   */
+  Placement place() {
+    PlacementRequest r =
+        new PlacementRequest(pod.namespace(), pod.name(), pod.uid(), s.jobId, s.slurmNode, now());
+    Placement pl = call("bind pod", () -> api("bind to the node of " + s.slurmNode).placePod(r));
+    if (pl == null || pl.pod() == null) {
+      return pl;
+    }
+    PodView p = pl.pod();
+    s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
+    return new Placement(pl.k8sNode(), s.pod);
   }
 
   PodView evict(String reason) {

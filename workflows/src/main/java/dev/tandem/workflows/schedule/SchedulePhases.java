@@ -175,14 +175,33 @@ final class SchedulePhases {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
     s.slurmNode = s.job.nodes().get(0);
+    if (fx.oneCallBind) {
+      // Lookup, bind, condition and event in one call (Versions.ONE_CALL_BIND).
+      Placement pl = fx.place();
+      if (pl == null) {
+        return ScheduleStep.stay(s.phase, t.pollSeconds());
+      }
+      return pl.k8sNode() == null ? noSlurmdPod() : bound(pl.k8sNode(), pl.pod(), false);
+    }
     String k8s = fx.k8sNodeOf(s.slurmNode);
     if (k8s == null) {
-      if (s.problem == null) {
-        s.problem = "Slurm node " + s.slurmNode + " has no running slurmd pod on a Kubernetes node";
-      }
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return noSlurmdPod();
     }
-    PodView p = fx.bind(k8s);
+    return bound(k8s, fx.bind(k8s), true);
+  }
+
+  private ScheduleStep noSlurmdPod() {
+    if (s.problem == null) {
+      s.problem = "Slurm node " + s.slurmNode + " has no running slurmd pod on a Kubernetes node";
+    }
+    return ScheduleStep.stay(s.phase, t.pollSeconds());
+  }
+
+  /**
+   * After the bind to {@code k8s} answered {@code p} (null: unknown). {@code announce}: write the
+   * condition and the event here (the placement call wrote them already).
+   */
+  private ScheduleStep bound(String k8s, PodView p, boolean announce) {
     if (p == null) {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
@@ -194,11 +213,19 @@ final class SchedulePhases {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
     s.k8sNode = k8s;
-    String what = "Slurm job " + s.jobId + " on Slurm node " + s.slurmNode;
-    fx.condition(
-        SLURM_SCHEDULED, Condition.TRUE, JOB_RUNNING, what + " (Kubernetes node " + k8s + ")");
-    fx.event(false, "Scheduled", "Bound to " + k8s + ": " + what);
-    return ScheduleStep.to(RUNNING, "bound", "to " + k8s + ": " + what);
+    if (announce) {
+      fx.condition(
+          SLURM_SCHEDULED,
+          Condition.TRUE,
+          JOB_RUNNING,
+          ScheduleConditions.boundMessage(s.jobId, s.slurmNode, k8s));
+      fx.event(
+          false,
+          ScheduleConditions.SCHEDULED_EVENT,
+          ScheduleConditions.boundEvent(s.jobId, s.slurmNode, k8s));
+    }
+    return ScheduleStep.to(
+        RUNNING, "bound", "to " + k8s + ": Slurm job " + s.jobId + " on Slurm node " + s.slurmNode);
   }
 
   private ScheduleStep evict(JobOutlook o) {

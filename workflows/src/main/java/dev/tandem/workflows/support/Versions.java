@@ -259,6 +259,16 @@ public final class Versions {
    */
   public static final String CONTINUE_AFTER_REFUSAL = "continue-after-refusal";
 
+  /**
+   * Version 1: a pod whose placeholder job runs is bound in one call ({@code
+   * SchedulingActivities.placePod}): the Slurm node's Kubernetes node, the bind, the {@code
+   * SlurmScheduled=True} condition (one strategic merge patch carrying the pod's uid, where it was
+   * a read and a JSON patch) and the {@code Scheduled} event, instead of four local activities one
+   * after the other. In {@code tandem bench scheduling} on two shared cores every call costs CPU
+   * that the pods' throughput is bound by. Asked at the start of each pod run. Pod workflow.
+   */
+  public static final String ONE_CALL_BIND = "one-call-bind";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -289,7 +299,8 @@ public final class Versions {
           Map.entry(EARLIER_POD, 1),
           Map.entry(ASYNC_STATUS_WRITE, 1),
           Map.entry(SHARED_WAIT_TIMERS, 1),
-          Map.entry(CONTINUE_AFTER_REFUSAL, 1));
+          Map.entry(CONTINUE_AFTER_REFUSAL, 1),
+          Map.entry(ONE_CALL_BIND, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -202,6 +202,44 @@ public class FakeScheduling implements SchedulingActivities {
     return p;
   }
 
+  /** Calls of {@link #placePod}, in order. */
+  public final List<PlacementRequest> placements = new ArrayList<>();
+
+  /**
+   * As the real activity: the lookup, then the bind, then (bound there, not ending) the condition
+   * and the event, each recorded where the separate calls record it.
+   */
+  @Override
+  public synchronized Placement placePod(PlacementRequest r) {
+    placements.add(r);
+    String k8s = slurmToK8s.get(r.slurmNode());
+    if (k8s == null) {
+      return new Placement(null, null);
+    }
+    PodView p = bindPod(r.bindTo(k8s));
+    if (p.exists() && !p.terminating() && !p.failed() && k8s.equals(p.k8sNode())) {
+      setPodCondition(
+          r.namespace(),
+          r.name(),
+          r.uid(),
+          new Condition(
+              ScheduleConditions.SLURM_SCHEDULED,
+              Condition.TRUE,
+              ScheduleConditions.JOB_RUNNING,
+              ScheduleConditions.boundMessage(r.jobId(), r.slurmNode(), k8s),
+              r.at()));
+      recordEvent(
+          EventRequest.pod(
+              r.namespace(),
+              r.name(),
+              r.uid(),
+              false,
+              ScheduleConditions.SCHEDULED_EVENT,
+              ScheduleConditions.boundEvent(r.jobId(), r.slurmNode(), k8s)));
+    }
+    return new Placement(k8s, p);
+  }
+
   @Override
   public synchronized PodView evictPod(String namespace, String name, String uid, String reason) {
     PodView p = pods.get(name);

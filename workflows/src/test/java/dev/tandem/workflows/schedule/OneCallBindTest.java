@@ -1,0 +1,73 @@
+package dev.tandem.workflows.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.PodView;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code Versions.ONE_CALL_BIND}: a pod whose job runs is bound with one local activity (lookup,
+ * bind, condition, event), where it took four, and says the same things to the pod.
+ */
+class OneCallBindTest extends ScheduleTestBase {
+
+  /** The local activities the workflow ran, by type, counted from its history's markers. */
+  private Map<String, Long> localActivities(String name) {
+    List<HistoryEvent> events =
+        client
+            .fetchHistory(PodScheduleWorkflowImpl.workflowId(request(name, Map.of(), 30)))
+            .getEvents();
+    return events.stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
+        .map(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().get("type"))
+        .filter(p -> p != null)
+        .map(p -> p.getPayloads(0).getData().toStringUtf8().replace("\"", ""))
+        .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+  }
+
+  @Test
+  void aRunningJobsPodIsBoundInOneCallThatAlsoMarksIt() {
+    PodScheduleWorkflow wf = running("one");
+    long id = world.jobOf("uid-one");
+    world.pods.remove("one");
+    wf.podObserved(PodView.absent("one"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+
+    Map<String, Long> calls = localActivities("one");
+    assertEquals(1L, calls.get("SchedPlacePod"), calls.toString());
+    for (String old :
+        List.of(
+            "SchedSlurmNodeToK8sNode",
+            "SchedBindPod",
+            "SchedSetPodCondition",
+            "SchedRecordEvent")) {
+      assertTrue(!calls.containsKey(old), old + " was called: " + calls);
+    }
+    assertEquals(1, world.placements.size());
+    PlacementRequest r = world.placements.get(0);
+    assertEquals(id, r.jobId());
+    assertEquals("n1", r.slurmNode());
+    assertEquals(
+        List.of(new BindRequest("default", "one", "uid-one", "k1", id, "n1")), world.binds);
+    // What the pod is told is what the four calls told it.
+    List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
+    assertEquals(1, sched.size(), sched.toString());
+    assertEquals(Condition.TRUE, sched.get(0).status());
+    assertEquals("JobRunning", sched.get(0).reason());
+    assertEquals(
+        "Slurm job " + id + " on Slurm node n1 (Kubernetes node k1)", sched.get(0).message());
+    EventRequest e = world.events.get(world.events.size() - 1);
+    assertEquals("Scheduled", e.reason());
+    assertEquals("Bound to k1: Slurm job " + id + " on Slurm node n1", e.message());
+    assertEquals("k1", wf.status().k8sNode());
+  }
+}
