@@ -77,7 +77,9 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     fx.queuedNotice = Versions.of(Versions.QUEUED_NOTICE) >= 1;
     fx.oneCallBind = Versions.of(Versions.ONE_CALL_BIND) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
-    SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
+    SearchAttributes sa =
+        new SearchAttributes(
+            in.tuning().searchAttributes(), Versions.of(Versions.BATCHED_SEARCH_ATTRIBUTES) >= 1);
     sa.set(SearchAttributes.POD, in.pod().ref());
     if (fresh) {
       fx.timeline("started", "pod " + in.pod().ref() + " uid " + in.pod().uid());
@@ -102,11 +104,13 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
         fx.timeline(step.event(), step.detail());
         if (s.phase.terminal()) {
           sa.set(SearchAttributes.PHASE, s.phase.label());
+          sa.flush();
           Workflow.setCurrentDetails(details());
           return s.phase;
         }
         continue;
       }
+      sa.flush();
       Workflow.setCurrentDetails(details());
       boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
       phases.refresh = !woken;

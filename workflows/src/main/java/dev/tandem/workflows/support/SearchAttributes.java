@@ -2,8 +2,12 @@ package dev.tandem.workflows.support;
 
 import dev.tandem.workflows.Names;
 import io.temporal.common.SearchAttributeKey;
+import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -29,10 +33,22 @@ public final class SearchAttributes {
       SearchAttributeKey.forKeyword(Names.SA_REMEDIATION_STEP);
 
   private final boolean enabled;
+  private final boolean batched;
   private final Map<String, String> last = new HashMap<>();
+  private final Map<String, SearchAttributeUpdate<String>> pending = new LinkedHashMap<>();
 
   public SearchAttributes(boolean enabled) {
+    this(enabled, false);
+  }
+
+  /**
+   * @param batched hold the changes until {@link #flush}, which upserts them all in one command
+   *     ({@code Versions.BATCHED_SEARCH_ATTRIBUTES}): a workflow's commands reach the server only
+   *     when its task completes, so values set and replaced within one task were never visible
+   */
+  public SearchAttributes(boolean enabled, boolean batched) {
     this.enabled = enabled;
+    this.batched = batched;
   }
 
   /** Sets {@code key} to {@code value} if it differs from what was last set by this run. */
@@ -41,6 +57,23 @@ public final class SearchAttributes {
       return;
     }
     last.put(key.getName(), value);
-    Workflow.upsertTypedSearchAttributes(key.valueSet(value));
+    if (batched) {
+      pending.put(key.getName(), key.valueSet(value));
+    } else {
+      Workflow.upsertTypedSearchAttributes(key.valueSet(value));
+    }
+  }
+
+  /**
+   * Batched: upserts what changed since the last flush, if anything, in one command. Call it where
+   * the workflow waits or ends. Not batched: nothing to do.
+   */
+  public void flush() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    List<SearchAttributeUpdate<?>> updates = new ArrayList<>(pending.values());
+    pending.clear();
+    Workflow.upsertTypedSearchAttributes(updates.toArray(new SearchAttributeUpdate<?>[0]));
   }
 }

@@ -269,6 +269,15 @@ public final class Versions {
    */
   public static final String ONE_CALL_BIND = "one-call-bind";
 
+  /**
+   * Version 1: the pod workflow upserts its search attributes once per workflow task, where it
+   * waits or ends, with every value that changed in one command ({@code SearchAttributes#flush}),
+   * instead of one upsert per change: a pod bound and then deleted made 9 upserts (phase after
+   * phase within one task, each a history event and, on a real server, a visibility write) and
+   * makes 3. Asked at the start of each pod run. Pod workflow.
+   */
+  public static final String BATCHED_SEARCH_ATTRIBUTES = "batched-search-attributes";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -300,7 +309,8 @@ public final class Versions {
           Map.entry(ASYNC_STATUS_WRITE, 1),
           Map.entry(SHARED_WAIT_TIMERS, 1),
           Map.entry(CONTINUE_AFTER_REFUSAL, 1),
-          Map.entry(ONE_CALL_BIND, 1));
+          Map.entry(ONE_CALL_BIND, 1),
+          Map.entry(BATCHED_SEARCH_ATTRIBUTES, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
