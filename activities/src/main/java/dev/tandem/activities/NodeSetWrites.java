@@ -71,7 +71,8 @@ final class NodeSetWrites {
               .put("path", "/status")
               .set("value", NodeSetStatusDocs.merged(current, desired));
           try {
-            r.subresource("status")
+            read(ref, cur)
+                .subresource("status")
                 .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
@@ -126,7 +127,7 @@ final class NodeSetWrites {
                   .putArray("value");
           rest.forEach(list::add);
           try {
-            r.patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+            read(ref, cur).patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return null;
@@ -166,6 +167,14 @@ final class NodeSetWrites {
         throw e;
       }
     }
+  }
+
+  /**
+   * The NodeSet just read, to patch through: a patch by name ({@link #resource}) makes fabric8 7.8
+   * read the object again first ({@code KubeRefs}); the patch's own resourceVersion guards it.
+   */
+  private Resource<GenericKubernetesResource> read(NodeSetRef ref, GenericKubernetesResource cur) {
+    return NodeSetResources.generic(client).inNamespace(ref.namespace()).resource(cur);
   }
 
   private Resource<GenericKubernetesResource> resource(NodeSetRef ref) {

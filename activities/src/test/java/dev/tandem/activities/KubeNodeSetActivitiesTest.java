@@ -122,6 +122,16 @@ class KubeNodeSetActivitiesTest {
   }
 
   @Test
+  void aStatusWriteIsOneReadAndOnePatch() throws InterruptedException {
+    createNodeSet(Fixtures.example());
+    int before = server.getRequestCount();
+    kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
+    // Not three: the patch goes through the NodeSet just read, not by name (KubeRefs).
+    assertEquals(2, server.getRequestCount() - before, "one read, one patch");
+    assertEquals("PATCH", server.getLastRequest().getMethod());
+  }
+
+  @Test
   void rewritingTheSameStatusChangesNothing() throws InterruptedException {
     createNodeSet(Fixtures.example());
     kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
