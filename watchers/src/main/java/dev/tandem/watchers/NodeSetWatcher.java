@@ -178,9 +178,11 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
             + op
             + "]";
     try {
+      // Through the object read, not by name: fabric8 7.8 reads an object again before a patch by
+      // name; the patch's resourceVersion test guards it.
       NodeSetResources.generic(client)
           .inNamespace(r.getMetadata().getNamespace())
-          .withName(r.getMetadata().getName())
+          .resource(r)
           .patch(PatchContext.of(PatchType.JSON), patch);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {

@@ -98,10 +98,12 @@ final class PodAnchors {
         .put("path", "/metadata/ownerReferences")
         .set("value", Json.MAPPER.valueToTree(refs));
     try {
+      // Through the pod seen, not by name: fabric8 7.8 reads an object again before a patch by
+      // name; the patch's resourceVersion guards it.
       client
           .pods()
           .inNamespace(ns)
-          .withName(name)
+          .resource(pod)
           .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
       log.info("pod {}/{}: added its second owner, CRD {}", ns, name, Owners.CRD_NAME);
     } catch (KubernetesClientException e) {
