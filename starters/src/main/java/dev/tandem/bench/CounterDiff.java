@@ -55,7 +55,12 @@ final class CounterDiff {
       }
       int sp = line.lastIndexOf(' ');
       try {
-        m.put(shorten(line.substring(0, sp)), Double.parseDouble(line.substring(sp + 1)));
+        // Summed: series that differ only in what shorten() drops (the sticky and the normal task
+        // queue) are one figure, not the last one read.
+        m.merge(
+            shorten(line.substring(0, sp)),
+            Double.parseDouble(line.substring(sp + 1)),
+            Double::sum);
       } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
         // not a sample line
       }
