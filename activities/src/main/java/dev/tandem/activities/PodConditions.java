@@ -98,12 +98,7 @@ final class PodConditions {
                 .set("value", tree(all));
           }
           try {
-            client
-                .pods()
-                .inNamespace(namespace)
-                .resource(KubeRefs.pod(namespace, name))
-                .subresource("status")
-                .patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+            patchStatus(namespace, name, PatchType.JSON, Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
             if (!KubeCalls.is(e, 404)) {
               throw e;
@@ -143,13 +138,8 @@ final class PodConditions {
         what,
         () -> {
           try {
-            client
-                .pods()
-                .inNamespace(namespace)
-                .resource(KubeRefs.pod(namespace, name))
-                .subresource("status")
-                .patch(
-                    PatchContext.of(PatchType.STRATEGIC_MERGE), Json.SERIALIZATION.asJson(patch));
+            patchStatus(
+                namespace, name, PatchType.STRATEGIC_MERGE, Json.SERIALIZATION.asJson(patch));
           } catch (KubernetesClientException e) {
             if (!KubeCalls.is(e, 404) && !anotherUid(e)) {
               throw e;
@@ -157,6 +147,16 @@ final class PodConditions {
           }
           return null;
         });
+  }
+
+  /** One request: through a bare pod, not by name ({@link KubeRefs}). */
+  private void patchStatus(String namespace, String name, PatchType type, String body) {
+    client
+        .pods()
+        .inNamespace(namespace)
+        .resource(KubeRefs.pod(namespace, name))
+        .subresource("status")
+        .patch(PatchContext.of(type), body);
   }
 
   /** The API server's answer to a patch whose uid is not the object's. */

@@ -11,7 +11,6 @@ import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
 import dev.tandem.workflows.schedule.Placement;
 import dev.tandem.workflows.schedule.PlacementRequest;
-import dev.tandem.workflows.schedule.ScheduleConditions;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -94,24 +93,8 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
     }
     PodView p = binder.bind(r.bindTo(k8s));
     if (p.exists() && !p.terminating() && !p.failed() && k8s.equals(p.k8sNode())) {
-      conditions.setAtBind(
-          r.namespace(),
-          r.name(),
-          r.uid(),
-          new Condition(
-              ScheduleConditions.SLURM_SCHEDULED,
-              Condition.TRUE,
-              ScheduleConditions.JOB_RUNNING,
-              ScheduleConditions.boundMessage(r.jobId(), r.slurmNode(), k8s),
-              r.at()));
-      events.record(
-          EventRequest.pod(
-              r.namespace(),
-              r.name(),
-              r.uid(),
-              false,
-              ScheduleConditions.SCHEDULED_EVENT,
-              ScheduleConditions.boundEvent(r.jobId(), r.slurmNode(), k8s)));
+      conditions.setAtBind(r.namespace(), r.name(), r.uid(), r.boundCondition(k8s));
+      events.record(r.boundEvent(k8s));
     }
     return new Placement(k8s, p);
   }

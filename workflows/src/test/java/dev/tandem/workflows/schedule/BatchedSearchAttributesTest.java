@@ -28,10 +28,7 @@ class BatchedSearchAttributesTest extends ScheduleTestBase {
     wf.podObserved(PodView.absent("sa"));
     assertEquals(SchedulePhase.DONE, result(wf));
 
-    List<HistoryEvent> events =
-        client
-            .fetchHistory(PodScheduleWorkflowImpl.workflowId(request("sa", Map.of(), 30)))
-            .getEvents();
+    List<HistoryEvent> events = history("sa");
     List<Map<String, String>> upserts = new ArrayList<>();
     int tasks = 0;
     for (HistoryEvent e : events) {

@@ -218,24 +218,8 @@ public class FakeScheduling implements SchedulingActivities {
     }
     PodView p = bindPod(r.bindTo(k8s));
     if (p.exists() && !p.terminating() && !p.failed() && k8s.equals(p.k8sNode())) {
-      setPodCondition(
-          r.namespace(),
-          r.name(),
-          r.uid(),
-          new Condition(
-              ScheduleConditions.SLURM_SCHEDULED,
-              Condition.TRUE,
-              ScheduleConditions.JOB_RUNNING,
-              ScheduleConditions.boundMessage(r.jobId(), r.slurmNode(), k8s),
-              r.at()));
-      recordEvent(
-          EventRequest.pod(
-              r.namespace(),
-              r.name(),
-              r.uid(),
-              false,
-              ScheduleConditions.SCHEDULED_EVENT,
-              ScheduleConditions.boundEvent(r.jobId(), r.slurmNode(), k8s)));
+      setPodCondition(r.namespace(), r.name(), r.uid(), r.boundCondition(k8s));
+      recordEvent(r.boundEvent(k8s));
     }
     return new Placement(k8s, p);
   }

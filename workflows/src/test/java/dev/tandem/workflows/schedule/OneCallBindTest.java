@@ -7,7 +7,6 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import io.temporal.api.enums.v1.EventType;
-import io.temporal.api.history.v1.HistoryEvent;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -22,11 +21,7 @@ class OneCallBindTest extends ScheduleTestBase {
 
   /** The local activities the workflow ran, by type, counted from its history's markers. */
   private Map<String, Long> localActivities(String name) {
-    List<HistoryEvent> events =
-        client
-            .fetchHistory(PodScheduleWorkflowImpl.workflowId(request(name, Map.of(), 30)))
-            .getEvents();
-    return events.stream()
+    return history(name).stream()
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
         .map(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().get("type"))
         .filter(p -> p != null)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Tuning;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -115,5 +116,12 @@ public abstract class ScheduleTestBase {
     // Less than the pending phase's resync (10 s): the signal alone must start the binding.
     await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
     return wf;
+  }
+
+  /** The history events of the pod workflow of pod {@code name} (as {@link #request} makes it). */
+  protected List<HistoryEvent> history(String name) {
+    return client
+        .fetchHistory(PodScheduleWorkflowImpl.workflowId(request(name, Map.of(), 30)))
+        .getEvents();
   }
 }
