@@ -110,17 +110,18 @@ final class PodConditions {
 
   /**
    * Sets a condition the caller knows is changing status (Tandem's {@code SlurmScheduled=True} as
-   * it binds the pod: before, the condition was absent or False), in one request, without a read: a
-   * strategic merge patch of {@code /status} whose conditions merge by type (the others stay, the
-   * kubelet's included) and which carries the pod's uid. The API server refuses to change a uid
-   * (422, {@code field is immutable}), so the patch never lands on another pod of the same name;
-   * the kubelet writes its status patches the same way. The transition time is the condition's (or
-   * now): a retry after a lost answer moves it by that much. A pod that is gone (404) or has
-   * another uid (422) is left alone, as in {@link #set}.
+   * it binds the pod: before, the condition was absent or False; {@code SlurmPreempted} or {@code
+   * SlurmJobEnded} as it evicts it: absent before), in one request, without a read: a strategic
+   * merge patch of {@code /status} whose conditions merge by type (the others stay, the kubelet's
+   * included) and which carries the pod's uid. The API server refuses to change a uid (422, {@code
+   * field is immutable}), so the patch never lands on another pod of the same name; the kubelet
+   * writes its status patches the same way. The transition time is the condition's (or now): a
+   * retry after a lost answer moves it by that much. A pod that is gone (404) or has another uid
+   * (422) is left alone, as in {@link #set}.
    */
-  void setAtBind(String namespace, String name, String uid, Condition c) {
+  void setChanging(String namespace, String name, String uid, Condition c) {
     if (c == null || c.type() == null || c.status() == null || uid == null) {
-      throw KubeCalls.rejected("setAtBind needs a uid, a condition type and status, got " + c);
+      throw KubeCalls.rejected("setChanging needs a uid, a condition type and status, got " + c);
     }
     ObjectNode patch = Json.MAPPER.createObjectNode();
     patch.putObject("metadata").put("uid", uid);

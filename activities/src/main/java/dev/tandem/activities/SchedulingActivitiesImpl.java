@@ -7,6 +7,8 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.schedule.AnnounceRequest;
+import dev.tandem.workflows.schedule.Announced;
 import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
 import dev.tandem.workflows.schedule.Placement;
@@ -18,6 +20,8 @@ import io.temporal.activity.Activity;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link SchedulingActivities} over slurmrestd ({@link PlaceholderSubmitter}) and fabric8 ({@link
@@ -29,6 +33,7 @@ import java.util.Objects;
  * {@link PodEvictor}); {@link #close} releases that client, not the ones passed in.
  */
 public class SchedulingActivitiesImpl implements SchedulingActivities, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SchedulingActivitiesImpl.class);
   private final KubernetesClient client;
   private final PlaceholderSubmitter placeholders;
   private final PodBinder binder;
@@ -79,8 +84,8 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
   /**
    * {@link SchedulingActivities#placePod}: the fresh read of the slurmd pod ({@link SlurmdPods}),
    * the Binding ({@link PodBinder}), then for a pod bound there the condition as one strategic
-   * merge patch ({@link PodConditions#setAtBind}) and the event (best effort). Five requests and
-   * four local activities before; three requests and one local activity now when all goes well.
+   * merge patch ({@link PodConditions#setChanging}) and the event (best effort). Six requests and
+   * four local activities before; four requests and one local activity now when all goes well.
    */
   @Override
   public Placement placePod(PlacementRequest r) {
@@ -93,10 +98,38 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
     }
     PodView p = binder.bind(r.bindTo(k8s));
     if (p.exists() && !p.terminating() && !p.failed() && k8s.equals(p.k8sNode())) {
-      conditions.setAtBind(r.namespace(), r.name(), r.uid(), r.boundCondition(k8s));
+      conditions.setChanging(r.namespace(), r.name(), r.uid(), r.boundCondition(k8s));
       events.record(r.boundEvent(k8s));
     }
     return new Placement(k8s, p);
+  }
+
+  /**
+   * {@link SchedulingActivities#announceAndEvict}: the condition as one strategic merge patch
+   * ({@link PodConditions#setChanging}), the event, then {@link PodEvictor#evict}, whose failure is
+   * answered as no answer (the workflow evicts again alone). Six requests and three local
+   * activities before (a read and a patch for the condition, with fabric8's read before the patch;
+   * the event; the eviction's read, POST and read back); five and one now.
+   */
+  @Override
+  public Announced announceAndEvict(AnnounceRequest r) {
+    if (r == null
+        || r.namespace() == null
+        || r.name() == null
+        || r.uid() == null
+        || r.condition() == null) {
+      throw KubeCalls.rejected("announceAndEvict needs a pod and a condition, got " + r);
+    }
+    conditions.setChanging(r.namespace(), r.name(), r.uid(), r.condition());
+    events.record(r.event());
+    try {
+      return new Announced(
+          evictor.evict(r.namespace(), r.name(), r.uid(), r.condition().message()));
+    } catch (RuntimeException e) {
+      log.warn(
+          "evict pod {}/{}: {} (the workflow evicts again)", r.namespace(), r.name(), e.toString());
+      return new Announced(null);
+    }
   }
 
   @Override

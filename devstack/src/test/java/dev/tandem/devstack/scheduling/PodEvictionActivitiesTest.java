@@ -2,6 +2,7 @@ package dev.tandem.devstack.scheduling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -12,9 +13,14 @@ import static org.mockito.Mockito.when;
 import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmUnavailableException;
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.schedule.AnnounceRequest;
+import dev.tandem.workflows.schedule.Announced;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -94,6 +100,74 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     // Again: already terminating, not evicted or measured twice.
     activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
     assertEquals(1, timer().count());
+  }
+
+  @Test
+  void announceAndEvictTellsThePodWhyThenEvictsIt() {
+    Pod p = runningPlacedPod(Map.of("app", "told"), 44L);
+    String name = p.getMetadata().getName();
+    String uid = p.getMetadata().getUid();
+    when(slurm.getJob(44L)).thenReturn(job(44L, "PREEMPTED", NOW.minusSeconds(3)));
+    Instant at = Instant.parse("2026-01-02T03:04:00Z");
+    Announced a =
+        activities.announceAndEvict(
+            new AnnounceRequest(
+                NS,
+                name,
+                uid,
+                new Condition("SlurmPreempted", "True", "Preempted", "by job 9", at),
+                EventRequest.pod(NS, name, uid, true, "SlurmPreempted", "by job 9")));
+    assertTrue(a.pod().exists() && a.pod().terminating(), a.toString());
+    Pod after = get(NS, name);
+    assertNotNull(after.getMetadata().getDeletionTimestamp());
+    PodCondition c =
+        after.getStatus().getConditions().stream()
+            .filter(x -> "SlurmPreempted".equals(x.getType()))
+            .findFirst()
+            .orElseThrow();
+    assertEquals("True", c.getStatus());
+    assertEquals("by job 9", c.getMessage());
+    assertEquals(at.toString(), c.getLastTransitionTime());
+    assertTrue(
+        after.getStatus().getConditions().stream().anyMatch(x -> "Ready".equals(x.getType())),
+        "the kubelet's conditions stay");
+    assertTrue(
+        client.v1().events().inNamespace(NS).list().getItems().stream()
+            .anyMatch(
+                e ->
+                    uid.equals(e.getInvolvedObject().getUid())
+                        && "SlurmPreempted".equals(e.getReason())
+                        && "Warning".equals(e.getType())));
+    assertEquals(1, timer().count());
+  }
+
+  @Test
+  void announceAndEvictWhoseEvictionFailsIsStillAnnouncedAndAnswersNoPod() {
+    Pod p = runningPlacedPod(Map.of("app", "failing"), 45L);
+    String name = p.getMetadata().getName();
+    String uid = p.getMetadata().getUid();
+    ApiFaults.Fault down =
+        server
+            .faults()
+            .failMatching(r -> "eviction".equals(r.subresource()), 503, Duration.ofMinutes(1));
+    Announced a;
+    try {
+      a =
+          activities.announceAndEvict(
+              new AnnounceRequest(
+                  NS,
+                  name,
+                  uid,
+                  new Condition("SlurmJobEnded", "True", "JobFailed", "job 45 failed", NOW),
+                  EventRequest.pod(NS, name, uid, true, "SlurmJobEnded", "job 45 failed")));
+    } finally {
+      down.cancel();
+    }
+    assertNull(a.pod(), "no answer: the workflow evicts again");
+    assertTrue(
+        get(NS, name).getStatus().getConditions().stream()
+            .anyMatch(x -> "SlurmJobEnded".equals(x.getType())));
+    assertNull(get(NS, name).getMetadata().getDeletionTimestamp());
   }
 
   @Test

@@ -4,6 +4,8 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.schedule.AnnounceRequest;
+import dev.tandem.workflows.schedule.Announced;
 import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
 import dev.tandem.workflows.schedule.Placement;
@@ -82,6 +84,16 @@ public interface SchedulingActivities {
    */
   @ActivityMethod
   PodView evictPod(String namespace, String name, String uid, String reason);
+
+  /**
+   * The ending of a pod, in one call ({@code Versions.ONE_CALL_EVICT}): sets the request's
+   * condition (one strategic merge patch carrying the uid; a failure fails the call, nothing else
+   * done), records its event (best effort), then evicts the pod as {@link #evictPod} does. An
+   * eviction that fails is not this call's failure: {@link Announced#pod()} is null and the caller
+   * evicts again with {@link #evictPod}, so a retry never records the event twice.
+   */
+  @ActivityMethod
+  Announced announceAndEvict(AnnounceRequest request);
 
   /** Sets one condition in the pod's status (only the pod with {@code uid}); absent pod is fine. */
   @ActivityMethod

@@ -76,6 +76,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     fx.soleSubmit = Versions.of(Versions.SOLE_SUBMIT) >= 1;
     fx.queuedNotice = Versions.of(Versions.QUEUED_NOTICE) >= 1;
     fx.oneCallBind = Versions.of(Versions.ONE_CALL_BIND) >= 1;
+    fx.oneCallEvict = Versions.of(Versions.ONE_CALL_EVICT) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
     SearchAttributes sa =
         new SearchAttributes(

@@ -47,6 +47,9 @@ final class ScheduleEffects {
    */
   boolean oneCallBind;
 
+  /** A pod's ending is announced and evicted in one call ({@code Versions.ONE_CALL_EVICT}). */
+  boolean oneCallEvict;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;
@@ -140,6 +143,28 @@ final class ScheduleEffects {
       s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
     }
     return p == null ? null : s.pod;
+  }
+
+  /**
+   * Announces the ending (condition and Warning event) and evicts, in one call. Null: the call
+   * failed, nothing is known to be written. Else the condition and the event are written, and the
+   * eviction's answer (null: none) merges into the state as {@link #evict}'s does.
+   */
+  Announced announceAndEvict(String type, String reason, String message) {
+    AnnounceRequest r =
+        new AnnounceRequest(
+            pod.namespace(),
+            pod.name(),
+            pod.uid(),
+            new Condition(type, Condition.TRUE, reason, message, now()),
+            EventRequest.pod(pod.namespace(), pod.name(), pod.uid(), true, type, message));
+    Announced a = call("evict pod", () -> api("announce and evict pod").announceAndEvict(r));
+    if (a == null || a.pod() == null) {
+      return a;
+    }
+    PodView p = a.pod();
+    s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
+    return new Announced(s.pod);
   }
 
   /** Sets a pod condition; false if Kubernetes could not be written (retry later). */

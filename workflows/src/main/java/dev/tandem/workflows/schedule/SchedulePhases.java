@@ -243,6 +243,16 @@ final class SchedulePhases {
       fx.refreshPod();
     }
     Ending e = s.ending;
+    PodView evicted = null;
+    if (!s.endingAnnounced && fx.oneCallEvict && !ScheduleEffects.podDone(s.pod)) {
+      // Condition, event and eviction in one call (Versions.ONE_CALL_EVICT).
+      Announced a = fx.announceAndEvict(e.conditionType(), e.reason(), e.message());
+      if (a == null) {
+        return ScheduleStep.stay(s.phase, t.pollSeconds());
+      }
+      s.endingAnnounced = true;
+      evicted = a.pod(); // null: no answer, evicted again below
+    }
     if (!s.endingAnnounced) {
       if (!fx.condition(e.conditionType(), Condition.TRUE, e.reason(), e.message())) {
         return ScheduleStep.stay(s.phase, t.pollSeconds());
@@ -251,7 +261,7 @@ final class SchedulePhases {
       s.endingAnnounced = true;
     }
     if (!ScheduleEffects.podDone(s.pod)) {
-      PodView p = fx.evict(e.message());
+      PodView p = evicted != null ? evicted : fx.evict(e.message());
       if (p == null) {
         return ScheduleStep.stay(s.phase, t.pollSeconds());
       }

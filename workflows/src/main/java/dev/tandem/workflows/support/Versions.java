@@ -278,6 +278,15 @@ public final class Versions {
    */
   public static final String BATCHED_SEARCH_ATTRIBUTES = "batched-search-attributes";
 
+  /**
+   * Version 1: a pod whose job was preempted or ended is told why and evicted in one call ({@code
+   * SchedulingActivities.announceAndEvict}: the condition as one strategic merge patch carrying the
+   * pod's uid, the event, the eviction), instead of three local activities one after the other with
+   * a read before the condition. Preemption → eviction waits for all of them. Asked at the start of
+   * each pod run. Pod workflow.
+   */
+  public static final String ONE_CALL_EVICT = "one-call-evict";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -310,7 +319,8 @@ public final class Versions {
           Map.entry(SHARED_WAIT_TIMERS, 1),
           Map.entry(CONTINUE_AFTER_REFUSAL, 1),
           Map.entry(ONE_CALL_BIND, 1),
-          Map.entry(BATCHED_SEARCH_ATTRIBUTES, 1));
+          Map.entry(BATCHED_SEARCH_ATTRIBUTES, 1),
+          Map.entry(ONE_CALL_EVICT, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

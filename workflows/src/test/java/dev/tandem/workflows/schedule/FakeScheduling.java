@@ -224,6 +224,18 @@ public class FakeScheduling implements SchedulingActivities {
     return new Placement(k8s, p);
   }
 
+  /** Calls of {@link #announceAndEvict}, in order. */
+  public final List<AnnounceRequest> announcements = new ArrayList<>();
+
+  /** As the real activity: the condition, the event, then the eviction (refusals as evictPod's). */
+  @Override
+  public synchronized Announced announceAndEvict(AnnounceRequest r) {
+    announcements.add(r);
+    setPodCondition(r.namespace(), r.name(), r.uid(), r.condition());
+    recordEvent(r.event());
+    return new Announced(evictPod(r.namespace(), r.name(), r.uid(), r.condition().message()));
+  }
+
   @Override
   public synchronized PodView evictPod(String namespace, String name, String uid, String reason) {
     PodView p = pods.get(name);

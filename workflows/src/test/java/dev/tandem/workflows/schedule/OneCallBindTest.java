@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
-import io.temporal.api.enums.v1.EventType;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,16 +15,6 @@ import org.junit.jupiter.api.Test;
  * bind, condition, event), where it took four, and says the same things to the pod.
  */
 class OneCallBindTest extends ScheduleTestBase {
-
-  /** The local activities the workflow ran, by type, counted from its history's markers. */
-  private Map<String, Long> localActivities(String name) {
-    return history(name).stream()
-        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
-        .map(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().get("type"))
-        .filter(p -> p != null)
-        .map(p -> p.getPayloads(0).getData().toStringUtf8().replace("\"", ""))
-        .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
-  }
 
   @Test
   void aRunningJobsPodIsBoundInOneCallThatAlsoMarksIt() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Tuning;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
@@ -14,6 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -123,5 +126,15 @@ public abstract class ScheduleTestBase {
     return client
         .fetchHistory(PodScheduleWorkflowImpl.workflowId(request(name, Map.of(), 30)))
         .getEvents();
+  }
+
+  /** The local activities the workflow ran, by type, counted from its history's markers. */
+  protected Map<String, Long> localActivities(String name) {
+    return history(name).stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
+        .map(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().get("type"))
+        .filter(p -> p != null)
+        .map(p -> p.getPayloads(0).getData().toStringUtf8().replace("\"", ""))
+        .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
   }
 }

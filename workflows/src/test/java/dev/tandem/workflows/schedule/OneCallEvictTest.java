@@ -1,0 +1,60 @@
+package dev.tandem.workflows.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.EventRequest;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code Versions.ONE_CALL_EVICT}: a preempted pod is told why and evicted with one local activity,
+ * where it took three, and is told the same things.
+ */
+class OneCallEvictTest extends ScheduleTestBase {
+
+  @Test
+  void aPreemptedPodIsToldAndEvictedInOneCall() {
+    PodScheduleWorkflow wf = running("pre");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "Preempted by job 7", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+
+    Map<String, Long> calls = localActivities("pre");
+    assertEquals(1L, calls.get("SchedAnnounceAndEvict"), calls.toString());
+    for (String old : List.of("SchedSetPodCondition", "SchedRecordEvent", "SchedEvictPod")) {
+      assertFalse(calls.containsKey(old), old + " was called: " + calls);
+    }
+    String message =
+        "Slurm preempted job "
+            + id
+            + " (state PREEMPTED, reason Preempted by job 7): the pod is evicted";
+    Condition c = world.conditions(ScheduleConditions.SLURM_PREEMPTED).get(0);
+    assertEquals(Condition.TRUE, c.status());
+    assertEquals("Preempted", c.reason());
+    assertEquals(message, c.message());
+    assertEquals(List.of("pre: " + message), world.evictions);
+    EventRequest e = world.events.get(world.events.size() - 1);
+    assertEquals("SlurmPreempted", e.reason());
+    assertEquals("Warning", e.type());
+    assertEquals(message, e.message());
+  }
+
+  @Test
+  void anEvictionRefusedByABudgetIsAskedAgainAloneAndAnnouncedOnce() {
+    PodScheduleWorkflow wf = running("held");
+    world.refuseEvictions = 2;
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "Preempted by job 8", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    Map<String, Long> calls = localActivities("held");
+    assertEquals(1L, calls.get("SchedAnnounceAndEvict"), calls.toString());
+    assertEquals(2L, calls.get("SchedEvictPod"), calls.toString());
+    assertEquals(1, world.conditions(ScheduleConditions.SLURM_PREEMPTED).size());
+    assertEquals(1, world.events.stream().filter(x -> x.reason().equals("SlurmPreempted")).count());
+    assertTrue(world.pods.get("held").terminating());
+  }
+}
