@@ -60,10 +60,7 @@ final class ScheduleEffects {
   /** Re-reads the pod; a pod of the same name with another uid counts as absent. Null: unknown. */
   PodView refreshPod() {
     PodView p = call("read pod", () -> api("read pod").getPod(pod.namespace(), pod.name()));
-    if (p != null) {
-      s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
-    }
-    return p == null ? null : s.pod;
+    return merged(p);
   }
 
   /** Re-reads the placeholder job by the uid tag; GONE if Slurm no longer lists it. */
@@ -111,10 +108,7 @@ final class ScheduleEffects {
     BindRequest r =
         new BindRequest(pod.namespace(), pod.name(), pod.uid(), k8sNode, s.jobId, s.slurmNode);
     PodView p = call("bind pod", () -> api("bind to " + k8sNode).bindPod(r));
-    if (p != null) {
-      s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
-    }
-    return p == null ? null : s.pod;
+    return merged(p);
   }
 
   /**
@@ -129,9 +123,7 @@ final class ScheduleEffects {
     if (pl == null || pl.pod() == null) {
       return pl;
     }
-    PodView p = pl.pod();
-    s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
-    return new Placement(pl.k8sNode(), s.pod);
+    return new Placement(pl.k8sNode(), merged(pl.pod()));
   }
 
   PodView evict(String reason) {
@@ -139,10 +131,7 @@ final class ScheduleEffects {
         call(
             "evict pod",
             () -> api("evict pod").evictPod(pod.namespace(), pod.name(), pod.uid(), reason));
-    if (p != null) {
-      s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
-    }
-    return p == null ? null : s.pod;
+    return merged(p);
   }
 
   /**
@@ -162,9 +151,7 @@ final class ScheduleEffects {
     if (a == null || a.pod() == null) {
       return a;
     }
-    PodView p = a.pod();
-    s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
-    return new Announced(s.pod);
+    return new Announced(merged(a.pod()));
   }
 
   /** Sets a pod condition; false if Kubernetes could not be written (retry later). */
@@ -209,6 +196,19 @@ final class ScheduleEffects {
 
   static SlurmJobView gone(long id) {
     return new SlurmJobView(id, null, null, SlurmJobView.GONE, null, List.of(), 0, null);
+  }
+
+  /**
+   * Merges a call's answer about the pod into the state (a pod of the same name with another uid
+   * counts as absent; views only move forward) and returns the state's view. Null: unknown, and the
+   * state is left as it was.
+   */
+  private PodView merged(PodView p) {
+    if (p == null) {
+      return null;
+    }
+    s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
+    return s.pod;
   }
 
   private boolean sameUid(PodView p) {
