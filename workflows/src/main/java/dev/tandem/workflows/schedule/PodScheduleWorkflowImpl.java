@@ -81,6 +81,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     SearchAttributes sa =
         new SearchAttributes(
             in.tuning().searchAttributes(), Versions.of(Versions.BATCHED_SEARCH_ATTRIBUTES) >= 1);
+    boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
     sa.set(SearchAttributes.POD, in.pod().ref());
     if (fresh) {
       fx.timeline("started", "pod " + in.pod().ref() + " uid " + in.pod().uid());
@@ -114,7 +115,9 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       sa.flush();
       Workflow.setCurrentDetails(details());
       boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
-      phases.refresh = !woken;
+      // A task that ran late carries the signal and the fired timer: the SDK then answers "timed
+      // out", but the signal's news is as fresh as a read (Versions.NEWS_OVER_TIMER).
+      phases.refresh = !woken && !(newsOverTimer && dirty);
       maybeContinueAsNew();
     }
   }

@@ -287,6 +287,17 @@ public final class Versions {
    */
   public static final String ONE_CALL_EVICT = "one-call-evict";
 
+  /**
+   * Version 1: a wait that a signal ended is taken as news even when its timer fired too before the
+   * workflow task ran. The SDK's {@code Workflow.await(timeout, condition)} answers "timed out"
+   * whenever its timer has fired by then, so a task that started late (a busy worker, a backlog on
+   * the task queue) treated the watcher's news as a silent timeout and re-read the pod and listed
+   * the pod's Slurm jobs before acting on what the signal already said: under a backlog, every
+   * waiting pod paid a full job listing on its way to its bind. Asked at the start of each pod run.
+   * Pod workflow.
+   */
+  public static final String NEWS_OVER_TIMER = "news-over-timer";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -320,7 +331,8 @@ public final class Versions {
           Map.entry(CONTINUE_AFTER_REFUSAL, 1),
           Map.entry(ONE_CALL_BIND, 1),
           Map.entry(BATCHED_SEARCH_ATTRIBUTES, 1),
-          Map.entry(ONE_CALL_EVICT, 1));
+          Map.entry(ONE_CALL_EVICT, 1),
+          Map.entry(NEWS_OVER_TIMER, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)
