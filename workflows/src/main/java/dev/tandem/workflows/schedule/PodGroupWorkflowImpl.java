@@ -74,6 +74,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
   public GroupPhase run(PodGroupInput in) {
     // First, before any command: a history recorded before the change replays its activity tasks.
     fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
+    boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
     GroupPhases phases = new GroupPhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));
@@ -103,7 +104,9 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       }
       Workflow.setCurrentDetails(details());
       boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
-      phases.refresh = !woken;
+      // A task that ran late carries the signal and the fired timer: the SDK then answers "timed
+      // out", but the signal's news is as fresh as a read (Versions.NEWS_OVER_TIMER).
+      phases.refresh = !woken && !(newsOverTimer && dirty);
       maybeContinueAsNew();
     }
   }

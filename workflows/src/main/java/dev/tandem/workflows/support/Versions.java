@@ -293,8 +293,8 @@ public final class Versions {
    * whenever its timer has fired by then, so a task that started late (a busy worker, a backlog on
    * the task queue) treated the watcher's news as a silent timeout and re-read the pod and listed
    * the pod's Slurm jobs before acting on what the signal already said: under a backlog, every
-   * waiting pod paid a full job listing on its way to its bind. Asked at the start of each pod run.
-   * Pod workflow.
+   * waiting pod paid a full job listing on its way to its bind (a gang: a read of every member and
+   * the listing). Asked at the start of each run. Pod and pod group workflows.
    */
   public static final String NEWS_OVER_TIMER = "news-over-timer";
 

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.Names;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,9 +28,10 @@ import org.junit.jupiter.api.Test;
  * The SDK's {@code Workflow.await} then answers "timed out" although the signal came first, and the
  * pod workflow used to re-read the pod and list the pod's Slurm jobs before it acted on the news it
  * already had: under a backlog, every waiting pod paid a full job listing on its way to its bind.
- * The signal's news is acted on as it is.
+ * The signal's news is acted on as it is. The gang's workflow did the same with a read of every
+ * member.
  */
-class LateTaskTest extends ScheduleTestBase {
+class LateTaskTest extends GroupTestBase {
   private static final String LATE_QUEUE = "late";
   private static final int POLLERS = 2;
   private Worker worker;
@@ -40,12 +43,9 @@ class LateTaskTest extends ScheduleTestBase {
     WorkerFactory factory = factory();
     PodScheduleWorkflow wf = start(r);
     await("pending", 3, () -> in(wf, SchedulePhase.PENDING));
-    // The worker stops polling. Polls it left open still take tasks: feed them harmless signals
-    // until one stays in the queue.
-    worker.suspendPolling();
-    for (int i = 0; taskTaken(wf); i++) {
-      assertTrue(i < 10, "the suspended worker kept taking tasks");
-    }
+    suspend(
+        PodScheduleWorkflowImpl.workflowId(r),
+        () -> wf.podObserved(FakeScheduling.pod("late", "uid-late", "Pending", null, false)));
     long id = world.jobOf("uid-late");
     wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
     env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS + 2));
@@ -53,37 +53,74 @@ class LateTaskTest extends ScheduleTestBase {
     worker.resumePolling();
     try {
       await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
-      history("late")
-          .forEach(
-              e ->
-                  System.out.println(
-                      "EV "
-                          + e.getEventType()
-                          + " "
-                          + (e.hasWorkflowTaskScheduledEventAttributes()
-                              ? e.getWorkflowTaskScheduledEventAttributes().getTaskQueue()
-                              : "")));
-      assertTrue(timerFiredBeforeTheTask(history("late")), "not the case under test");
+      record("schedule-late-task", PodScheduleWorkflowImpl.workflowId(r));
+      assertTrue(timerFiredAfterTheNews(history("late")), "not the case under test");
       Map<String, Long> calls = localActivities("late");
       assertFalse(calls.containsKey("SchedGetPod"), calls.toString());
       assertFalse(calls.containsKey("SchedFindJobs"), calls.toString());
       assertEquals(List.of(), world.reads);
       assertEquals(1, world.placements.size());
-      // For ReplayTest, on request (-Dtandem.recordHistories=<tag>), as
-      // RecordScheduleHistoriesTest.
-      String tag = System.getProperty("tandem.recordHistories", "");
-      if (!tag.isEmpty()) {
-        Files.writeString(
-            Path.of("src/test/resources/histories/schedule-late-task-" + tag + ".json"),
-            client.fetchHistory(PodScheduleWorkflowImpl.workflowId(r)).toJson(false));
-      }
     } finally {
       factory.shutdownNow();
     }
   }
 
+  @Test
+  void aGroupsJobSeenRunningBeforeItsTimerFiredIsBoundWithoutARead() throws Exception {
+    for (int i = 1; i <= 3; i++) {
+      world.slurmToK8s.put("n" + i, "k" + i);
+    }
+    WorkerFactory factory = factory();
+    PodGroupWorkflow g = null;
+    for (String n : List.of("a", "b", "c")) {
+      g = joinLate(member(n, 3));
+    }
+    PodGroupWorkflow wf = g;
+    await("pending", 3, () -> in(wf, GroupPhase.PENDING));
+    PodRequest a = member("a", 3);
+    suspend(groupId(), () -> wf.memberObserved(new GroupMember(a, world.getPod("default", "a"))));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1", "n2", "n3")));
+    env.sleep(Duration.ofSeconds(TUNING.resyncSeconds() + 2));
+    world.reads.clear();
+    worker.resumePolling();
+    try {
+      await("running", 5, () -> in(wf, GroupPhase.RUNNING));
+      record("group-late-task", groupId());
+      assertTrue(timerFiredAfterTheNews(client.fetchHistory(groupId()).getEvents()), "not so");
+      assertEquals(List.of(), world.reads);
+      assertEquals(3, world.binds.size());
+    } finally {
+      factory.shutdownNow();
+    }
+  }
+
+  /** As the watcher: signal-with-start of the group's workflow on {@link #LATE_QUEUE}. */
+  private PodGroupWorkflow joinLate(PodRequest r) {
+    world.addPod(r.name(), r.uid());
+    PodGroupWorkflow wf =
+        client.newWorkflowStub(
+            PodGroupWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(groupId()).setTaskQueue(LATE_QUEUE).build());
+    BatchRequest b = client.newSignalWithStartRequest();
+    b.add(wf::run, new PodGroupInput("default", GROUP, CONFIG, TUNING, null));
+    b.add(wf::memberObserved, new GroupMember(r, world.getPod("default", r.name())));
+    client.signalWithStart(b);
+    return wf;
+  }
+
+  /** For ReplayTest, on request (-Dtandem.recordHistories=<tag>), as the Record*HistoriesTests. */
+  private void record(String name, String workflowId) throws IOException {
+    String tag = System.getProperty("tandem.recordHistories", "");
+    if (!tag.isEmpty()) {
+      Files.writeString(
+          Path.of("src/test/resources/histories/" + name + "-" + tag + ".json"),
+          client.fetchHistory(workflowId).toJson(false));
+    }
+  }
+
   /** After the jobObserved signal, a timer fired before the next workflow task started. */
-  private static boolean timerFiredBeforeTheTask(List<HistoryEvent> h) {
+  private static boolean timerFiredAfterTheNews(List<HistoryEvent> h) {
     boolean signalled = false;
     for (HistoryEvent e : h) {
       if (e.hasWorkflowExecutionSignaledEventAttributes()) {
@@ -100,12 +137,21 @@ class LateTaskTest extends ScheduleTestBase {
     return false;
   }
 
-  /** Signals the pod unchanged; true when a worker took the signal's task within a second. */
-  private boolean taskTaken(PodScheduleWorkflow wf) throws InterruptedException {
-    wf.podObserved(FakeScheduling.pod("late", "uid-late", "Pending", null, false));
-    Thread.sleep(1000); // real time: a worker's poll answers in milliseconds
-    List<HistoryEvent> h = history("late");
-    return h.get(h.size() - 1).getEventType() != EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED;
+  /**
+   * The worker stops polling. Polls it left open still take tasks: {@code nothingNew} (a signal
+   * that changes nothing) is sent until its task stays in the queue for a second.
+   */
+  private void suspend(String workflowId, Runnable nothingNew) throws InterruptedException {
+    worker.suspendPolling();
+    for (int i = 0; ; i++) {
+      assertTrue(i < 10, "the suspended worker kept taking tasks");
+      nothingNew.run();
+      Thread.sleep(1000); // real time: a worker's poll answers in milliseconds
+      List<HistoryEvent> h = client.fetchHistory(workflowId).getEvents();
+      if (h.get(h.size() - 1).getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) {
+        return;
+      }
+    }
   }
 
   private PodScheduleWorkflow start(PodRequest r) {
@@ -133,7 +179,8 @@ class LateTaskTest extends ScheduleTestBase {
         f.newWorker(
             LATE_QUEUE,
             WorkerOptions.newBuilder().setMaxConcurrentWorkflowTaskPollers(POLLERS).build());
-    worker.registerWorkflowImplementationTypes(PodScheduleWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(
+        PodScheduleWorkflowImpl.class, PodGroupWorkflowImpl.class);
     worker.registerActivitiesImplementations(world);
     f.start();
     return f;
