@@ -51,8 +51,13 @@ public abstract class GroupTestBase extends ScheduleTestBase {
 
   /** The pod appears; the watcher signal-with-starts the group's workflow with it. */
   protected PodGroupWorkflow join(PodRequest r, Tuning tuning) {
+    return join(r, tuning, Names.TASK_QUEUE);
+  }
+
+  /** As {@link #join(PodRequest, Tuning)}, the group's workflow on {@code queue}. */
+  protected PodGroupWorkflow join(PodRequest r, Tuning tuning, String queue) {
     world.addPod(r.name(), r.uid());
-    PodGroupWorkflow wf = stub();
+    PodGroupWorkflow wf = stub(queue);
     BatchRequest b = client.newSignalWithStartRequest();
     b.add(wf::run, new PodGroupInput("default", GROUP, CONFIG, tuning, null));
     b.add(wf::memberObserved, new GroupMember(r, world.getPod("default", r.name())));
@@ -65,12 +70,13 @@ public abstract class GroupTestBase extends ScheduleTestBase {
   }
 
   protected PodGroupWorkflow stub() {
+    return stub(Names.TASK_QUEUE);
+  }
+
+  private PodGroupWorkflow stub(String queue) {
     return client.newWorkflowStub(
         PodGroupWorkflow.class,
-        WorkflowOptions.newBuilder()
-            .setWorkflowId(groupId())
-            .setTaskQueue(Names.TASK_QUEUE)
-            .build());
+        WorkflowOptions.newBuilder().setWorkflowId(groupId()).setTaskQueue(queue).build());
   }
 
   /** The pod is deleted and the watcher says so. */

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.Names;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
-import io.temporal.client.BatchRequest;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
@@ -41,7 +38,7 @@ class LateTaskTest extends GroupTestBase {
     world.slurmToK8s.put("n1", "k1");
     PodRequest r = request("late", Map.of(), 30);
     WorkerFactory factory = factory();
-    PodScheduleWorkflow wf = start(r);
+    PodScheduleWorkflow wf = schedule(r, TUNING, LATE_QUEUE);
     await("pending", 3, () -> in(wf, SchedulePhase.PENDING));
     suspend(
         PodScheduleWorkflowImpl.workflowId(r),
@@ -73,7 +70,7 @@ class LateTaskTest extends GroupTestBase {
     WorkerFactory factory = factory();
     PodGroupWorkflow g = null;
     for (String n : List.of("a", "b", "c")) {
-      g = joinLate(member(n, 3));
+      g = join(member(n, 3), TUNING, LATE_QUEUE);
     }
     PodGroupWorkflow wf = g;
     await("pending", 3, () -> in(wf, GroupPhase.PENDING));
@@ -93,20 +90,6 @@ class LateTaskTest extends GroupTestBase {
     } finally {
       factory.shutdownNow();
     }
-  }
-
-  /** As the watcher: signal-with-start of the group's workflow on {@link #LATE_QUEUE}. */
-  private PodGroupWorkflow joinLate(PodRequest r) {
-    world.addPod(r.name(), r.uid());
-    PodGroupWorkflow wf =
-        client.newWorkflowStub(
-            PodGroupWorkflow.class,
-            WorkflowOptions.newBuilder().setWorkflowId(groupId()).setTaskQueue(LATE_QUEUE).build());
-    BatchRequest b = client.newSignalWithStartRequest();
-    b.add(wf::run, new PodGroupInput("default", GROUP, CONFIG, TUNING, null));
-    b.add(wf::memberObserved, new GroupMember(r, world.getPod("default", r.name())));
-    client.signalWithStart(b);
-    return wf;
   }
 
   /** For ReplayTest, on request (-Dtandem.recordHistories=<tag>), as the Record*HistoriesTests. */
@@ -152,19 +135,6 @@ class LateTaskTest extends GroupTestBase {
         return;
       }
     }
-  }
-
-  private PodScheduleWorkflow start(PodRequest r) {
-    world.addPod(r.name(), r.uid());
-    PodScheduleWorkflow wf =
-        client.newWorkflowStub(
-            PodScheduleWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(PodScheduleWorkflowImpl.workflowId(r))
-                .setTaskQueue(LATE_QUEUE)
-                .build());
-    WorkflowClient.start(wf::run, new PodScheduleInput(r, CONFIG, TUNING, null));
-    return wf;
   }
 
   /**

@@ -74,13 +74,18 @@ public abstract class ScheduleTestBase {
   }
 
   protected PodScheduleWorkflow schedule(PodRequest r, Tuning tuning) {
+    return schedule(r, tuning, Names.TASK_QUEUE);
+  }
+
+  /** The pod appears and its workflow starts on {@code queue}. */
+  protected PodScheduleWorkflow schedule(PodRequest r, Tuning tuning, String queue) {
     world.addPod(r.name(), r.uid());
     PodScheduleWorkflow wf =
         client.newWorkflowStub(
             PodScheduleWorkflow.class,
             WorkflowOptions.newBuilder()
                 .setWorkflowId(PodScheduleWorkflowImpl.workflowId(r))
-                .setTaskQueue(Names.TASK_QUEUE)
+                .setTaskQueue(queue)
                 .build());
     WorkflowClient.start(wf::run, new PodScheduleInput(r, CONFIG, tuning, null));
     return wf;
