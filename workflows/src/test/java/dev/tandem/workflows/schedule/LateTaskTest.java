@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,13 +32,21 @@ import org.junit.jupiter.api.Test;
 class LateTaskTest extends GroupTestBase {
   private static final String LATE_QUEUE = "late";
   private static final int POLLERS = 2;
+  private WorkerFactory factory;
   private Worker worker;
+
+  @AfterEach
+  void stopFactory() {
+    if (factory != null) {
+      factory.shutdownNow();
+    }
+  }
 
   @Test
   void aJobSeenRunningBeforeTheNoticeTimerFiredIsBoundWithoutARead() throws Exception {
     world.slurmToK8s.put("n1", "k1");
     PodRequest r = request("late", Map.of(), 30);
-    WorkerFactory factory = factory();
+    factory = factory();
     PodScheduleWorkflow wf = schedule(r, TUNING, LATE_QUEUE);
     await("pending", 3, () -> in(wf, SchedulePhase.PENDING));
     suspend(
@@ -48,18 +57,14 @@ class LateTaskTest extends GroupTestBase {
     env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS + 2));
     world.reads.clear();
     worker.resumePolling();
-    try {
-      await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
-      record("schedule-late-task", PodScheduleWorkflowImpl.workflowId(r));
-      assertTrue(timerFiredAfterTheNews(history("late")), "not the case under test");
-      Map<String, Long> calls = localActivities("late");
-      assertFalse(calls.containsKey("SchedGetPod"), calls.toString());
-      assertFalse(calls.containsKey("SchedFindJobs"), calls.toString());
-      assertEquals(List.of(), world.reads);
-      assertEquals(1, world.placements.size());
-    } finally {
-      factory.shutdownNow();
-    }
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
+    record("schedule-late-task", PodScheduleWorkflowImpl.workflowId(r));
+    assertTrue(timerFiredAfterTheNews(history("late")), "not the case under test");
+    Map<String, Long> calls = localActivities("late");
+    assertFalse(calls.containsKey("SchedGetPod"), calls.toString());
+    assertFalse(calls.containsKey("SchedFindJobs"), calls.toString());
+    assertEquals(List.of(), world.reads);
+    assertEquals(1, world.placements.size());
   }
 
   @Test
@@ -67,7 +72,7 @@ class LateTaskTest extends GroupTestBase {
     for (int i = 1; i <= 3; i++) {
       world.slurmToK8s.put("n" + i, "k" + i);
     }
-    WorkerFactory factory = factory();
+    factory = factory();
     PodGroupWorkflow g = null;
     for (String n : List.of("a", "b", "c")) {
       g = join(member(n, 3), TUNING, LATE_QUEUE);
@@ -81,15 +86,13 @@ class LateTaskTest extends GroupTestBase {
     env.sleep(Duration.ofSeconds(TUNING.resyncSeconds() + 2));
     world.reads.clear();
     worker.resumePolling();
-    try {
-      await("running", 5, () -> in(wf, GroupPhase.RUNNING));
-      record("group-late-task", groupId());
-      assertTrue(timerFiredAfterTheNews(client.fetchHistory(groupId()).getEvents()), "not so");
-      assertEquals(List.of(), world.reads);
-      assertEquals(3, world.binds.size());
-    } finally {
-      factory.shutdownNow();
-    }
+    await("running", 5, () -> in(wf, GroupPhase.RUNNING));
+    record("group-late-task", groupId());
+    assertTrue(
+        timerFiredAfterTheNews(client.fetchHistory(groupId()).getEvents()),
+        "not the case under test");
+    assertEquals(List.of(), world.reads);
+    assertEquals(3, world.binds.size());
   }
 
   /** For ReplayTest, on request (-Dtandem.recordHistories=<tag>), as the Record*HistoriesTests. */
@@ -122,14 +125,14 @@ class LateTaskTest extends GroupTestBase {
 
   /**
    * The worker stops polling. Polls it left open still take tasks: {@code nothingNew} (a signal
-   * that changes nothing) is sent until its task stays in the queue for a second.
+   * that changes nothing) is sent until its task stays in the queue for two seconds.
    */
   private void suspend(String workflowId, Runnable nothingNew) throws InterruptedException {
     worker.suspendPolling();
     for (int i = 0; ; i++) {
       assertTrue(i < 10, "the suspended worker kept taking tasks");
       nothingNew.run();
-      Thread.sleep(1000); // real time: a worker's poll answers in milliseconds
+      Thread.sleep(2000); // real time: an open poll answers in milliseconds, even on a busy machine
       List<HistoryEvent> h = client.fetchHistory(workflowId).getEvents();
       if (h.get(h.size() - 1).getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED) {
         return;
