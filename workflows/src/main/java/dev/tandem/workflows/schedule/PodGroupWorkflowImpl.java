@@ -103,10 +103,10 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
         continue;
       }
       Workflow.setCurrentDetails(details());
-      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
-      // A task that ran late carries the signal and the fired timer: the SDK then answers "timed
-      // out", but the signal's news is as fresh as a read (Versions.NEWS_OVER_TIMER).
-      phases.refresh = !woken && !(newsOverTimer && dirty);
+      // A signal's news counts even when the timer fired too (Versions.NEWS_OVER_TIMER).
+      boolean woken =
+          Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty, newsOverTimer);
+      phases.refresh = !woken;
       maybeContinueAsNew();
     }
   }

@@ -54,6 +54,18 @@ public final class Scoped {
    * @throws CanceledFailure when the caller's scope is cancelled during the wait
    */
   public static boolean await(Duration timeout, Supplier<Boolean> condition) {
+    return await(timeout, condition, false);
+  }
+
+  /**
+   * As {@link #await(Duration, Supplier)}; with {@code conditionFirst}, a condition that holds when
+   * the wait ends is "met" even if the timer fired too. The SDK answers "timed out" whenever its
+   * timer has fired by the time the workflow task runs, so a task that started late (a busy worker,
+   * a backlog on the task queue) took a signal that came first for a silent timeout ({@code
+   * Versions.NEWS_OVER_TIMER}). {@link WaitTimers} answers this way too.
+   */
+  public static boolean await(
+      Duration timeout, Supplier<Boolean> condition, boolean conditionFirst) {
     CancellationScope caller = CancellationScope.current();
     boolean[] met = new boolean[1];
     CancellationScope scope =
@@ -66,6 +78,6 @@ public final class Scoped {
       scope.cancel(caller.getCancellationReason()); // the timer, as the root scope would
       throw new CanceledFailure(caller.getCancellationReason());
     }
-    return met[0];
+    return met[0] || (conditionFirst && condition.get());
   }
 }

@@ -46,7 +46,7 @@ class LateTaskTest extends GroupTestBase {
   void aJobSeenRunningBeforeTheNoticeTimerFiredIsBoundWithoutARead() throws Exception {
     world.slurmToK8s.put("n1", "k1");
     PodRequest r = request("late", Map.of(), 30);
-    factory = factory();
+    startWorker();
     PodScheduleWorkflow wf = schedule(r, TUNING, LATE_QUEUE);
     await("pending", 3, () -> in(wf, SchedulePhase.PENDING));
     suspend(
@@ -72,7 +72,7 @@ class LateTaskTest extends GroupTestBase {
     for (int i = 1; i <= 3; i++) {
       world.slurmToK8s.put("n" + i, "k" + i);
     }
-    factory = factory();
+    startWorker();
     PodGroupWorkflow g = null;
     for (String n : List.of("a", "b", "c")) {
       g = join(member(n, 3), TUNING, LATE_QUEUE);
@@ -144,18 +144,17 @@ class LateTaskTest extends GroupTestBase {
    * A worker of its own on {@link #LATE_QUEUE}, without a sticky queue: all its polls are on the
    * queue.
    */
-  private WorkerFactory factory() {
-    WorkerFactory f =
+  private void startWorker() {
+    factory =
         WorkerFactory.newInstance(
             client, WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0).build());
     worker =
-        f.newWorker(
+        factory.newWorker(
             LATE_QUEUE,
             WorkerOptions.newBuilder().setMaxConcurrentWorkflowTaskPollers(POLLERS).build());
     worker.registerWorkflowImplementationTypes(
         PodScheduleWorkflowImpl.class, PodGroupWorkflowImpl.class);
     worker.registerActivitiesImplementations(world);
-    f.start();
-    return f;
+    factory.start();
   }
 }
