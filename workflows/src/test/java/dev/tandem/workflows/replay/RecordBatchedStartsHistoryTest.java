@@ -1,13 +1,9 @@
 package dev.tandem.workflows.replay;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.testing.Histories;
 import dev.tandem.workflows.testing.WorkflowTestBase;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,16 +17,12 @@ import org.junit.jupiter.api.Test;
  * every command it holds.
  */
 class RecordBatchedStartsHistoryTest extends WorkflowTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
 
   @Test
-  void recordBatchedStarts() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordBatchedStarts() {
+    Histories.assumeRecording();
     NodeSetWorkflow wf = startNodeSet("batch", spec(1, 210, "a"));
     await("210 ready", 600, () -> allReady(wf, 210));
-    String json = client.fetchHistory(Names.nodeSetWorkflowId(NS, "batch")).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve("nodeset-batched-starts-" + TAG + ".json"), json);
+    Histories.record(client, "nodeset-batched-starts", Names.nodeSetWorkflowId(NS, "batch"), null);
   }
 }

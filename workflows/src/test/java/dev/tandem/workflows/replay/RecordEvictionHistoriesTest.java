@@ -1,17 +1,13 @@
 package dev.tandem.workflows.replay;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
+import dev.tandem.workflows.testing.Histories;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.client.WorkflowStub;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -23,8 +19,6 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 class RecordEvictionHistoriesTest extends WorkflowTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
 
   /**
    * kubectl drain around a job: the cordon drains a busy node; once its job ends it is labelled
@@ -34,8 +28,8 @@ class RecordEvictionHistoriesTest extends WorkflowTestBase {
    * then it is removed and the drain lifted; finally a delete.
    */
   @Test
-  void recordEviction() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordEviction() {
+    Histories.assumeRecording();
     NodeLifecycleWorkflow wf = startNode("evict", 0, "a");
     await("ready", 60, () -> phaseIs("evict-0", NodePhase.READY));
     long job = cluster.startJob("evict-0");
@@ -59,8 +53,6 @@ class RecordEvictionHistoriesTest extends WorkflowTestBase {
     await("ready", 120, () -> phaseIs("evict-0", NodePhase.READY));
     wf.delete(NodeCommand.of("scale-down", "shrink"));
     WorkflowStub.fromTyped(wf).getResult(NodePhase.class);
-    String json = client.fetchHistory(Names.nodeWorkflowId(NS, "evict-0")).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve("node-evictable-" + TAG + ".json"), json);
+    Histories.record(client, "node-evictable", Names.nodeWorkflowId(NS, "evict-0"), null);
   }
 }

@@ -1,18 +1,14 @@
 package dev.tandem.workflows.replay;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
+import dev.tandem.workflows.testing.Histories;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.client.WorkflowStub;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -28,8 +24,6 @@ import org.junit.jupiter.api.Test;
  * scratch worktree of its parent commit), node-fresh-record-v2.json after it.
  */
 class RecordFreshRecordHistoriesTest extends WorkflowTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
 
   /**
    * A rolling update (pod deleted, record removed, pod created at b); the pod then deleted behind
@@ -37,8 +31,8 @@ class RecordFreshRecordHistoriesTest extends WorkflowTestBase {
    * job ends, then the pod is recreated); finally a delete.
    */
   @Test
-  void recordFreshRecord() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordFreshRecord() {
+    Histories.assumeRecording();
     NodeLifecycleWorkflow wf = startNode("fresh", 0, "a");
     await("ready", 60, () -> phaseIs("fresh-0", NodePhase.READY));
     wf.update(new UpdateCommand(template("b"), true, null));
@@ -57,8 +51,6 @@ class RecordFreshRecordHistoriesTest extends WorkflowTestBase {
         () -> cluster.podCreations("fresh-0") == 3 && phaseIs("fresh-0", NodePhase.READY));
     wf.delete(NodeCommand.of("scale-down", "shrink"));
     WorkflowStub.fromTyped(wf).getResult(NodePhase.class);
-    String json = client.fetchHistory(Names.nodeWorkflowId(NS, "fresh-0")).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve("node-fresh-record-" + TAG + ".json"), json);
+    Histories.record(client, "node-fresh-record", Names.nodeWorkflowId(NS, "fresh-0"), null);
   }
 }

@@ -1,14 +1,10 @@
 package dev.tandem.workflows.replay;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.GroupPhase;
 import dev.tandem.workflows.schedule.GroupTestBase;
 import dev.tandem.workflows.schedule.PodGroupWorkflow;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.tandem.workflows.testing.Histories;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -21,12 +17,10 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 class RecordGroupHistoriesTest extends GroupTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
 
   @Test
-  void recordBound() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordBound() {
+    Histories.assumeRecording();
     PodGroupWorkflow wf = runningGroup(TUNING);
     delete(wf, member("b", 3));
     result(wf);
@@ -34,8 +28,8 @@ class RecordGroupHistoriesTest extends GroupTestBase {
   }
 
   @Test
-  void recordPreempted() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordPreempted() {
+    Histories.assumeRecording();
     PodGroupWorkflow wf = runningGroup(TUNING);
     client.newUntypedWorkflowStub(groupId()).signal("memberObserved", "garbage");
     long id = world.onlyJobId();
@@ -45,8 +39,8 @@ class RecordGroupHistoriesTest extends GroupTestBase {
   }
 
   @Test
-  void recordInvalid() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordInvalid() {
+    Histories.assumeRecording();
     join(member("a", 3));
     join(member("b", 3));
     PodGroupWorkflow wf = join(member("c", 4));
@@ -60,8 +54,8 @@ class RecordGroupHistoriesTest extends GroupTestBase {
   }
 
   @Test
-  void recordWait() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordWait() {
+    Histories.assumeRecording();
     Tuning small = new Tuning(1, 2, 200, 200, 120, true);
     join(member("a", 3), small);
     PodGroupWorkflow wf = join(member("b", 3), small);
@@ -74,9 +68,7 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     write("group-wait");
   }
 
-  private void write(String name) throws IOException {
-    String json = client.fetchHistory(groupId()).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve(name + "-" + TAG + ".json"), json);
+  private void write(String name) {
+    Histories.record(client, name, groupId(), null);
   }
 }

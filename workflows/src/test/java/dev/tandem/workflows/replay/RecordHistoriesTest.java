@@ -1,7 +1,6 @@
 package dev.tandem.workflows.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
@@ -16,14 +15,12 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.testing.Histories;
 import dev.tandem.workflows.testing.Leftover;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowStub;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,15 +45,12 @@ class RecordHistoriesTest extends WorkflowTestBase {
     Leftover.register(env);
   }
 
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
-
   /** Continue-as-new after 200 events (the minimum), so a short scenario spans several runs. */
   private static final Tuning SHORT_HISTORY = new Tuning(1, 10, 200, 200, 120, true);
 
   @Test
-  void recordNodeLifecycle() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordNodeLifecycle() {
+    Histories.assumeRecording();
     NodeLifecycleWorkflow wf = startNode("rec", 0, "a");
     await("ready", 60, () -> phaseIs("rec-0", NodePhase.READY));
     cluster.adminDrain("rec-0", "disk");
@@ -87,8 +81,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * the problem shows, and the drain lands once Slurm is back.
    */
   @Test
-  void recordOutage() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordOutage() {
+    Histories.assumeRecording();
     NodeLifecycleWorkflow wf = startNode("outage", 0, "a");
     await("ready", 60, () -> phaseIs("outage-0", NodePhase.READY));
     cluster.slurmDown(true);
@@ -102,8 +96,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
   }
 
   @Test
-  void recordNodeSet() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordNodeSet() {
+    Histories.assumeRecording();
     NodeSetWorkflow wf = startNodeSet("recset", spec(1, 3, "a"));
     await("3 ready", 120, () -> allReady(wf, 3));
     wf.specChanged(spec(2, 3, "b"));
@@ -122,8 +116,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * recorded with the code before (signals one at a time) is nodeset-parallel-signals-v7.json.
    */
   @Test
-  void recordParallelSignals() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordParallelSignals() {
+    Histories.assumeRecording();
     NodeSetWorkflow wf = startNodeSet("wide", spec(1, 6, "a", 3));
     await("6 ready", 300, () -> allReady(wf, 6));
     wf.specChanged(spec(2, 6, "b", 3));
@@ -141,8 +135,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * with the code before {@code Versions.DRAIN_NOT_RESPONDING} is node-not-responding-v1.json.
    */
   @Test
-  void recordNotRespondingDrain() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordNotRespondingDrain() {
+    Histories.assumeRecording();
     cluster.notRespondingAfterUndrain(3);
     NodeLifecycleWorkflow wf = startNode("png", 0, "a");
     await("ready", 60, () -> phaseIs("png-0", NodePhase.READY));
@@ -176,8 +170,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * one adopts its pod at that revision and is then rolled to the spec's.
    */
   @Test
-  void recordAdoption() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordAdoption() {
+    Histories.assumeRecording();
     cluster.ensurePod(new PodRequest(NodeRef.of(NS, "adopt", 0), template("a"), "uid-ns"));
     cluster.ensurePod(new PodRequest(NodeRef.of(NS, "adopt", 1), template("old"), "uid-ns"));
     NodeSetWorkflow wf = startNodeSet("adopt", spec(1, 3, "a"));
@@ -201,8 +195,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * carried-over state (holds, pending delete, timeline).
    */
   @Test
-  void recordNodeContinueAsNew() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordNodeContinueAsNew() {
+    Histories.assumeRecording();
     NodeLifecycleWorkflow wf = startNode("can", 0, "a", SHORT_HISTORY);
     String id = Names.nodeWorkflowId(NS, "can-0");
     String first = WorkflowStub.fromTyped(wf).getExecution().getRunId();
@@ -222,8 +216,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
 
   /** Continue-as-new of a NodeSet workflow; a rolling update and the deletion follow. */
   @Test
-  void recordNodeSetContinueAsNew() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordNodeSetContinueAsNew() {
+    Histories.assumeRecording();
     NodeSetWorkflow wf = startNodeSet("canset", spec(1, 2, "a"), SHORT_HISTORY);
     String id = Names.nodeSetWorkflowId(NS, "canset");
     String first = WorkflowStub.fromTyped(wf).getExecution().getRunId();
@@ -246,8 +240,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * during a rolling update (the rollout waits), a busy scale-down, a report going stale.
    */
   @Test
-  void recordHonestStatus() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordHonestStatus() {
+    Histories.assumeRecording();
     NodeSetWorkflow wf = startNodeSet("honest", spec(1, 3, "a"));
     await("3 ready", 120, () -> allReady(wf, 3));
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
@@ -290,8 +284,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * node retries b every poll).
    */
   @Test
-  void recordPodRejected() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordPodRejected() {
+    Histories.assumeRecording();
     cluster.rejectRevision("b", "unknown field \"spec.containers[0].resizePolicy\"");
     NodeSetWorkflow wf = startNodeSet("rejset", spec(1, 2, "a"));
     await("2 ready", 120, () -> allReady(wf, 2));
@@ -317,8 +311,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * scratch worktree of its parent commit) and after it as node-rest-v5.json.
    */
   @Test
-  void recordRestBackoff() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordRestBackoff() {
+    Histories.assumeRecording();
     NodeLifecycleWorkflow wf = startNode("rst", 0, "a");
     await("ready", 60, () -> phaseIs("rst-0", NodePhase.READY));
     env.sleep(Duration.ofMinutes(10));
@@ -355,11 +349,10 @@ class RecordHistoriesTest extends WorkflowTestBase {
     return ids;
   }
 
-  private void writeRuns(String name, String workflowId, String firstRunId) throws IOException {
+  private void writeRuns(String name, String workflowId, String firstRunId) {
     List<String> ids = runs(workflowId, firstRunId);
     for (int i = 0; i < ids.size(); i++) {
-      String json = client.fetchHistory(workflowId, ids.get(i)).toJson(false);
-      Files.writeString(DIR.resolve(name + "-run" + (i + 1) + "-" + TAG + ".json"), json);
+      Histories.record(client, name + "-run" + (i + 1), workflowId, ids.get(i));
     }
   }
 
@@ -370,8 +363,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * -Dtest=RecordHistoriesTest#recordGarbageSignals -Dtandem.recordHistories=v1}.
    */
   @Test
-  void recordGarbageSignals() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordGarbageSignals() {
+    Histories.assumeRecording();
     NodeSetWorkflow set = startNodeSet("junkset", spec(1, 1, "a"));
     await("1 ready", 120, () -> allReady(set, 1));
     WorkflowStub node = client.newUntypedWorkflowStub(Names.nodeWorkflowId(NS, "junkset-0"));
@@ -412,8 +405,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * alone: {@code -Dtest=RecordHistoriesTest#recordStartProbe -Dtandem.recordHistories=v9}.
    */
   @Test
-  void recordStartProbe() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordStartProbe() {
+    Histories.assumeRecording();
     Leftover.start(client, Names.nodeWorkflowId(NS, "again-0"), 8);
     NodeSetWorkflow wf = startNodeSet("again", spec(1, 2, "a"));
     await("2 ready", 600, () -> allReady(wf, 2));
@@ -430,8 +423,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * {@code -Dtest=RecordHistoriesTest#recordSuccessor -Dtandem.recordHistories=v10}.
    */
   @Test
-  void recordSuccessor() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordSuccessor() {
+    Histories.assumeRecording();
     NodeSetWorkflow wf = startNodeSet("succ", spec(1, 1, "a"));
     String firstRun = WorkflowStub.fromTyped(wf).getExecution().getRunId();
     await("1 ready", 120, () -> allReady(wf, 1));
@@ -450,8 +443,8 @@ class RecordHistoriesTest extends WorkflowTestBase {
    * -Dtandem.recordHistories=v11}.
    */
   @Test
-  void recordRestSignals() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordRestSignals() {
+    Histories.assumeRecording();
     startNode("resent", 0, "a");
     await("ready", 60, () -> phaseIs("resent-0", NodePhase.READY));
     PodView pod = nodeStatus("resent-0").pod();
@@ -462,9 +455,7 @@ class RecordHistoriesTest extends WorkflowTestBase {
     write("node-rest-signals", Names.nodeWorkflowId(NS, "resent-0"));
   }
 
-  private void write(String name, String workflowId) throws IOException {
-    String json = client.fetchHistory(workflowId).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve(name + "-" + TAG + ".json"), json);
+  private void write(String name, String workflowId) {
+    Histories.record(client, name, workflowId, null);
   }
 }

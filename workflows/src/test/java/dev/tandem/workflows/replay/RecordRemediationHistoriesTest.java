@@ -2,7 +2,6 @@ package dev.tandem.workflows.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainPolicy;
@@ -17,12 +16,10 @@ import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTestBase;
 import dev.tandem.workflows.remediation.SlotRequest;
 import dev.tandem.workflows.remediation.TriggerKind;
+import dev.tandem.workflows.testing.Histories;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -35,12 +32,10 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 class RecordRemediationHistoriesTest extends RemediationTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
 
   @Test
-  void recordRemediation() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordRemediation() {
+    Histories.assumeRecording();
     var budgetOfOne =
         policy(new DrainPolicy(100, TimeoutAction.FORCE), new RemediationBudget(1, "rack", 1));
     // the whole ladder to Failed: a busy node forced down, every rung timing out, a garbage
@@ -83,8 +78,8 @@ class RecordRemediationHistoriesTest extends RemediationTestBase {
    *     -Dtandem.recordHistories=v1</pre>
    */
   @Test
-  void recordHealthCheck() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordHealthCheck() {
+    Histories.assumeRecording();
     RemediationPolicy p = policy();
     addNode(
         "rec-check",
@@ -119,7 +114,7 @@ class RecordRemediationHistoriesTest extends RemediationTestBase {
    */
   @Test
   void recordBusyBudget() throws Exception {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+    Histories.assumeRecording();
     RemediationBudgetWorkflow wf =
         client.newWorkflowStub(
             RemediationBudgetWorkflow.class,
@@ -144,13 +139,10 @@ class RecordRemediationHistoriesTest extends RemediationTestBase {
       now = stub.describe().getExecution().getRunId();
     }
     assertNotEquals(first, now, "continued as new");
-    String json = client.fetchHistory(Names.REMEDIATION_BUDGET_ID, first).toJson(false);
-    Files.writeString(DIR.resolve("remediation-budget-busy-" + TAG + ".json"), json);
+    Histories.record(client, "remediation-budget-busy", Names.REMEDIATION_BUDGET_ID, first);
   }
 
-  private void write(String name, String workflowId) throws IOException {
-    String json = client.fetchHistory(workflowId).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve(name + "-" + TAG + ".json"), json);
+  private void write(String name, String workflowId) {
+    Histories.record(client, name, workflowId, null);
   }
 }

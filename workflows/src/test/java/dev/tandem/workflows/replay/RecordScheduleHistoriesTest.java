@@ -1,7 +1,5 @@
 package dev.tandem.workflows.replay;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
@@ -11,9 +9,7 @@ import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import dev.tandem.workflows.schedule.SchedulePhase;
 import dev.tandem.workflows.schedule.ScheduleTestBase;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.tandem.workflows.testing.Histories;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +23,10 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 class RecordScheduleHistoriesTest extends ScheduleTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
 
   @Test
-  void recordSchedule() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordSchedule() {
+    Histories.assumeRecording();
     // bound, then the pod is deleted
     PodScheduleWorkflow bound = running("rec-bound");
     world.pods.remove("rec-bound");
@@ -74,8 +68,8 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
    *     -Dtandem.recordHistories=v1</pre>
    */
   @Test
-  void recordRaces() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordRaces() {
+    Histories.assumeRecording();
     world.slurmToK8s.put("n1", "k1");
     // the watcher's RUNNING arrives while the submit answers PENDING
     PodRequest early = request("rec-early", Map.of(), 30);
@@ -146,8 +140,8 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
    *     -Dtandem.recordHistories=v3</pre>
    */
   @Test
-  void recordStray() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordStray() {
+    Histories.assumeRecording();
     PodScheduleWorkflow wf = running("rec-stray");
     PodRequest r = request("rec-stray", Map.of(), 30);
     SlurmJobView second = FakeScheduling.queued(world.onlyJobId() + 50, r.uid());
@@ -160,10 +154,8 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-stray", r);
   }
 
-  private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) throws IOException {
+  private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
-    String json = client.fetchHistory(wid).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve(name + "-" + TAG + ".json"), json);
+    Histories.record(client, name, wid, null);
   }
 }

@@ -1,7 +1,5 @@
 package dev.tandem.workflows.replay;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
@@ -9,11 +7,9 @@ import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.UpdateStrategy;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.testing.Histories;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.client.WorkflowStub;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,8 +23,6 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 class RecordTopologyHistoriesTest extends WorkflowTestBase {
-  private static final String TAG = System.getProperty("tandem.recordHistories", "");
-  private static final Path DIR = Path.of("src/test/resources/histories");
   private static final String KEY = "topology.tandem.dev/block";
 
   private static NodeSetSpecView spec(long generation, int replicas, String rev, String order) {
@@ -49,8 +43,8 @@ class RecordTopologyHistoriesTest extends WorkflowTestBase {
    * the busy node waits for its job; then a second rollout by name, and the NodeSet is deleted.
    */
   @Test
-  void recordTopologyRollout() throws IOException {
-    assumeTrue(!TAG.isEmpty(), "set -Dtandem.recordHistories=<tag> to record");
+  void recordTopologyRollout() {
+    Histories.assumeRecording();
     cluster.labelNode("k8s-0", KEY, "a");
     cluster.labelNode("k8s-1", KEY, "a");
     cluster.labelNode("k8s-2", KEY, "b");
@@ -74,9 +68,7 @@ class RecordTopologyHistoriesTest extends WorkflowTestBase {
         () -> atRevision(List.of("topo-0", "topo-1", "topo-2", "topo-3", "topo-4", "topo-5"), "c"));
     wf.delete(NodeCommand.of("scale-down", "NodeSet deleted"));
     WorkflowStub.fromTyped(wf).getResult(Void.class);
-    String json = client.fetchHistory(Names.nodeSetWorkflowId(NS, "topo")).toJson(false);
-    Files.createDirectories(DIR);
-    Files.writeString(DIR.resolve("nodeset-topology-" + TAG + ".json"), json);
+    Histories.record(client, "nodeset-topology", Names.nodeSetWorkflowId(NS, "topo"), null);
   }
 
   private boolean atRevision(List<String> pods, String rev) {

@@ -5,15 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.testing.Histories;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +56,7 @@ class LateTaskTest extends GroupTestBase {
     world.reads.clear();
     worker.resumePolling();
     await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
-    record("schedule-late-task", PodScheduleWorkflowImpl.workflowId(r));
+    Histories.record(client, "schedule-late-task", PodScheduleWorkflowImpl.workflowId(r), null);
     assertTrue(timerFiredAfterTheNews(history("late")), "not the case under test");
     Map<String, Long> calls = localActivities("late");
     assertFalse(calls.containsKey("SchedGetPod"), calls.toString());
@@ -87,22 +85,12 @@ class LateTaskTest extends GroupTestBase {
     world.reads.clear();
     worker.resumePolling();
     await("running", 5, () -> in(wf, GroupPhase.RUNNING));
-    record("group-late-task", groupId());
+    Histories.record(client, "group-late-task", groupId(), null);
     assertTrue(
         timerFiredAfterTheNews(client.fetchHistory(groupId()).getEvents()),
         "not the case under test");
     assertEquals(List.of(), world.reads);
     assertEquals(3, world.binds.size());
-  }
-
-  /** For ReplayTest, on request (-Dtandem.recordHistories=<tag>), as the Record*HistoriesTests. */
-  private void record(String name, String workflowId) throws IOException {
-    String tag = System.getProperty("tandem.recordHistories", "");
-    if (!tag.isEmpty()) {
-      Files.writeString(
-          Path.of("src/test/resources/histories/" + name + "-" + tag + ".json"),
-          client.fetchHistory(workflowId).toJson(false));
-    }
   }
 
   /** After the jobObserved signal, a timer fired before the next workflow task started. */

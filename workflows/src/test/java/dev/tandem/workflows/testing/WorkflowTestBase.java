@@ -176,36 +176,20 @@ public abstract class WorkflowTestBase {
     return wf.status();
   }
 
+  /** Whether this run records histories for ReplayTest ({@link Histories}). */
+  protected static boolean recordingHistories() {
+    return Histories.recording();
+  }
+
+  /** Records the history of {@code workflowId} (run {@code runId}, or the latest) on request. */
+  protected void recordHistory(String name, String workflowId, String runId) {
+    Histories.record(client, name, workflowId, runId);
+  }
+
   /**
    * Lets virtual time pass one second at a time until {@code condition} holds; fails after {@code
    * maxSeconds} of virtual time. Bounded in count, and each step is fast in wall time.
    */
-  /** Whether this run records histories for ReplayTest ({@code -Dtandem.recordHistories=<tag>}). */
-  protected static boolean recordingHistories() {
-    return !System.getProperty("tandem.recordHistories", "").isEmpty();
-  }
-
-  /**
-   * When {@link #recordingHistories}, writes the history of {@code workflowId} (run {@code runId},
-   * or the latest run if null) to {@code src/test/resources/histories/<name>-<tag>.json}.
-   */
-  protected void recordHistory(String name, String workflowId, String runId) {
-    if (!recordingHistories()) {
-      return;
-    }
-    String tag = System.getProperty("tandem.recordHistories");
-    String json =
-        (runId == null ? client.fetchHistory(workflowId) : client.fetchHistory(workflowId, runId))
-            .toJson(false);
-    try {
-      java.nio.file.Files.writeString(
-          java.nio.file.Path.of("src/test/resources/histories/" + name + "-" + tag + ".json"),
-          json);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
   protected void await(String what, long maxSeconds, BooleanSupplier condition) {
     for (long i = 0; i <= maxSeconds; i++) {
       if (condition.getAsBoolean()) {
