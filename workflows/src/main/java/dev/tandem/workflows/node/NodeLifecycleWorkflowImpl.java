@@ -1,15 +1,12 @@
 package dev.tandem.workflows.node;
 
 import dev.tandem.workflows.Names;
-import dev.tandem.workflows.model.DrainCause;
-import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
-import dev.tandem.workflows.node.NodeLifecycleState.Operation;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.Versions;
@@ -17,7 +14,6 @@ import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The life of one Slurm node backed by one slurmd pod.
@@ -58,6 +54,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
   private boolean resyncRequested;
   private final NodeReporter reporter;
   private final SignalChecks checks;
+  private final NodeCommands commands;
 
   /**
    * Runs before any signal handler, so that signals delivered with the start (signal-with-start)
@@ -71,6 +68,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     this.fx = new NodeEffects(in, s);
     this.reporter = new NodeReporter(in, s, fx);
     this.checks = new SignalChecks(fx);
+    this.commands = new NodeCommands(in, s, fx, checks);
   }
 
   @Override
@@ -144,104 +142,26 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     return "Node" + Character.toUpperCase(l.charAt(0)) + l.substring(1);
   }
 
-  // ---- signals: record intent, wake the loop ----
+  // ---- signals: record intent (NodeCommands), wake the loop ----
 
   @Override
   public void drain(NodeCommand c) {
-    if (!checks.accepted(Names.SIGNAL_DRAIN, c)) {
-      return;
-    }
-    DrainCause cause = c.cause().orElseThrow();
-    String before = s.holds.get(cause.label());
-    fx.hold(
-        cause, c.reason() == null || c.reason().isBlank() ? "drained by " + c.owner() : c.reason());
-    if (Objects.equals(before, s.holds.get(cause.label()))) {
-      return; // a duplicate (watchers re-send their state after a restart)
-    }
-    fx.timeline("drain-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
-    dirty = true;
+    dirty |= commands.drain(c);
   }
 
   @Override
   public void undrain(NodeCommand c) {
-    if (!checks.accepted(Names.SIGNAL_UNDRAIN, c)) {
-      return;
-    }
-    if (s.holds.remove(c.owner()) == null) {
-      // Watchers send undrains after a restart without knowing what was held: stay silent for
-      // them; tell a person (manual) why nothing happened.
-      if (DrainCause.MANUAL.label().equals(c.owner())) {
-        String others =
-            s.holds.isEmpty() ? "" : " (held by: " + String.join(", ", s.holds.keySet()) + ")";
-        fx.timeline("undrain-ignored", "no drain held by " + c.owner() + others);
-      }
-      return;
-    }
-    fx.timeline("undrain-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
-    dirty = true;
+    dirty |= commands.undrain(c);
   }
 
   @Override
   public void delete(NodeCommand c) {
-    if (!checks.accepted(Names.SIGNAL_DELETE, c)) {
-      return;
-    }
-    if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
-      fx.timeline("delete-duplicate", "already deleting");
-      return;
-    }
-    s.holds.remove(DrainCause.UPDATE.label());
-    s.operation = Operation.DELETE;
-    s.operationPolicy = c.policy() != null ? c.policy() : input.deletePolicy();
-    DrainCause cause = c.cause().orElse(DrainCause.SCALE_DOWN);
-    fx.hold(cause, c.reason() == null || c.reason().isBlank() ? "node deleted" : c.reason());
-    fx.timeline("delete-requested", c.owner() + ": " + Objects.toString(c.reason(), ""));
-    dirty = true;
+    dirty |= commands.delete(c);
   }
 
   @Override
   public void update(UpdateCommand c) {
-    if (c != null && c.rejected() != null) {
-      fx.timeline("signal-rejected", "update: " + c.rejected());
-      return;
-    }
-    if (c == null || c.target() == null || c.target().revision() == null) {
-      fx.timeline("signal-rejected", "update: a target revision is required");
-      return;
-    }
-    if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
-      fx.timeline("update-ignored", "node is being deleted");
-      return;
-    }
-    String rev = c.target().revision();
-    boolean sameTarget = s.target != null && rev.equals(s.target.revision());
-    s.target = c.target();
-    boolean atTarget = s.current != null && rev.equals(s.current.revision());
-    if (atTarget) {
-      if (s.operation == Operation.UPDATE && s.phase != NodePhase.UPDATING) {
-        s.operation = Operation.NONE;
-        s.holds.remove(DrainCause.UPDATE.label());
-        fx.timeline("update-cancelled", "already at revision " + rev);
-        dirty = true;
-      }
-      return;
-    }
-    if (!c.immediate()) {
-      if (!sameTarget) {
-        fx.timeline(
-            "update-deferred", "revision " + rev + " at the next pod recreation (OnDelete)");
-      }
-      return;
-    }
-    if (s.operation == Operation.UPDATE && sameTarget) {
-      return; // duplicate
-    }
-    s.operation = Operation.UPDATE;
-    s.operationPolicy = c.policy() != null ? c.policy() : DrainPolicy.waitForever();
-    String from = s.current == null ? "none" : s.current.revision();
-    fx.hold(DrainCause.UPDATE, "revision " + from + " -> " + rev);
-    fx.timeline("update-requested", "revision " + from + " -> " + rev);
-    dirty = true;
+    dirty |= commands.update(c);
   }
 
   @Override
