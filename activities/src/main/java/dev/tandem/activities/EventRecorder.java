@@ -2,6 +2,7 @@ package dev.tandem.activities;
 
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.api.NodeSet;
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.EventRequest;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -21,7 +22,7 @@ final class EventRecorder {
   /** Kubernetes truncates event messages around 1 KB in kubectl output; keep them readable. */
   static final int MAX_MESSAGE = 1024;
 
-  private static final String COMPONENT = "tandem";
+  private static final String COMPONENT = Names.EVENT_COMPONENT;
   static final String NODE = "Node";
   private static final AtomicLong SEQ = new AtomicLong();
 

@@ -8,12 +8,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * {@code tandem history} for a pod scheduled through Slurm: {@code pod/NAME} (namespace from {@code
- * -k}), {@code pod/NS/NAME} (the uid is read from Kubernetes), or the workflow id {@code
- * schedule/NS/NAME/UID} itself (for a pod that is gone).
+ * -k}), {@code pod/NS/NAME} (the uid is read from Kubernetes; for a pod that is gone, from the
+ * events Tandem recorded on it), or the workflow id {@code schedule/NS/NAME/UID} itself.
  */
 final class PodHistory {
   private PodHistory() {}
@@ -22,8 +23,16 @@ final class PodHistory {
   static final Pattern POD_NAME =
       Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
 
-  /** Which pod: by name (uid read from Kubernetes), or by its workflow id (uid given). */
-  record Target(String namespace, String name, String uid) {
+  /**
+   * Which pod: by name (uid read from Kubernetes), or by its workflow id (uid given).
+   *
+   * @param gone the pod no longer exists; its uid came from its events
+   */
+  record Target(String namespace, String name, String uid, boolean gone) {
+    Target(String namespace, String name, String uid) {
+      this(namespace, name, uid, false);
+    }
+
     String workflowId() {
       return Names.scheduleWorkflowId(namespace, name, uid);
     }
@@ -68,14 +77,22 @@ final class PodHistory {
     return t;
   }
 
-  /** The uid from Kubernetes when only the name was given; fails saying what to do instead. */
+  /**
+   * The uid from Kubernetes when only the name was given: the pod's own, or, for a pod that is
+   * gone, the one on the newest event Tandem recorded on a pod of that name (Kubernetes keeps
+   * events for an hour by default); fails saying what to do instead.
+   */
   static Target resolve(Target t, String kubeconfig) {
     if (t.uid() != null) {
       return t;
     }
     Pod pod;
+    Optional<String> fromEvents = Optional.empty();
     try (KubernetesClient k8s = PodLookup.kubernetes(kubeconfig)) {
       pod = k8s.pods().inNamespace(t.namespace()).withName(t.name()).get();
+      if (pod == null) {
+        fromEvents = PodLookup.uidFromEvents(k8s, t.namespace(), t.name());
+      }
     } catch (CliException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -88,15 +105,19 @@ final class PodHistory {
               + " schedule/NAMESPACE/NAME/UID");
     }
     if (pod == null) {
-      throw new CliException(
-          "no "
-              + t
-              + " in Kubernetes: for a deleted pod give its workflow id,"
-              + " schedule/"
-              + t.namespace()
-              + "/"
-              + t.name()
-              + "/<uid>");
+      return fromEvents
+          .map(uid -> new Target(t.namespace(), t.name(), uid, true))
+          .orElseThrow(
+              () ->
+                  new CliException(
+                      "no "
+                          + t
+                          + " in Kubernetes, and no event of Tandem's names it: for a deleted pod"
+                          + " give its workflow id, schedule/"
+                          + t.namespace()
+                          + "/"
+                          + t.name()
+                          + "/<uid>"));
     }
     String scheduler = pod.getSpec() == null ? null : pod.getSpec().getSchedulerName();
     if (!Names.SCHEDULER_NAME.equals(scheduler)) {
@@ -144,7 +165,11 @@ final class PodHistory {
 
   static String header(Target t, PodScheduleStatus s) {
     StringBuilder b = new StringBuilder();
-    b.append(t).append(" (uid ").append(t.uid()).append("): ").append(s.phase().label());
+    b.append(t).append(" (uid ").append(t.uid());
+    if (t.gone()) {
+      b.append(", deleted: the uid of its last events");
+    }
+    b.append("): ").append(s.phase().label());
     if (s.jobId() != 0) {
       b.append(", job ").append(s.jobId());
       if (s.jobState() != null) {

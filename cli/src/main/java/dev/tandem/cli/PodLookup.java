@@ -7,6 +7,7 @@ import dev.tandem.workflows.schedule.PodGroupWorkflow;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
 import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.ScheduleAnnotations;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,13 +15,16 @@ import io.temporal.client.WorkflowException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * A pod scheduled through Slurm as the CLI sees it: the pod from Kubernetes (its uid names its
  * scheduling workflow, {@code schedule/<ns>/<pod>/<uid>}) and that workflow's {@code status}. There
- * is no visibility listing (the local Temporal has none), so pods are found in Kubernetes.
+ * is no visibility listing (the local Temporal has none), so pods are found in Kubernetes, and a
+ * deleted one by the events Tandem recorded on it.
  */
 final class PodLookup {
   private PodLookup() {}
@@ -80,6 +84,57 @@ final class PodLookup {
       }
       throw new CliException("cannot query " + workflowId + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The uid of the pod named {@code name} on the newest event Tandem recorded on a pod of that name
+   * in {@code namespace}, or empty. Tandem records its events on a pod scheduled through Slurm with
+   * the pod's uid (bound, queued, preempted, ended, invalid), and Kubernetes keeps events for an
+   * hour by default ({@code kube-apiserver --event-ttl}), so a pod deleted within that time is
+   * found by name. Only Tandem's events count: a later pod of the same name that Tandem never
+   * scheduled does not hide the one it did.
+   */
+  static Optional<String> uidFromEvents(KubernetesClient k8s, String namespace, String name) {
+    return k8s
+        .v1()
+        .events()
+        .inNamespace(namespace)
+        .withField("involvedObject.kind", "Pod")
+        .withField("involvedObject.name", name)
+        .list()
+        .getItems()
+        .stream()
+        .filter(e -> e.getInvolvedObject() != null && name.equals(e.getInvolvedObject().getName()))
+        .filter(e -> e.getInvolvedObject().getUid() != null)
+        .filter(e -> !e.getInvolvedObject().getUid().isBlank())
+        .filter(PodLookup::fromTandem)
+        .max(Comparator.comparing(PodLookup::when))
+        .map(e -> e.getInvolvedObject().getUid());
+  }
+
+  private static boolean fromTandem(Event e) {
+    return Names.EVENT_COMPONENT.equals(e.getReportingComponent())
+        || (e.getSource() != null && Names.EVENT_COMPONENT.equals(e.getSource().getComponent()));
+  }
+
+  /** When an event last happened: its last timestamp, else its event time, else its creation. */
+  private static Instant when(Event e) {
+    for (String t :
+        new String[] {
+          e.getLastTimestamp(),
+          e.getEventTime() == null ? null : e.getEventTime().getTime(),
+          e.getFirstTimestamp(),
+          e.getMetadata() == null ? null : e.getMetadata().getCreationTimestamp()
+        }) {
+      if (t != null && !t.isBlank()) {
+        try {
+          return Instant.parse(t);
+        } catch (DateTimeParseException ignored) {
+          // try the next
+        }
+      }
+    }
+    return Instant.EPOCH;
   }
 
   /**

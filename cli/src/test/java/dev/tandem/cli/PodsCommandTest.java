@@ -21,6 +21,7 @@ import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import dev.tandem.workflows.schedule.SchedulePhase;
 import dev.tandem.workflows.schedule.SchedulingConfig;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -297,13 +298,72 @@ class PodsCommandTest {
     }
   }
 
+  /**
+   * A deleted pod is found by name through the events Tandem recorded on it: the newest of Tandem's
+   * events names its uid; another component's event on a later pod of the same name, and Tandem's
+   * older event on an earlier one, do not.
+   */
+  @Test
+  void historyOfADeletedPodByNameTakesItsUidFromTandemsEvents() {
+    String uid = pod("default", "was", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
+    PodScheduleWorkflow wf = schedule(WorkflowClient.newInstance(stubs), "was", uid, Map.of());
+    Await.until("was pending", LIMIT, () -> wf.status().phase(), p -> p == SchedulePhase.PENDING);
+    api.client().pods().inNamespace("default").withName("was").delete();
+    Await.until(
+        "was deleted",
+        LIMIT,
+        () -> api.client().pods().inNamespace("default").withName("was").get(),
+        p -> p == null);
+    event("was", "uid-before", Names.EVENT_COMPONENT, "2026-11-29T10:00:00Z");
+    event("was", uid, Names.EVENT_COMPONENT, "2026-11-29T11:00:00Z");
+    event("was", "uid-after", "kubelet", "2026-11-29T12:00:00Z");
+
+    CliRun r = tandem("history", "pod/was");
+    assertEquals(0, r.code(), r.toString());
+    String first = r.out().lines().findFirst().orElse("");
+    assertTrue(
+        first.startsWith(
+            "pod default/was (uid " + uid + ", deleted: the uid of its last events): pending"),
+        r.out());
+  }
+
+  private static void event(String pod, String uid, String component, String at) {
+    api.client()
+        .v1()
+        .events()
+        .inNamespace("default")
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName(pod + "." + uid)
+                .endMetadata()
+                .withNewInvolvedObject()
+                .withKind("Pod")
+                .withApiVersion("v1")
+                .withNamespace("default")
+                .withName(pod)
+                .withUid(uid)
+                .endInvolvedObject()
+                .withType("Normal")
+                .withReason("Test")
+                .withMessage("from " + component)
+                .withNewSource()
+                .withComponent(component)
+                .endSource()
+                .withReportingComponent(component)
+                .withFirstTimestamp(at)
+                .withLastTimestamp(at)
+                .build())
+        .create();
+  }
+
   @Test
   void historyOfAPodSaysWhatIsWrong() {
     CliRun gone = tandem("history", "pod/gone");
     assertEquals(1, gone.code(), gone.toString());
     assertEquals(
-        "tandem: no pod default/gone in Kubernetes: for a deleted pod give its workflow id,"
-            + " schedule/default/gone/<uid>\n",
+        "tandem: no pod default/gone in Kubernetes, and no event of Tandem's names it: for a"
+            + " deleted pod give its workflow id, schedule/default/gone/<uid>\n",
         gone.err());
     CliRun other = tandem("history", "pod/other");
     assertEquals(

@@ -16,6 +16,12 @@ public final class Names {
   /** Scheduler name that routes pods through Slurm. */
   public static final String SCHEDULER_NAME = "tandem-slurm";
 
+  /**
+   * The component Tandem's Kubernetes events name as their source and reporting component ({@code
+   * tandem history} finds a deleted pod's uid by it).
+   */
+  public static final String EVENT_COMPONENT = "tandem";
+
   // Search attributes (Keyword) shown in the Temporal UI.
   public static final String SA_NODESET = "TandemNodeSet";
   public static final String SA_NODE = "TandemNode";
