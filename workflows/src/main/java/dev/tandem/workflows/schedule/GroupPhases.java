@@ -37,6 +37,11 @@ final class GroupPhases {
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
   boolean refresh;
 
+  /**
+   * A job Slurm ended names the ending even when the pod is gone too (Versions.JOB_ENDING_FIRST).
+   */
+  boolean jobEndingFirst;
+
   GroupPhases(PodGroupInput in, PodGroupState s, GroupEffects fx) {
     this.in = in;
     this.s = s;
@@ -91,15 +96,20 @@ final class GroupPhases {
       fx.refreshJob();
     }
     gathering.flagExtras();
-    if (gone != null) {
+    JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
+    boolean jobEnded = o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED;
+    if (gone != null && !(jobEndingFirst && jobEnded)) {
       return ending.memberEnded(gone);
     }
-    JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
     switch (o) {
       case PREEMPTED, ENDED -> {
+        // With a member gone too, Slurm's ending is still the group's (Versions.JOB_ENDING_FIRST):
+        // the member may be gone because this workflow evicted it for that ending.
         boolean preempted = o == JobOutlook.PREEMPTED;
         s.ending = Ending.of(s.job, preempted);
-        return GroupStep.to(ENDING, preempted ? "preempted" : "job-ended", s.ending.message());
+        String also = gone == null ? "" : "; member " + gone.ref() + " is gone already";
+        return GroupStep.to(
+            ENDING, preempted ? "preempted" : "job-ended", s.ending.message() + also);
       }
       case UNKNOWN -> {
         if (s.job != null) {

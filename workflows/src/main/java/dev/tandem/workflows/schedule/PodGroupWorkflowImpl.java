@@ -73,6 +73,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
     boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
     GroupPhases phases = new GroupPhases(in, s, fx);
+    phases.jobEndingFirst = Versions.of(Versions.JOB_ENDING_FIRST) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));
     if (fresh) {

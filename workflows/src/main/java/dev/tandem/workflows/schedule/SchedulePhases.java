@@ -40,6 +40,11 @@ final class SchedulePhases {
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
   boolean refresh;
 
+  /**
+   * A job Slurm ended names the ending even when the pod is gone too (Versions.JOB_ENDING_FIRST).
+   */
+  boolean jobEndingFirst;
+
   SchedulePhases(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
     this.in = in;
     this.s = s;
@@ -113,10 +118,10 @@ final class SchedulePhases {
       fx.refreshPod();
       fx.refreshJob();
     }
-    if (ScheduleEffects.podDone(s.pod)) {
-      return cancel(describe(s.pod));
-    }
     JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
+    if (ScheduleEffects.podDone(s.pod)) {
+      return cancel(describe(s.pod), jobEndingFirst ? o : null);
+    }
     switch (o) {
       case PREEMPTED, ENDED -> {
         return evict(o);
@@ -277,7 +282,29 @@ final class SchedulePhases {
   }
 
   private ScheduleStep cancel(String why) {
+    return cancel(why, null);
+  }
+
+  /**
+   * The pod ended, so its job is cancelled. When Slurm had ended the job too (preempted, failed,
+   * timed out), the timeline names that first: a pod evicted for its preempted job with a short
+   * grace period can be gone before the workflow task that evicted it completes; the server then
+   * refuses the task (a signal arrived meanwhile), and its retry sees both at once. Only the
+   * timeline's words depend on it: the step, and the reason the job is cancelled with, do not.
+   */
+  private ScheduleStep cancel(String why, JobOutlook o) {
     s.cancelReason = why;
+    if (o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED) {
+      boolean preempted = o == JobOutlook.PREEMPTED;
+      String ended =
+          (preempted ? "Slurm preempted job " + s.job.id() : "Slurm job " + s.job.id() + " ended")
+              + " (state "
+              + s.job.state()
+              + "), and the pod is gone ("
+              + why
+              + ")";
+      return ScheduleStep.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
+    }
     return ScheduleStep.to(CANCELLING, "pod-ended", why);
   }
 

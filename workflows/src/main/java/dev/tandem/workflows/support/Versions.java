@@ -298,6 +298,18 @@ public final class Versions {
    */
   public static final String NEWS_OVER_TIMER = "news-over-timer";
 
+  /**
+   * Version 1: when a pass finds both the pod (a gang: a member) gone and its job ended by Slurm
+   * (preempted, failed, timed out), the job's ending is what the workflow records and, for a gang,
+   * what it tells the members still there. A pod evicted for its preempted job with a short grace
+   * period can be gone before the task that evicted it completes; the server refuses that task's
+   * completion (a signal arrived meanwhile), and its retry sees both at once. Before: such a pod's
+   * history said "pod-ended: pod deleted", and a gang's other members had their SlurmPreempted
+   * condition replaced by SlurmJobEnded (GroupMemberEnded). Found with {@code tandem dev}. Asked at
+   * the start of each run. Pod and pod group workflows.
+   */
+  public static final String JOB_ENDING_FIRST = "job-ending-first";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -332,7 +344,8 @@ public final class Versions {
           Map.entry(ONE_CALL_BIND, 1),
           Map.entry(BATCHED_SEARCH_ATTRIBUTES, 1),
           Map.entry(ONE_CALL_EVICT, 1),
-          Map.entry(NEWS_OVER_TIMER, 1));
+          Map.entry(NEWS_OVER_TIMER, 1),
+          Map.entry(JOB_ENDING_FIRST, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

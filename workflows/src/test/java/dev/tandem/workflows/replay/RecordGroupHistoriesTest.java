@@ -1,9 +1,12 @@
 package dev.tandem.workflows.replay;
 
+import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.GroupPhase;
 import dev.tandem.workflows.schedule.GroupTestBase;
 import dev.tandem.workflows.schedule.PodGroupWorkflow;
+import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.testing.Histories;
 import java.time.Duration;
 import java.util.List;
@@ -66,6 +69,28 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     world.pods.remove("a"); // lost signal: the timer re-read ends the group
     result(wf);
     write("group-wait");
+  }
+
+  /**
+   * A member gone while its eviction for the preempted job answers ({@code
+   * Versions.JOB_ENDING_FIRST}; recorded from v23 on).
+   */
+  @Test
+  void recordEvictionRace() {
+    Histories.assumeRecording();
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    PodRequest a = member("a", 3);
+    world.duringEvict =
+        () -> {
+          world.pods.remove("a");
+          client
+              .newUntypedWorkflowStub(groupId())
+              .signal("memberObserved", new GroupMember(a, PodView.absent("a")));
+        };
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1", "n2", "n3")));
+    result(wf);
+    write("group-eviction-race");
   }
 
   private void write(String name) {

@@ -154,6 +154,31 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-stray", r);
   }
 
+  /**
+   * A pod gone while its eviction for a preempted job answers ({@code Versions.JOB_ENDING_FIRST};
+   * recorded from v23 on): the evicting task's completion is refused and its retry sees both.
+   *
+   * <pre>./mvnw -pl workflows test -Dtest=RecordScheduleHistoriesTest#recordEvictionRace
+   *     -Dtandem.recordHistories=v23</pre>
+   */
+  @Test
+  void recordEvictionRace() {
+    Histories.assumeRecording();
+    PodScheduleWorkflow wf = running("rec-race");
+    PodRequest r = request("rec-race", Map.of(), 30);
+    world.duringEvict =
+        () -> {
+          world.pods.remove("rec-race");
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
+              .signal("podObserved", PodView.absent("rec-race"));
+        };
+    long id = world.jobOf("uid-rec-race");
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    result(wf);
+    write("schedule-eviction-race", r);
+  }
+
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
     Histories.record(client, name, wid, null);

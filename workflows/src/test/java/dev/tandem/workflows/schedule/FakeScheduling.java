@@ -67,6 +67,9 @@ public class FakeScheduling implements SchedulingActivities {
   /** As {@link #duringSubmit}, inside the next bind (once), after the pod is bound. */
   public Runnable duringBind;
 
+  /** As {@link #duringSubmit}, inside the next eviction (once), after the pod is evicted. */
+  public Runnable duringEvict;
+
   /** Every getPod and findJobs call, in order ({@code read <pod>}, {@code find <tag>}). */
   public final List<String> reads = new ArrayList<>();
 
@@ -249,6 +252,9 @@ public class FakeScheduling implements SchedulingActivities {
     actions.add("evict " + name);
     p = pod(name, uid, p.phase(), p.k8sNode(), true);
     pods.put(name, p);
+    Runnable during = duringEvict;
+    duringEvict = null;
+    runOnce(during);
     return p;
   }
 

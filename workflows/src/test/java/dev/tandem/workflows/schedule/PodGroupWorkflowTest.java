@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import java.time.Duration;
 import java.util.List;
@@ -170,6 +171,39 @@ class PodGroupWorkflowTest extends GroupTestBase {
             .filter(e -> e.reason().equals("SlurmPreempted") && e.type().equals("Warning"))
             .count());
     assertTrue(world.cancelled.isEmpty(), "a PREEMPTED job has ended: nothing to cancel");
+  }
+
+  /**
+   * A member evicted for the preempted job is gone before the task that evicted it completes: the
+   * retried task sees the member gone and the job preempted at once, and the group still ends as
+   * preempted ({@code Versions.JOB_ENDING_FIRST}): the members still there keep SlurmPreempted, not
+   * GroupMemberEnded.
+   */
+  @Test
+  void aMemberGoneWhileItsEvictionAnswersLeavesThePreemptionTheGroupsEnding() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    PodRequest a = member("a", 3);
+    world.duringEvict =
+        () -> {
+          world.pods.remove("a");
+          client
+              .newUntypedWorkflowStub(groupId())
+              .signal("memberObserved", new GroupMember(a, PodView.absent("a")));
+        };
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1", "n2", "n3")));
+    assertEquals(GroupPhase.DONE, result(wf));
+    List<String> timeline =
+        wf.status().timeline().stream().map(e -> e.event() + ": " + e.detail()).toList();
+    assertTrue(timeline.stream().noneMatch(e -> e.startsWith("member-ended")), timeline.toString());
+    assertTrue(timeline.stream().anyMatch(e -> e.startsWith("preempted")), timeline.toString());
+    for (String p : List.of("b", "c")) {
+      assertEquals(null, last(p, ScheduleConditions.SLURM_JOB_ENDED), p);
+      assertEquals("Preempted", last(p, ScheduleConditions.SLURM_PREEMPTED).reason(), p);
+    }
+    assertTrue(
+        world.events.stream().noneMatch(e -> e.reason().equals(ScheduleConditions.SLURM_JOB_ENDED)),
+        world.events.toString());
   }
 
   @Test

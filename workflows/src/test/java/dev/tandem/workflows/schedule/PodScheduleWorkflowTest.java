@@ -121,6 +121,38 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
         "cancelled on the signal, not on a re-read: " + world.reads);
   }
 
+  /**
+   * Found with {@code tandem dev}: a pod evicted for its preempted job, with a short grace period,
+   * was gone before the task that evicted it completed. The server refused that task's completion
+   * (a signal had arrived), and the retried task saw the job preempted and the pod gone at once:
+   * its history said "pod-ended: pod deleted", as if a user had deleted it. It now names the
+   * preemption.
+   */
+  @Test
+  void aPodGoneWhileItsEvictionAnswersKeepsThePreemptionInItsHistory() {
+    PodScheduleWorkflow wf = running("race");
+    PodRequest r = request("race", Map.of(), 30);
+    world.duringEvict =
+        () -> {
+          world.pods.remove("race");
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
+              .signal("podObserved", PodView.absent("race"));
+        };
+    long id = world.jobOf("uid-race");
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    List<String> timeline =
+        wf.status().timeline().stream().map(e -> e.event() + ": " + e.detail()).toList();
+    assertTrue(
+        timeline.stream()
+            .anyMatch(
+                e -> e.startsWith("preempted: Slurm preempted job " + id) && e.contains("gone")),
+        timeline.toString());
+    assertTrue(timeline.stream().noneMatch(e -> e.startsWith("pod-ended")), timeline.toString());
+    assertEquals(1, world.evictions.size(), world.evictions.toString());
+  }
+
   @Test
   void gangsAreRefusedForNowNotScheduledAsOnePod() {
     PodScheduleWorkflow wf =
