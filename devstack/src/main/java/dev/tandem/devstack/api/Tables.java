@@ -12,8 +12,10 @@ import java.util.List;
 /**
  * Server-side printing ({@code Accept: ...;as=Table}) so that {@code kubectl get} shows the usual
  * columns: pods (READY, STATUS, RESTARTS, AGE, IP, NODE), nodes (STATUS incl. SchedulingDisabled,
- * ROLES, AGE, VERSION), namespaces, custom resources (their additionalPrinterColumns); other kinds
- * get NAME and CREATED AT like a server without printers.
+ * ROLES, AGE, VERSION), namespaces, core events (LAST SEEN, TYPE, REASON, OBJECT, MESSAGE; with
+ * {@code -o wide} also SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME, as a real API server prints
+ * them), custom resources (their additionalPrinterColumns); other kinds get NAME and CREATED AT
+ * like a server without printers.
  */
 final class Tables {
   private Tables() {}
@@ -84,6 +86,18 @@ final class Tables {
               new Col("Version", "string", "", 0),
               new Col("Internal-IP", "string", "", 1));
       case "Namespace" -> List.of(name, new Col("Status", "string", "", 0), age);
+      case "Event" ->
+          List.of(
+              new Col("Last Seen", "string", "", 0),
+              new Col("Type", "string", "", 0),
+              new Col("Reason", "string", "", 0),
+              new Col("Object", "string", "", 0),
+              new Col("Subobject", "string", "", 1),
+              new Col("Source", "string", "", 1),
+              new Col("Message", "string", "", 0),
+              new Col("First Seen", "string", "", 1),
+              new Col("Count", "string", "", 1),
+              new Col("Name", "string", "name", 1));
       default -> List.of(name, new Col("Created At", "date", "", 0));
     };
   }
@@ -106,8 +120,49 @@ final class Tables {
       case "Pod" -> podCells(o, name, age);
       case "Node" -> nodeCells(o, name, age);
       case "Namespace" -> List.of(name, String.valueOf(Json.text(o, "status", "phase")), age);
+      case "Event" -> eventCells(o, name);
       default -> List.of(name, String.valueOf(Json.text(o, "metadata", "creationTimestamp")));
     };
+  }
+
+  /**
+   * A core event's row: when it was last and first seen (lastTimestamp, else eventTime, else its
+   * creation), the object as {@code kind/name} in lower case, the source as {@code component,
+   * host}, and the count (1 when unset).
+   */
+  private static List<String> eventCells(ObjectNode o, String name) {
+    String created = Json.text(o, "metadata", "creationTimestamp");
+    String eventTime = Json.text(o, "eventTime");
+    String first = firstNonNull(Json.text(o, "firstTimestamp"), eventTime, created);
+    String last = firstNonNull(Json.text(o, "lastTimestamp"), eventTime, first);
+    String kind = Json.text(o, "involvedObject", "kind");
+    String object =
+        (kind == null ? "" : kind.toLowerCase(java.util.Locale.ROOT) + "/")
+            + String.valueOf(Json.text(o, "involvedObject", "name"));
+    String component =
+        firstNonNull(Json.text(o, "source", "component"), Json.text(o, "reportingComponent"), "");
+    String host = Json.text(o, "source", "host");
+    long count = o.path("count").asLong(0);
+    return List.of(
+        age(last),
+        String.valueOf(Json.text(o, "type")),
+        String.valueOf(Json.text(o, "reason")),
+        object,
+        String.valueOf(firstNonNull(Json.text(o, "involvedObject", "fieldPath"), "")),
+        host == null || host.isEmpty() ? component : component + ", " + host,
+        String.valueOf(firstNonNull(Json.text(o, "message"), "")),
+        age(first),
+        String.valueOf(count > 0 ? count : 1),
+        name);
+  }
+
+  private static String firstNonNull(String... values) {
+    for (String v : values) {
+      if (v != null) {
+        return v;
+      }
+    }
+    return null;
   }
 
   private static List<String> podCells(ObjectNode o, String name, String age) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tandem.devstack.kubelet.KubeletConfig;
 import dev.tandem.devstack.kubelet.LocalKubelet;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -143,6 +145,61 @@ class KubectlTest extends ApiTestBase {
             .getLabels()
             .get("tier"));
     assertTrue(ok("describe", "node", "local-1").text().contains("Kubelet Version"));
+  }
+
+  /** Events print as a real API server prints them, so what Tandem says about a pod is readable. */
+  @Test
+  @Order(2)
+  void eventsShowWhenWhatAndWhy() {
+    client
+        .v1()
+        .events()
+        .inNamespace("default")
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withName("trainer-0.a1")
+                .endMetadata()
+                .withNewInvolvedObject()
+                .withKind("Pod")
+                .withNamespace("default")
+                .withName("trainer-0")
+                .withUid("u-1")
+                .endInvolvedObject()
+                .withType("Warning")
+                .withReason("SlurmPreempted")
+                .withMessage("Slurm preempted job 2: the pod is evicted")
+                .withNewSource()
+                .withComponent("tandem")
+                .endSource()
+                .withFirstTimestamp(Instant.now().minusSeconds(300).toString())
+                .withLastTimestamp(Instant.now().minusSeconds(30).toString())
+                .withCount(2)
+                .build())
+        .create();
+    List<String> lines =
+        ok("get", "events", "--field-selector", "involvedObject.name=trainer-0")
+            .text()
+            .lines()
+            .toList();
+    assertEquals(
+        List.of("LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"), words(lines.get(0)));
+    assertEquals(
+        List.of(
+            "Warning",
+            "SlurmPreempted",
+            "pod/trainer-0",
+            "Slurm preempted job 2: the pod is evicted"),
+        List.of(lines.get(1).split(" {2,}")).subList(1, 5),
+        lines.toString());
+    String wide = ok("get", "events", "-o", "wide").text();
+    assertTrue(wide.lines().findFirst().orElse("").contains("FIRST SEEN"), wide);
+    String row = wide.lines().filter(l -> l.contains("trainer-0.a1")).findFirst().orElse("");
+    assertTrue(row.contains("tandem") && row.contains(" 5m ") && row.contains(" 2 "), wide);
+  }
+
+  private static List<String> words(String line) {
+    return List.of(line.trim().split("\\s+"));
   }
 
   @Test
