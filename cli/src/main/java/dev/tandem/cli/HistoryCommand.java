@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Show a node's timeline: every transition with its time and cause.",
       "For a pod scheduled through Slurm: tandem history pod/[NAMESPACE/]NAME, or the workflow id"
-          + " schedule/NAMESPACE/NAME/UID.",
+          + " schedule/NAMESPACE/NAME/UID; for a gang: group/[NAMESPACE/]GROUP,"
+          + " schedule-group/NAMESPACE/GROUP, or a live member's pod/... .",
       "For a Kubernetes node's remediation: tandem history K8S_NODE (when no Tandem node has that"
           + " name), or tandem history remediation/K8S_NODE."
     },

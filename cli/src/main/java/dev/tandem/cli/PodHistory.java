@@ -2,19 +2,23 @@ package dev.tandem.cli;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
+import dev.tandem.workflows.schedule.ScheduleAnnotations;
 import dev.tandem.workflows.schedule.ScheduleTimelineEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * {@code tandem history} for a pod scheduled through Slurm: {@code pod/NAME} (namespace from {@code
  * -k}), {@code pod/NS/NAME} (the uid is read from Kubernetes; for a pod that is gone, from the
- * events Tandem recorded on it), or the workflow id {@code schedule/NS/NAME/UID} itself.
+ * events Tandem recorded on it), or the workflow id {@code schedule/NS/NAME/UID} itself. A gang
+ * ({@code group/NAME}, {@code group/NS/NAME}, {@code schedule-group/NS/NAME}, or one of its live
+ * members by name) shows its group's timeline ({@link GroupHistory}).
  */
 final class PodHistory {
   private PodHistory() {}
@@ -23,29 +27,45 @@ final class PodHistory {
   static final Pattern POD_NAME =
       Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
 
+  /** A gang's name ({@code tandem.dev/pod-group}): a DNS label, as the pod validator checks it. */
+  static final Pattern GROUP_NAME = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
+
   /**
-   * Which pod: by name (uid read from Kubernetes), or by its workflow id (uid given).
+   * Which pod: by name (uid read from Kubernetes), or by its workflow id (uid given); or which gang
+   * ({@code group}: {@code name} is the group's, and there is no uid).
    *
    * @param gone the pod no longer exists; its uid came from its events
+   * @param group a gang, whose one workflow {@code schedule-group/<ns>/<group>} schedules its
+   *     members
    */
-  record Target(String namespace, String name, String uid, boolean gone) {
+  record Target(String namespace, String name, String uid, boolean gone, boolean group) {
     Target(String namespace, String name, String uid) {
-      this(namespace, name, uid, false);
+      this(namespace, name, uid, false, false);
+    }
+
+    static Target group(String namespace, String group) {
+      return new Target(namespace, group, null, false, true);
     }
 
     String workflowId() {
-      return Names.scheduleWorkflowId(namespace, name, uid);
+      return group
+          ? Names.podGroupWorkflowId(namespace, name)
+          : Names.scheduleWorkflowId(namespace, name, uid);
     }
 
     @Override
     public String toString() {
-      return "pod " + namespace + "/" + name;
+      return (group ? "group " : "pod ") + namespace + "/" + name;
     }
   }
 
-  /** True when {@code arg} names a pod rather than a Tandem node. */
+  /** True when {@code arg} names a pod or a gang rather than a Tandem node. */
   static boolean isPod(String arg) {
-    return arg != null && (arg.startsWith("pod/") || arg.startsWith("schedule/"));
+    return arg != null
+        && (arg.startsWith("pod/")
+            || arg.startsWith("schedule/")
+            || arg.startsWith("group/")
+            || arg.startsWith("schedule-group/"));
   }
 
   /** The target, or a message (for exit 2) saying what a pod argument looks like. */
@@ -58,12 +78,17 @@ final class PodHistory {
       t = new Target(p[1], p[2], null);
     } else if (p[0].equals("schedule") && p.length == 4 && !p[3].isEmpty()) {
       t = new Target(p[1], p[2], p[3]);
+    } else if (p[0].equals("group") && p.length == 2) {
+      t = Target.group(defaultNamespace, p[1]);
+    } else if ((p[0].equals("group") || p[0].equals("schedule-group")) && p.length == 3) {
+      t = Target.group(p[1], p[2]);
     } else {
       throw new IllegalArgumentException(
           "'"
               + arg
               + "' is not a pod: use pod/NAME, pod/NAMESPACE/NAME or the workflow id"
-              + " schedule/NAMESPACE/NAME/UID");
+              + " schedule/NAMESPACE/NAME/UID; for a gang group/NAME, group/NAMESPACE/NAME or"
+              + " schedule-group/NAMESPACE/NAME");
     }
     if (!NodeTargetOptions.DNS_LABEL.matcher(t.namespace()).matches()) {
       throw new IllegalArgumentException(
@@ -71,7 +96,11 @@ final class PodHistory {
               + t.namespace()
               + "' is not a Kubernetes namespace (lower-case letters, digits, '-')");
     }
-    if (!POD_NAME.matcher(t.name()).matches() || t.name().length() > 253) {
+    if (t.group() && !GROUP_NAME.matcher(t.name()).matches()) {
+      throw new IllegalArgumentException(
+          "'" + t.name() + "' is not a group name (a DNS label: lower-case letters, digits, '-')");
+    }
+    if (!t.group() && (!POD_NAME.matcher(t.name()).matches() || t.name().length() > 253)) {
       throw new IllegalArgumentException("'" + t.name() + "' is not a pod name");
     }
     return t;
@@ -83,7 +112,7 @@ final class PodHistory {
    * events for an hour by default); fails saying what to do instead.
    */
   static Target resolve(Target t, String kubeconfig) {
-    if (t.uid() != null) {
+    if (t.uid() != null || t.group()) {
       return t;
     }
     Pod pod;
@@ -106,7 +135,7 @@ final class PodHistory {
     }
     if (pod == null) {
       return fromEvents
-          .map(uid -> new Target(t.namespace(), t.name(), uid, true))
+          .map(uid -> new Target(t.namespace(), t.name(), uid, true, false))
           .orElseThrow(
               () ->
                   new CliException(
@@ -129,11 +158,19 @@ final class PodHistory {
               + Names.SCHEDULER_NAME
               + ")");
     }
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    String group = annotations == null ? null : annotations.get(ScheduleAnnotations.POD_GROUP);
+    if (group != null && GROUP_NAME.matcher(group).matches()) {
+      return Target.group(t.namespace(), group); // a gang member: its group's workflow schedules it
+    }
     return new Target(t.namespace(), t.name(), pod.getMetadata().getUid());
   }
 
   static int print(TemporalSession session, Target t, PrintWriter out, Output.Format format) {
     session.requireWorker();
+    if (t.group()) {
+      return GroupHistory.print(session, t, out, format);
+    }
     PodScheduleStatus s =
         PodLookup.status(session, t.workflowId())
             .orElseThrow(
@@ -143,8 +180,10 @@ final class PodHistory {
                             + t.workflowId()
                             + " for "
                             + t
-                            + " (not seen by the Tandem watcher yet, or a gang member: see"
-                            + " tandem pods)"));
+                            + " (not seen by the Tandem watcher yet; a gang member's is its"
+                            + " group's: tandem history group/"
+                            + t.namespace()
+                            + "/GROUP)"));
     if (format == Output.Format.json) {
       out.println(Output.json(s.timeline()));
       return 0;

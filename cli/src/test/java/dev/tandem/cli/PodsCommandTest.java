@@ -357,6 +357,37 @@ class PodsCommandTest {
         .create();
   }
 
+  /** A gang's timeline: by group name, by its workflow id, or by a live member's name. */
+  @Test
+  void historyOfAGangByGroupWorkflowIdOrMember() {
+    long gid =
+        WorkflowClient.newInstance(stubs)
+            .newWorkflowStub(PodGroupWorkflow.class, Names.podGroupWorkflowId("team-x", "h"))
+            .status()
+            .jobId();
+    for (String target : List.of("group/team-x/h", "schedule-group/team-x/h", "pod/team-x/h-0")) {
+      CliRun r = tandem("history", target);
+      assertEquals(0, r.code(), target + ": " + r);
+      List<String> lines = r.out().lines().toList();
+      assertTrue(
+          lines.get(0).startsWith("group team-x/h: running, job " + gid + " RUNNING, 2 member(s)"),
+          target + ": " + lines.get(0));
+      assertTrue(lines.get(0).contains("h-0 on k") && lines.get(0).contains("h-1 on k"), target);
+      assertTrue(lines.get(1).startsWith("TIME "), r.out());
+      assertTrue(lines.stream().anyMatch(l -> l.contains(" bound ")), r.out());
+    }
+    CliRun k = tandem("history", "group/h", "-k", "team-x");
+    assertEquals(0, k.code(), k.toString());
+    CliRun none = tandem("history", "group/team-x/nope");
+    assertEquals(1, none.code(), none.toString());
+    assertTrue(
+        none.err().startsWith("tandem: no scheduling workflow schedule-group/team-x/nope"),
+        none.err());
+    CliRun bad = tandem("history", "group/Not_A_Group");
+    assertEquals(2, bad.code(), bad.toString());
+    assertTrue(bad.firstErrorLine().contains("is not a group name"), bad.toString());
+  }
+
   @Test
   void historyOfAPodSaysWhatIsWrong() {
     CliRun gone = tandem("history", "pod/gone");
@@ -377,7 +408,8 @@ class PodsCommandTest {
     assertEquals(2, wrong.code(), wrong.toString());
     assertEquals(
         "'pod/a/b/c' is not a pod: use pod/NAME, pod/NAMESPACE/NAME or the workflow id"
-            + " schedule/NAMESPACE/NAME/UID",
+            + " schedule/NAMESPACE/NAME/UID; for a gang group/NAME, group/NAMESPACE/NAME or"
+            + " schedule-group/NAMESPACE/NAME",
         wrong.firstErrorLine());
   }
 
