@@ -32,6 +32,9 @@ final class GroupEffects {
   /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
   boolean localCalls;
 
+  /** The member that went first is the ended one ({@code Versions.FIRST_GONE_MEMBER}). */
+  boolean firstGoneNamed;
+
   GroupEffects(PodGroupInput in, PodGroupState s) {
     this.in = in;
     this.s = s;
@@ -191,9 +194,20 @@ final class GroupEffects {
     for (Member m : s.chosenMembers()) {
       if (refresh && m.live()) {
         refresh(m);
+        if (!m.live() && s.firstGone == null) {
+          s.firstGone = m.request.name();
+        }
       }
       if (ended == null && !m.live()) {
         ended = m;
+      }
+    }
+    if (firstGoneNamed && ended != null && s.firstGone != null) {
+      // Several gone by now (a retried task sees every deletion that came meanwhile): the one
+      // that went first ended the group; the others went because of it.
+      Member first = s.members.get(s.firstGone);
+      if (first != null && s.chosen.contains(s.firstGone) && !first.live()) {
+        return first;
       }
     }
     return ended;

@@ -74,6 +74,12 @@ public final class PodGroupState {
   /** Why the group ends (phase ENDING), or null. */
   Ending ending;
 
+  /**
+   * The member seen going first (by signal, in arrival order, or by a re-read), or null: the one
+   * the group's ending names when several are gone by the time a pass runs.
+   */
+  String firstGone;
+
   /** Why the group cannot run (phase INVALID), one message per problem. */
   List<String> invalid = new ArrayList<>();
 

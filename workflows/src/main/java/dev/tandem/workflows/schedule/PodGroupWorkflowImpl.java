@@ -74,6 +74,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
     GroupPhases phases = new GroupPhases(in, s, fx);
     phases.jobEndingFirst = Versions.of(Versions.JOB_ENDING_FIRST) >= 1;
+    fx.firstGoneNamed = Versions.of(Versions.FIRST_GONE_MEMBER) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));
     if (fresh) {
@@ -146,6 +147,9 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       if (cur.live() && !new Member(r, v).live()) {
         s.refused = null;
         fx.timeline("member-gone", r.ref());
+        if (s.firstGone == null && s.chosen.contains(r.name())) {
+          s.firstGone = r.name();
+        }
       }
       if (!s.phase.committed()) {
         cur.request = r; // annotations may change before the job exists

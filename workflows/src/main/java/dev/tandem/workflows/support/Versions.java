@@ -310,6 +310,16 @@ public final class Versions {
    */
   public static final String JOB_ENDING_FIRST = "job-ending-first";
 
+  /**
+   * Version 1: when several members of a gang are gone by the time a pass runs, the group's ending
+   * names the one that went first (signals in arrival order, then re-reads), not the first in name
+   * order. A retried task sees every deletion that arrived meanwhile: the members this workflow
+   * evicted because one was deleted are gone too. Before: the history (and any member still there)
+   * was told that the member first by name had ended the group. Found with {@code tandem dev}.
+   * Asked at the start of each run. Pod group workflow.
+   */
+  public static final String FIRST_GONE_MEMBER = "first-gone-member";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -345,7 +355,8 @@ public final class Versions {
           Map.entry(BATCHED_SEARCH_ATTRIBUTES, 1),
           Map.entry(ONE_CALL_EVICT, 1),
           Map.entry(NEWS_OVER_TIMER, 1),
-          Map.entry(JOB_ENDING_FIRST, 1));
+          Map.entry(JOB_ENDING_FIRST, 1),
+          Map.entry(FIRST_GONE_MEMBER, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

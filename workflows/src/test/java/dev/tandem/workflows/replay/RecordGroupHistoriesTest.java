@@ -93,6 +93,28 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     write("group-eviction-race");
   }
 
+  /**
+   * Member b deleted, the others gone before the task that evicted them completes ({@code
+   * Versions.FIRST_GONE_MEMBER}; recorded from v24 on).
+   */
+  @Test
+  void recordFirstGone() {
+    Histories.assumeRecording();
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    world.duringEvict =
+        () -> {
+          for (String n : List.of("a", "c")) {
+            world.pods.remove(n);
+            client
+                .newUntypedWorkflowStub(groupId())
+                .signal("memberObserved", new GroupMember(member(n, 3), PodView.absent(n)));
+          }
+        };
+    delete(wf, member("b", 3));
+    result(wf);
+    write("group-first-gone");
+  }
+
   private void write(String name) {
     Histories.record(client, name, groupId(), null);
   }

@@ -206,6 +206,34 @@ class PodGroupWorkflowTest extends GroupTestBase {
         world.events.toString());
   }
 
+  /**
+   * Found with {@code tandem dev}: member b deleted; the others, evicted for it, are gone before
+   * that task completes, and the retried task sees all three gone. The group's ending still names
+   * b, the member that went first ({@code Versions.FIRST_GONE_MEMBER}), not a, the first by name.
+   */
+  @Test
+  void whenEveryMemberIsGoneTheEndingNamesTheOneThatWentFirst() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    world.duringEvict =
+        () -> {
+          for (String n : List.of("a", "c")) {
+            world.pods.remove(n);
+            client
+                .newUntypedWorkflowStub(groupId())
+                .signal("memberObserved", new GroupMember(member(n, 3), PodView.absent(n)));
+          }
+        };
+    delete(wf, member("b", 3));
+    assertEquals(GroupPhase.DONE, result(wf));
+    List<String> ended =
+        wf.status().timeline().stream()
+            .filter(e -> e.event().equals("member-ended"))
+            .map(GroupTimelineEntry::detail)
+            .toList();
+    assertEquals(1, ended.size(), ended.toString());
+    assertTrue(ended.get(0).startsWith("member default/b of group g "), ended.toString());
+  }
+
   @Test
   void aMemberWithAnotherSizeMakesTheGroupInvalidUntilItIsReplaced() {
     join(member("a", 3));
