@@ -117,10 +117,16 @@ final class PodHistory {
     }
     Pod pod;
     Optional<String> fromEvents = Optional.empty();
+    String eventsUnread = "";
     try (KubernetesClient k8s = PodLookup.kubernetes(kubeconfig)) {
       pod = k8s.pods().inNamespace(t.namespace()).withName(t.name()).get();
       if (pod == null) {
-        fromEvents = PodLookup.uidFromEvents(k8s, t.namespace(), t.name());
+        try {
+          fromEvents = PodLookup.uidFromEvents(k8s, t.namespace(), t.name());
+        } catch (RuntimeException e) {
+          // e.g. no permission to list events: the pod is still not found, say why no event helped
+          eventsUnread = " (its events could not be read: " + e.getMessage() + ")";
+        }
       }
     } catch (CliException e) {
       throw e;
@@ -134,6 +140,7 @@ final class PodHistory {
               + " schedule/NAMESPACE/NAME/UID");
     }
     if (pod == null) {
+      String unread = eventsUnread;
       return fromEvents
           .map(uid -> new Target(t.namespace(), t.name(), uid, true, false))
           .orElseThrow(
@@ -141,8 +148,9 @@ final class PodHistory {
                   new CliException(
                       "no "
                           + t
-                          + " in Kubernetes, and no event of Tandem's names it: for a deleted pod"
-                          + " give its workflow id, schedule/"
+                          + " in Kubernetes, and no event of Tandem's names it"
+                          + unread
+                          + ": for a deleted pod give its workflow id, schedule/"
                           + t.namespace()
                           + "/"
                           + t.name()

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.devstack.api.ApiFaults;
 import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.testing.Await;
@@ -325,6 +326,25 @@ class PodsCommandTest {
         first.startsWith(
             "pod default/was (uid " + uid + ", deleted: the uid of its last events): pending"),
         r.out());
+  }
+
+  /** Without permission to list events, a deleted pod is still "not found", saying why. */
+  @Test
+  void historyOfADeletedPodSaysWhenItsEventsCannotBeRead() {
+    var fault = api.faults().failMatching(ApiFaults.resource("events"), 403, Duration.ofMinutes(1));
+    try {
+      CliRun r = tandem("history", "pod/long-gone");
+      assertEquals(1, r.code(), r.toString());
+      assertTrue(
+          r.err()
+              .startsWith(
+                  "tandem: no pod default/long-gone in Kubernetes, and no event of Tandem's names"
+                      + " it (its events could not be read: "),
+          r.err());
+      assertTrue(r.err().contains("schedule/default/long-gone/<uid>"), r.err());
+    } finally {
+      fault.cancel();
+    }
   }
 
   private static void event(String pod, String uid, String component, String at) {

@@ -65,6 +65,11 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       s.phaseSinceMillis = Workflow.currentTimeMillis();
     }
     this.fx = new GroupEffects(in, s);
+    if (fresh) {
+      // Here, not in run: the member signal that started the group is handled before run's body,
+      // and the timeline should begin with the start.
+      fx.timeline("started", "group " + in.ref());
+    }
   }
 
   @Override
@@ -77,9 +82,6 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     fx.firstGoneNamed = Versions.of(Versions.FIRST_GONE_MEMBER) >= 1;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));
-    if (fresh) {
-      fx.timeline("started", "group " + in.ref());
-    }
     phases.refresh = !fresh;
     while (true) {
       sa.set(SearchAttributes.PHASE, s.phase.label());

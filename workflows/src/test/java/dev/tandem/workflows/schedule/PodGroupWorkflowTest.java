@@ -234,6 +234,15 @@ class PodGroupWorkflowTest extends GroupTestBase {
     assertTrue(ended.get(0).startsWith("member default/b of group g "), ended.toString());
   }
 
+  /** The timeline begins with the start, then the member whose signal started the group. */
+  @Test
+  void theTimelineBeginsWithTheStart() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    List<String> first =
+        wf.status().timeline().stream().limit(2).map(e -> e.event() + " " + e.detail()).toList();
+    assertEquals(List.of("started group default/g", "member default/a uid uid-a"), first);
+  }
+
   @Test
   void aMemberWithAnotherSizeMakesTheGroupInvalidUntilItIsReplaced() {
     join(member("a", 3));
