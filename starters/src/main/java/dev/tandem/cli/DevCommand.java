@@ -207,6 +207,10 @@ final class DevCommand implements Callable<Integer> {
         "  temporal workflow query --address %s --workflow-id node/default/%s-0 --type status%n",
         stack.temporalAddress(), set);
     out.printf("  curl -s 127.0.0.1:%d/metrics | grep ^tandem_%n", stack.metricsPort());
+    out.println("Pods through Slurm (docs/scheduling.md):");
+    out.printf("  kubectl --kubeconfig %s apply -f examples/pod-through-slurm.yaml%n", kc);
+    out.println("  ./tandem pods");
+    out.println("  ./tandem history pod/default/trainer-0");
     out.printf(
         "The worker runs as its own process (pid %d, log %s). Kill it and watch it come back:%n",
         stack.worker().pid(), stack.worker().logFile());
