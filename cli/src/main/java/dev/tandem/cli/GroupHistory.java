@@ -1,6 +1,5 @@
 package dev.tandem.cli;
 
-import dev.tandem.workflows.schedule.GroupTimelineEntry;
 import dev.tandem.workflows.schedule.PodGroupStatus;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -27,16 +26,13 @@ final class GroupHistory {
       return 0;
     }
     out.println(header(t, s));
-    List<List<String>> rows = new ArrayList<>();
-    for (GroupTimelineEntry e : s.timeline()) {
-      rows.add(
-          List.of(
-              Output.time(e.at()),
-              e.phase() == null ? "" : e.phase().label(),
-              e.event(),
-              e.detail() == null ? "" : e.detail()));
-    }
-    out.print(Table.render(List.of("TIME", "PHASE", "EVENT", "DETAIL"), rows));
+    out.print(
+        Output.timeline(
+            "PHASE",
+            s.timeline(),
+            e ->
+                new Output.TimelineRow(
+                    e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail())));
     return 0;
   }
 

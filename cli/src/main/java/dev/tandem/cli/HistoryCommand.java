@@ -2,10 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeStatus;
-import dev.tandem.workflows.model.TimelineEntry;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -83,16 +80,16 @@ final class HistoryCommand implements Callable<Integer> {
           s.phase().label(),
           s.revision(),
           s.holds().isEmpty() ? "" : ", held by " + String.join(", ", s.holds().keySet()));
-      List<List<String>> rows = new ArrayList<>();
-      for (TimelineEntry e : s.timeline()) {
-        rows.add(
-            List.of(
-                Output.time(e.at()),
-                e.phase() == null ? "" : e.phase().label(),
-                e.event(),
-                e.detail() == null ? "" : e.detail()));
-      }
-      out.print(Table.render(List.of("TIME", "PHASE", "EVENT", "DETAIL"), rows));
+      out.print(
+          Output.timeline(
+              "PHASE",
+              s.timeline(),
+              e ->
+                  new Output.TimelineRow(
+                      e.at(),
+                      e.phase() == null ? null : e.phase().label(),
+                      e.event(),
+                      e.detail())));
       if (bare && exists(session, remediation, false)) {
         out.printf(
             "note: Kubernetes node %s has a remediation too: tandem history %s%n",

@@ -6,6 +6,9 @@ import io.temporal.common.converter.JacksonJsonPayloadConverter;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
 
 /** Table or JSON output, and time formatting, shared by the commands. */
 final class Output {
@@ -33,5 +36,26 @@ final class Output {
 
   static String time(Instant t) {
     return t == null ? "-" : TIME.format(t);
+  }
+
+  /** One entry of a timeline as {@link #timeline} prints it; a null stage or text prints empty. */
+  record TimelineRow(Instant at, String stage, String event, String detail) {}
+
+  /**
+   * A workflow's timeline as {@code tandem history} prints it: TIME, the stage's column ({@code
+   * PHASE}, or {@code STEP} for a remediation), EVENT and DETAIL, oldest first.
+   */
+  static <T> String timeline(String stage, List<T> entries, Function<T, TimelineRow> row) {
+    List<List<String>> rows = new ArrayList<>();
+    for (T e : entries) {
+      TimelineRow r = row.apply(e);
+      rows.add(
+          List.of(
+              time(r.at()),
+              r.stage() == null ? "" : r.stage(),
+              r.event() == null ? "" : r.event(),
+              r.detail() == null ? "" : r.detail()));
+    }
+    return Table.render(List.of("TIME", stage, "EVENT", "DETAIL"), rows);
   }
 }

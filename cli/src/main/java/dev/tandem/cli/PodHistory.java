@@ -3,12 +3,9 @@ package dev.tandem.cli;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
 import dev.tandem.workflows.schedule.ScheduleAnnotations;
-import dev.tandem.workflows.schedule.ScheduleTimelineEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -197,16 +194,13 @@ final class PodHistory {
       return 0;
     }
     out.println(header(t, s));
-    List<List<String>> rows = new ArrayList<>();
-    for (ScheduleTimelineEntry e : s.timeline()) {
-      rows.add(
-          List.of(
-              Output.time(e.at()),
-              e.phase() == null ? "" : e.phase().label(),
-              e.event(),
-              e.detail() == null ? "" : e.detail()));
-    }
-    out.print(Table.render(List.of("TIME", "PHASE", "EVENT", "DETAIL"), rows));
+    out.print(
+        Output.timeline(
+            "PHASE",
+            s.timeline(),
+            e ->
+                new Output.TimelineRow(
+                    e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail())));
     return 0;
   }
 

@@ -2,10 +2,7 @@ package dev.tandem.cli;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.remediation.RemediationState;
-import dev.tandem.workflows.remediation.RemediationTimelineEntry;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * {@code tandem history} of a Kubernetes node's remediation: every line of {@code
@@ -33,16 +30,13 @@ final class RemediationHistory {
       return 0;
     }
     out.println(header(s));
-    List<List<String>> rows = new ArrayList<>();
-    for (RemediationTimelineEntry e : s.timeline()) {
-      rows.add(
-          List.of(
-              Output.time(e.at()),
-              e.step() == null ? "" : e.step().label(),
-              e.event() == null ? "" : e.event(),
-              e.detail() == null ? "" : e.detail()));
-    }
-    out.print(Table.render(List.of("TIME", "STEP", "EVENT", "DETAIL"), rows));
+    out.print(
+        Output.timeline(
+            "STEP",
+            s.timeline(),
+            e ->
+                new Output.TimelineRow(
+                    e.at(), e.step() == null ? null : e.step().label(), e.event(), e.detail())));
     return 0;
   }
 

@@ -1,12 +1,9 @@
 package dev.tandem.workflows.replay;
 
-import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
-import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.GroupPhase;
 import dev.tandem.workflows.schedule.GroupTestBase;
 import dev.tandem.workflows.schedule.PodGroupWorkflow;
-import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.testing.Histories;
 import java.time.Duration;
 import java.util.List;
@@ -78,17 +75,7 @@ class RecordGroupHistoriesTest extends GroupTestBase {
   @Test
   void recordEvictionRace() {
     Histories.assumeRecording();
-    PodGroupWorkflow wf = runningGroup(TUNING);
-    PodRequest a = member("a", 3);
-    world.duringEvict =
-        () -> {
-          world.pods.remove("a");
-          client
-              .newUntypedWorkflowStub(groupId())
-              .signal("memberObserved", new GroupMember(a, PodView.absent("a")));
-        };
-    long id = world.onlyJobId();
-    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1", "n2", "n3")));
+    PodGroupWorkflow wf = preemptedWhileAMemberGoes();
     result(wf);
     write("group-eviction-race");
   }
@@ -100,17 +87,7 @@ class RecordGroupHistoriesTest extends GroupTestBase {
   @Test
   void recordFirstGone() {
     Histories.assumeRecording();
-    PodGroupWorkflow wf = runningGroup(TUNING);
-    world.duringEvict =
-        () -> {
-          for (String n : List.of("a", "c")) {
-            world.pods.remove(n);
-            client
-                .newUntypedWorkflowStub(groupId())
-                .signal("memberObserved", new GroupMember(member(n, 3), PodView.absent(n)));
-          }
-        };
-    delete(wf, member("b", 3));
+    PodGroupWorkflow wf = bDeletedAndTheOthersGoneAtOnce();
     result(wf);
     write("group-first-gone");
   }

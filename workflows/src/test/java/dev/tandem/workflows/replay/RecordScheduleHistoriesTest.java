@@ -164,19 +164,9 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
   @Test
   void recordEvictionRace() {
     Histories.assumeRecording();
-    PodScheduleWorkflow wf = running("rec-race");
-    PodRequest r = request("rec-race", Map.of(), 30);
-    world.duringEvict =
-        () -> {
-          world.pods.remove("rec-race");
-          client
-              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
-              .signal("podObserved", PodView.absent("rec-race"));
-        };
-    long id = world.jobOf("uid-rec-race");
-    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    PodScheduleWorkflow wf = preemptedWhileThePodGoes("rec-race");
     result(wf);
-    write("schedule-eviction-race", r);
+    write("schedule-eviction-race", request("rec-race", Map.of(), 30));
   }
 
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {

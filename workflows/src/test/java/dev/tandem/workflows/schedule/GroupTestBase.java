@@ -97,6 +97,41 @@ public abstract class GroupTestBase extends ScheduleTestBase {
     return world.lastCondition(pod, type);
   }
 
+  /** While the next eviction answers, {@code members} are gone and the watcher says so. */
+  protected void goneDuringTheNextEviction(String... members) {
+    world.duringEvict =
+        () -> {
+          for (String n : members) {
+            world.pods.remove(n);
+            client
+                .newUntypedWorkflowStub(groupId())
+                .signal("memberObserved", new GroupMember(member(n, 3), PodView.absent(n)));
+          }
+        };
+  }
+
+  /**
+   * The race of {@code Versions.JOB_ENDING_FIRST} for a gang: running, its job preempted, member a
+   * gone while its eviction answers. Returns the workflow; the caller awaits its end.
+   */
+  protected PodGroupWorkflow preemptedWhileAMemberGoes() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    goneDuringTheNextEviction("a");
+    wf.jobObserved(world.setJob(world.onlyJobId(), "PREEMPTED", "None", List.of("n1", "n2", "n3")));
+    return wf;
+  }
+
+  /**
+   * The race of {@code Versions.FIRST_GONE_MEMBER}: member b deleted, a and c (evicted for it) gone
+   * before that task completes. Returns the workflow; the caller awaits its end.
+   */
+  protected PodGroupWorkflow bDeletedAndTheOthersGoneAtOnce() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    goneDuringTheNextEviction("a", "c");
+    delete(wf, member("b", 3));
+    return wf;
+  }
+
   /** Members a, b, c of size 3 joined, job running on n1..n3 (mapped to k1..k3), all bound. */
   protected PodGroupWorkflow runningGroup(Tuning tuning) {
     for (int i = 1; i <= 3; i++) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.Condition;
-import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import java.time.Duration;
 import java.util.List;
@@ -181,17 +180,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
    */
   @Test
   void aMemberGoneWhileItsEvictionAnswersLeavesThePreemptionTheGroupsEnding() {
-    PodGroupWorkflow wf = runningGroup(TUNING);
-    PodRequest a = member("a", 3);
-    world.duringEvict =
-        () -> {
-          world.pods.remove("a");
-          client
-              .newUntypedWorkflowStub(groupId())
-              .signal("memberObserved", new GroupMember(a, PodView.absent("a")));
-        };
-    long id = world.onlyJobId();
-    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1", "n2", "n3")));
+    PodGroupWorkflow wf = preemptedWhileAMemberGoes();
     assertEquals(GroupPhase.DONE, result(wf));
     List<String> timeline =
         wf.status().timeline().stream().map(e -> e.event() + ": " + e.detail()).toList();
@@ -213,17 +202,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
    */
   @Test
   void whenEveryMemberIsGoneTheEndingNamesTheOneThatWentFirst() {
-    PodGroupWorkflow wf = runningGroup(TUNING);
-    world.duringEvict =
-        () -> {
-          for (String n : List.of("a", "c")) {
-            world.pods.remove(n);
-            client
-                .newUntypedWorkflowStub(groupId())
-                .signal("memberObserved", new GroupMember(member(n, 3), PodView.absent(n)));
-          }
-        };
-    delete(wf, member("b", 3));
+    PodGroupWorkflow wf = bDeletedAndTheOthersGoneAtOnce();
     assertEquals(GroupPhase.DONE, result(wf));
     List<String> ended =
         wf.status().timeline().stream()

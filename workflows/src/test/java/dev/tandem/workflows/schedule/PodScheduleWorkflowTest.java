@@ -130,17 +130,8 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
    */
   @Test
   void aPodGoneWhileItsEvictionAnswersKeepsThePreemptionInItsHistory() {
-    PodScheduleWorkflow wf = running("race");
-    PodRequest r = request("race", Map.of(), 30);
-    world.duringEvict =
-        () -> {
-          world.pods.remove("race");
-          client
-              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
-              .signal("podObserved", PodView.absent("race"));
-        };
+    PodScheduleWorkflow wf = preemptedWhileThePodGoes("race");
     long id = world.jobOf("uid-race");
-    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
     assertEquals(SchedulePhase.DONE, result(wf));
     List<String> timeline =
         wf.status().timeline().stream().map(e -> e.event() + ": " + e.detail()).toList();

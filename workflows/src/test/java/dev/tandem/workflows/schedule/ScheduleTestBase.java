@@ -126,6 +126,26 @@ public abstract class ScheduleTestBase {
     return wf;
   }
 
+  /**
+   * The race of {@code Versions.JOB_ENDING_FIRST}: pod {@code name} runs, its job is preempted, and
+   * the pod is gone (the watcher says so) while the eviction answers, so the server refuses the
+   * task that evicted it and the retry sees both. Returns the workflow; the caller awaits its end.
+   */
+  protected PodScheduleWorkflow preemptedWhileThePodGoes(String name) {
+    PodScheduleWorkflow wf = running(name);
+    PodRequest r = request(name, Map.of(), 30);
+    world.duringEvict =
+        () -> {
+          world.pods.remove(name);
+          client
+              .newUntypedWorkflowStub(PodScheduleWorkflowImpl.workflowId(r))
+              .signal("podObserved", dev.tandem.workflows.model.PodView.absent(name));
+        };
+    long id = world.jobOf("uid-" + name);
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    return wf;
+  }
+
   /** The history events of the pod workflow of pod {@code name} (as {@link #request} makes it). */
   protected List<HistoryEvent> history(String name) {
     return client
