@@ -194,8 +194,8 @@ final class GroupEffects {
     for (Member m : s.chosenMembers()) {
       if (refresh && m.live()) {
         refresh(m);
-        if (!m.live() && s.firstGone == null) {
-          s.firstGone = m.request.name();
+        if (!m.live()) {
+          s.gone(m.request.name());
         }
       }
       if (ended == null && !m.live()) {

@@ -40,7 +40,7 @@ final class GroupSummary {
         List.copyOf(s.timeline));
   }
 
-  /** The readable summary shown by the Temporal UI and {@code tandem history}. */
+  /** The readable summary the Temporal UI shows. */
   static String details(PodGroupInput input, PodGroupState s) {
     StringBuilder b = new StringBuilder("group ").append(input.ref()).append(": ");
     b.append(s.phase.label());

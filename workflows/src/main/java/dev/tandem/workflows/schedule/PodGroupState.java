@@ -80,6 +80,13 @@ public final class PodGroupState {
    */
   String firstGone;
 
+  /** Notes a chosen member seen going, if none went before it. */
+  void gone(String member) {
+    if (firstGone == null && chosen.contains(member)) {
+      firstGone = member;
+    }
+  }
+
   /** Why the group cannot run (phase INVALID), one message per problem. */
   List<String> invalid = new ArrayList<>();
 

@@ -149,9 +149,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       if (cur.live() && !new Member(r, v).live()) {
         s.refused = null;
         fx.timeline("member-gone", r.ref());
-        if (s.firstGone == null && s.chosen.contains(r.name())) {
-          s.firstGone = r.name();
-        }
+        s.gone(r.name());
       }
       if (!s.phase.committed()) {
         cur.request = r; // annotations may change before the job exists

@@ -23,20 +23,27 @@ public final class PodScheduleState {
     /** Why {@code job}'s pod goes: preempted (a requeue reads {@code Requeued}) or ended. */
     static Ending of(SlurmJobView job, boolean preempted) {
       String st = job.state();
-      String why =
-          job.stateReason() == null || job.stateReason().isBlank()
-              ? ""
-              : ", reason " + job.stateReason();
-      String message =
-          (preempted ? "Slurm preempted job " + job.id() : "Slurm job " + job.id() + " ended")
-              + " (state "
-              + st
-              + why
-              + "): the pod is evicted";
+      String message = what(job, preempted) + ": the pod is evicted";
       return new Ending(
           preempted ? ScheduleConditions.SLURM_PREEMPTED : ScheduleConditions.SLURM_JOB_ENDED,
           preempted && st.equals("PENDING") ? "Requeued" : JobOutlook.camel(st),
           message);
+    }
+
+    /**
+     * {@code Slurm preempted job 12 (state PREEMPTED, reason ...)}, or {@code Slurm job 12 ended
+     * (...)}.
+     */
+    static String what(SlurmJobView job, boolean preempted) {
+      String why =
+          job.stateReason() == null || job.stateReason().isBlank()
+              ? ""
+              : ", reason " + job.stateReason();
+      return (preempted ? "Slurm preempted job " + job.id() : "Slurm job " + job.id() + " ended")
+          + " (state "
+          + job.state()
+          + why
+          + ")";
     }
   }
 

@@ -296,13 +296,7 @@ final class SchedulePhases {
     s.cancelReason = why;
     if (o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED) {
       boolean preempted = o == JobOutlook.PREEMPTED;
-      String ended =
-          (preempted ? "Slurm preempted job " + s.job.id() : "Slurm job " + s.job.id() + " ended")
-              + " (state "
-              + s.job.state()
-              + "), and the pod is gone ("
-              + why
-              + ")";
+      String ended = Ending.what(s.job, preempted) + ", and the pod is gone (" + why + ")";
       return ScheduleStep.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
     }
     return ScheduleStep.to(CANCELLING, "pod-ended", why);
