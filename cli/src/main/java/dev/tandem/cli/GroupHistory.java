@@ -21,18 +21,15 @@ final class GroupHistory {
                             + " for "
                             + t
                             + " (no member seen by the Tandem watcher yet, or not a group)"));
-    if (format == Output.Format.json) {
-      out.println(Output.json(s.timeline()));
-      return 0;
-    }
-    out.println(header(t, s));
-    out.print(
-        Output.timeline(
-            "PHASE",
-            s.timeline(),
-            e ->
-                new Output.TimelineRow(
-                    e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail())));
+    Output.history(
+        out,
+        format,
+        header(t, s),
+        "PHASE",
+        s.timeline(),
+        e ->
+            new Output.TimelineRow(
+                e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail()));
     return 0;
   }
 

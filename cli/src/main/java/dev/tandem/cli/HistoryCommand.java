@@ -70,27 +70,21 @@ final class HistoryCommand implements Callable<Integer> {
         return RemediationHistory.print(session, target.node, out, output);
       }
       NodeStatus s = NodeLookup.status(session, t);
-      if (output == Output.Format.json) {
-        out.println(Output.json(s.timeline()));
-        return 0;
-      }
-      out.printf(
-          "%s: %s, revision %s%s%n",
-          t,
-          s.phase().label(),
-          s.revision(),
-          s.holds().isEmpty() ? "" : ", held by " + String.join(", ", s.holds().keySet()));
-      out.print(
-          Output.timeline(
-              "PHASE",
-              s.timeline(),
-              e ->
-                  new Output.TimelineRow(
-                      e.at(),
-                      e.phase() == null ? null : e.phase().label(),
-                      e.event(),
-                      e.detail())));
-      if (bare && exists(session, remediation, false)) {
+      Output.history(
+          out,
+          output,
+          String.format(
+              "%s: %s, revision %s%s",
+              t,
+              s.phase().label(),
+              s.revision(),
+              s.holds().isEmpty() ? "" : ", held by " + String.join(", ", s.holds().keySet())),
+          "PHASE",
+          s.timeline(),
+          e ->
+              new Output.TimelineRow(
+                  e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail()));
+      if (output != Output.Format.json && bare && exists(session, remediation, false)) {
         out.printf(
             "note: Kubernetes node %s has a remediation too: tandem history %s%n",
             target.node, remediation);

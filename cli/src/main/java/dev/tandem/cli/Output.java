@@ -3,6 +3,7 @@ package dev.tandem.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.temporal.common.converter.JacksonJsonPayloadConverter;
+import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -42,12 +43,24 @@ final class Output {
   record TimelineRow(Instant at, String stage, String event, String detail) {}
 
   /**
-   * A workflow's timeline as {@code tandem history} prints it: TIME, the stage's column ({@code
-   * PHASE}, or {@code STEP} for a remediation), EVENT and DETAIL, oldest first.
+   * What {@code tandem history} prints for one workflow: with {@code -o json} the timeline alone;
+   * else {@code header}, then the timeline as a table of TIME, the stage's column ({@code PHASE},
+   * or {@code STEP} for a remediation), EVENT and DETAIL, oldest first.
    */
-  static <T> String timeline(String stage, List<T> entries, Function<T, TimelineRow> row) {
+  static <T> void history(
+      PrintWriter out,
+      Format format,
+      String header,
+      String stage,
+      List<T> timeline,
+      Function<T, TimelineRow> row) {
+    if (format == Format.json) {
+      out.println(json(timeline));
+      return;
+    }
+    out.println(header);
     List<List<String>> rows = new ArrayList<>();
-    for (T e : entries) {
+    for (T e : timeline) {
       TimelineRow r = row.apply(e);
       rows.add(
           List.of(
@@ -56,6 +69,6 @@ final class Output {
               r.event() == null ? "" : r.event(),
               r.detail() == null ? "" : r.detail()));
     }
-    return Table.render(List.of("TIME", stage, "EVENT", "DETAIL"), rows);
+    out.print(Table.render(List.of("TIME", stage, "EVENT", "DETAIL"), rows));
   }
 }

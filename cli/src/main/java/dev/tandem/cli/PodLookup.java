@@ -105,8 +105,9 @@ final class PodLookup {
         .getItems()
         .stream()
         .filter(e -> e.getInvolvedObject() != null && name.equals(e.getInvolvedObject().getName()))
-        .filter(e -> e.getInvolvedObject().getUid() != null)
-        .filter(e -> !e.getInvolvedObject().getUid().isBlank())
+        .filter(
+            e ->
+                e.getInvolvedObject().getUid() != null && !e.getInvolvedObject().getUid().isBlank())
         .filter(PodLookup::fromTandem)
         .max(Comparator.comparing(PodLookup::when))
         .map(e -> e.getInvolvedObject().getUid());

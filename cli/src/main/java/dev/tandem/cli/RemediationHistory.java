@@ -25,18 +25,15 @@ final class RemediationHistory {
                             + " (workflow "
                             + Names.remediationWorkflowId(k8sNode)
                             + " never ran)"));
-    if (f == Output.Format.json) {
-      out.println(Output.json(s.timeline()));
-      return 0;
-    }
-    out.println(header(s));
-    out.print(
-        Output.timeline(
-            "STEP",
-            s.timeline(),
-            e ->
-                new Output.TimelineRow(
-                    e.at(), e.step() == null ? null : e.step().label(), e.event(), e.detail())));
+    Output.history(
+        out,
+        f,
+        header(s),
+        "STEP",
+        s.timeline(),
+        e ->
+            new Output.TimelineRow(
+                e.at(), e.step() == null ? null : e.step().label(), e.event(), e.detail()));
     return 0;
   }
 

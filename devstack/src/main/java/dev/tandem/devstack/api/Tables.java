@@ -148,9 +148,9 @@ final class Tables {
         String.valueOf(Json.text(o, "type")),
         String.valueOf(Json.text(o, "reason")),
         object,
-        String.valueOf(firstNonNull(Json.text(o, "involvedObject", "fieldPath"), "")),
+        firstNonNull(Json.text(o, "involvedObject", "fieldPath"), ""),
         host == null || host.isEmpty() ? component : component + ", " + host,
-        String.valueOf(firstNonNull(Json.text(o, "message"), "")),
+        firstNonNull(Json.text(o, "message"), ""),
         age(first),
         String.valueOf(count > 0 ? count : 1),
         name);
