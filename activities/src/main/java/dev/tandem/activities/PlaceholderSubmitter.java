@@ -164,6 +164,31 @@ final class PlaceholderSubmitter {
     }
   }
 
+  /**
+   * Ends the placeholder of a pod that has stopped, without Slurm's {@code KillWait}: a cancel
+   * alone keeps the resources held for {@code KillWait} (the placeholder ignores SIGTERM, which is
+   * what protects a pod that is still stopping). Here nothing is left to protect, so:
+   *
+   * <ol>
+   *   <li>Send {@link JobSubmission#RELEASE_SIGNAL} to the job: its placeholder exits at once and
+   *       Slurm frees its nodes (COMPLETED). Slurm refuses a signal to a job that is not running
+   *       (pending, ending): that refusal is expected and only logged.
+   *   <li>Cancel it as {@link #cancel} does, and read it back. This is what ends a pending job, and
+   *       a job whose signal was lost (its batch shell not started yet); it is a no-op for a job
+   *       the signal already ended.
+   * </ol>
+   */
+  SlurmJobView release(long id, String reason) {
+    try {
+      slurm.cancel(id, JobSubmission.RELEASE_SIGNAL);
+    } catch (SlurmNotFoundException e) {
+      return gone(id);
+    } catch (SlurmException e) {
+      log.debug("release job {}: the signal was refused ({}), cancelling", id, e.getMessage());
+    }
+    return cancel(id, "released: " + reason);
+  }
+
   private SlurmJobView gone(long id) {
     return new SlurmJobView(id, null, null, SlurmJobView.GONE, null, List.of(), 0, clock.instant());
   }

@@ -77,6 +77,11 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
   }
 
   @Override
+  public SlurmJobView releaseJob(long jobId, String reason) {
+    return placeholders.release(jobId, reason);
+  }
+
+  @Override
   public PodView bindPod(BindRequest request) {
     return binder.bind(request);
   }

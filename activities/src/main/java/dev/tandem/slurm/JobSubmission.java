@@ -64,10 +64,21 @@ public record JobSubmission(
    * its resources away. Tandem evicts the pod in that window (a pod's grace period is at most
    * {@code KillWait} minus a margin), so the pod has stopped before another job starts on its
    * resources (docs/scheduling.md, "Preemption and the grace period").
+   *
+   * <p>{@link #RELEASE_SIGNAL} ends it at once, as COMPLETED: Tandem sends it when the pod has
+   * already stopped (succeeded, failed, or gone), so nothing is left to wait for. The shell waits
+   * on a child rather than exec'ing {@code sleep}, so that its trap can run; the child inherits the
+   * ignored SIGTERM, and Slurm ends it with the job.
    */
   public static final String POD_PLACEHOLDER_SCRIPT =
-      "#!/bin/sh\n# tandem: holds the pod's resources until Slurm kills it\ntrap '' TERM\n"
-          + "exec sleep infinity\n";
+      "#!/bin/sh\n# tandem: holds the pod's resources until Slurm kills it, or Tandem releases it\n"
+          + "trap '' TERM\ntrap 'exit 0' USR1\nsleep infinity &\nwait\n";
+
+  /**
+   * The signal that releases a placeholder whose pod has stopped ({@link #POD_PLACEHOLDER_SCRIPT}).
+   * A placeholder submitted before the trap existed dies of it (FAILED, signal 10): released too.
+   */
+  public static final String RELEASE_SIGNAL = "SIGUSR1";
 
   /** The largest nice value Slurm accepts (either sign). */
   public static final int MAX_NICE = 2147483645;

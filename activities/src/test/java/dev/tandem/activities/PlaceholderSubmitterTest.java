@@ -262,4 +262,29 @@ class PlaceholderSubmitterTest {
     assertEquals(7L, gone.id());
     assertNull(gone.name());
   }
+
+  @Test
+  void releaseSignalsThenCancelsAndARefusedSignalStillCancels() {
+    when(slurm.getJob(5L)).thenReturn(tagged(5L, UID, "COMPLETED", 0));
+    assertEquals("COMPLETED", submitter.release(5L, "pod succeeded").state());
+    org.mockito.InOrder order = org.mockito.Mockito.inOrder(slurm);
+    order.verify(slurm).cancel(5L, JobSubmission.RELEASE_SIGNAL);
+    order.verify(slurm).cancel(5L, null);
+
+    // A pending job: Slurm refuses the signal (2020, "Job can not be altered now"); the cancel ends
+    // it.
+    org.mockito.Mockito.doThrow(new SlurmRejectedException(2020, "Job can not be altered now", "x"))
+        .when(slurm)
+        .cancel(6L, JobSubmission.RELEASE_SIGNAL);
+    when(slurm.getJob(6L)).thenReturn(tagged(6L, UID, "CANCELLED", 0));
+    assertEquals("CANCELLED", submitter.release(6L, "pod deleted").state());
+    verify(slurm).cancel(6L, null);
+
+    // Purged already: gone, and nothing else is asked.
+    org.mockito.Mockito.doThrow(new SlurmNotFoundException("job 7"))
+        .when(slurm)
+        .cancel(7L, JobSubmission.RELEASE_SIGNAL);
+    assertEquals(SlurmJobView.GONE, submitter.release(7L, "x").state());
+    verify(slurm, never()).cancel(7L, null);
+  }
 }

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 class SchedulingActivitiesV0038IT {
   private static final Duration WAIT = Duration.ofSeconds(40);
+
   private static SlurmClient slurm;
   private static KubernetesClient unusedKube;
   private static SchedulingActivitiesImpl activities;
@@ -98,6 +100,34 @@ class SchedulingActivitiesV0038IT {
     SlurmJobView v = activities.submitPlaceholder(p);
     submitted.add(v.id());
     return v;
+  }
+
+  /**
+   * Released (its pod has stopped), a running placeholder ends at once: its trap takes the release
+   * signal and the shell exits (0). Cancelled instead, it would hold its node for KillWait (5 s
+   * here) and end by SIGKILL (137).
+   */
+  @Test
+  void releasingEndsARunningPlaceholderAtOnce() throws InterruptedException {
+    String uid = UUID.randomUUID().toString();
+    SlurmJobView v = submit(small(uid, "low"));
+    Await.until(
+        "placeholder running",
+        WAIT,
+        () -> activities.findJobs(uid).get(0),
+        j -> "RUNNING".equals(j.state()));
+    // A signal reaches only a started batch shell, which slurmd launches just after RUNNING.
+    Thread.sleep(1_000);
+    long start = System.nanoTime();
+    activities.releaseJob(v.id(), "pod succeeded");
+    SlurmJob done =
+        Await.until("placeholder ended", WAIT, () -> slurm.getJob(v.id()), j -> !j.mayHoldNodes());
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    // The cancel that follows the signal may land before the shell has exited: either state.
+    assertTrue(Set.of("COMPLETED", "CANCELLED").contains(done.state()), done.toString());
+    // Its shell exited on the signal (0); cancelled, it would have been killed after KillWait (137,
+    // SIGKILL, 4.7 s after the cancel here).
+    assertEquals(0, done.exitCode(), "held " + took + ", then killed: cancelled, not released");
   }
 
   @Test

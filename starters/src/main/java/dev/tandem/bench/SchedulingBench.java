@@ -253,11 +253,12 @@ public final class SchedulingBench {
         SchedulingFigures.BIND_P50_SLACK_MS,
         SchedulingFigures.bindLatency(pods, raw));
     out.println(Latencies.summary("Slurm preempt -> evict", pre.preemptToEvictMs()));
+    out.println(Latencies.summary("preemptTime (whole s) -> evict", pre.preemptTimeToEvictMs()));
     out.println(Latencies.summary("sbatch high -> evict", pre.sbatchToEvictMs()));
     Verdict v = SchedulingFigures.preemption(pre.preemptToEvictMs(), slurmPoll);
     out.printf(
-        "preempt -> evict p99 target <= %d ms (Slurm poll + 1 s; preemptTime has 1 s"
-            + " resolution): %s%n",
+        "preempt -> evict p99 target <= %d ms (Slurm poll + 1 s; from the later of preemptTime"
+            + " and the sbatch launch): %s%n",
         SchedulingFigures.preemptionTargetMs(slurmPoll), v);
     if (pre.failed() > 0) {
       out.printf("%d preemption trials gave no sample%n", pre.failed());

@@ -237,4 +237,9 @@ final class SchedPods {
   void delete(String name) {
     k8s.pods().inNamespace("default").withName(name).delete();
   }
+
+  /** {@code kubectl delete --grace-period=0 --force}: the pod is removed at once. */
+  void forceDelete(String name) {
+    k8s.pods().inNamespace("default").withName(name).withGracePeriod(0).delete();
+  }
 }

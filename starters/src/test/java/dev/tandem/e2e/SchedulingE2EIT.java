@@ -14,6 +14,7 @@ import dev.tandem.slurm.testing.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -123,6 +124,38 @@ class SchedulingE2EIT {
     } finally {
       e2e.scancel(high);
     }
+  }
+
+  /**
+   * A pod removed at once (force-deleted; a completed pod is the same case) has stopped: its
+   * placeholder is released, its node free at once, instead of being cancelled and holding the node
+   * for KillWait after the deletion.
+   */
+  @Test
+  void aForceDeletedPodHasItsPlaceholderReleasedAtOnce() {
+    Pod created = pods.create("release-1", Map.of());
+    pods.awaitBound("release-1");
+    Await.until(
+        "release-1 running",
+        LIMIT,
+        EVERY,
+        () -> pods.get("release-1").orElseThrow().getStatus().getPhase(),
+        "Running"::equals);
+    long id = onlyJob(uid(created)).jobId();
+
+    long start = System.nanoTime();
+    pods.forceDelete("release-1");
+    SlurmJob ended =
+        Await.until(
+            "release-1's job ended",
+            LIMIT,
+            EVERY,
+            () -> e2e.slurm.getJob(id),
+            j -> !j.mayHoldNodes());
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    // Its shell exited on the release signal (0). Cancelled, it would have held the node for
+    // KillWait after the cancel and been killed (137, SIGKILL).
+    assertEquals(0, ended.exitCode(), "held " + took + ", then killed: cancelled, not released");
   }
 
   @Test

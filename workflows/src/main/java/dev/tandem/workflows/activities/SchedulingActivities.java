@@ -57,6 +57,14 @@ public interface SchedulingActivities {
   SlurmJobView cancelJob(long jobId, String reason);
 
   /**
+   * Like {@link #cancelJob}, for a job whose pods have all stopped (succeeded, failed, or gone):
+   * the placeholder is ended at once, without waiting Slurm's {@code KillWait}, so its nodes go to
+   * the next job now ({@code Versions.RELEASE_STOPPED}). Never for a pod that may still run.
+   */
+  @ActivityMethod
+  SlurmJobView releaseJob(long jobId, String reason);
+
+  /**
    * Binds the pod (only the one with the request's uid) to the Kubernetes node with the Binding API
    * ({@code pods/binding}) and records the job id and Slurm node in annotations {@code
    * tandem.dev/job-id} and {@code tandem.dev/slurm-node}. Already bound to that node is success;

@@ -35,6 +35,9 @@ final class GroupEffects {
   /** The member that went first is the ended one ({@code Versions.FIRST_GONE_MEMBER}). */
   boolean firstGoneNamed;
 
+  /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
+  boolean releaseStopped;
+
   GroupEffects(PodGroupInput in, PodGroupState s) {
     this.in = in;
     this.s = s;
@@ -95,7 +98,18 @@ final class GroupEffects {
   }
 
   boolean cancelJob(long id, String reason) {
-    SlurmJobView j = call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
+    return cancelJob(id, reason, false);
+  }
+
+  /**
+   * Cancels job {@code id}, or releases it when {@code release} (its pods have stopped: no {@code
+   * KillWait}); false if Slurm could not be reached (retry later).
+   */
+  boolean cancelJob(long id, String reason, boolean release) {
+    SlurmJobView j =
+        release
+            ? call("release job", () -> api("release job " + id).releaseJob(id, reason))
+            : call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
     if (j != null && id == s.jobId) {
       s.job = j;
     }

@@ -83,10 +83,14 @@ final class GroupEnding {
     if (jobs == null) {
       return GroupStep.stay(s.phase, t.pollSeconds());
     }
+    // Every member stopped (none only being deleted): nothing runs on the nodes any more.
+    boolean release =
+        fx.releaseStopped
+            && s.chosenMembers().stream().allMatch(m -> ScheduleEffects.podStopped(m.view));
     List<Long> cancelled = new ArrayList<>();
     for (SlurmJobView j : jobs) {
       if (!JobOutlook.finished(j)) {
-        if (!fx.cancelJob(j.id(), e.message())) {
+        if (!fx.cancelJob(j.id(), e.message(), release)) {
           return GroupStep.stay(s.phase, t.pollSeconds());
         }
         cancelled.add(j.id());
@@ -95,7 +99,9 @@ final class GroupEnding {
     return GroupStep.to(
         DONE,
         "ended",
-        cancelled.isEmpty() ? "no Slurm job left" : "cancelled Slurm job(s) " + cancelled);
+        cancelled.isEmpty()
+            ? "no Slurm job left"
+            : PlaceholderCare.ended(release, cancelled, "every member"));
   }
 
   private static String describe(PodView p) {

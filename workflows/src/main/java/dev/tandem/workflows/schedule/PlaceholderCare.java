@@ -25,7 +25,9 @@ import java.util.List;
  *       submit answered) is a stray: it is cancelled before the phase is handled, and the pod keeps
  *       its own job.
  *   <li>The pod's end cancels its sole job alone; otherwise every job with the tag, found by a
- *       listing (a submit whose answer was lost left a job the workflow has no id for).
+ *       listing (a submit whose answer was lost left a job the workflow has no id for). A pod that
+ *       has stopped (gone, succeeded, failed) has its jobs released instead: ended at once, not
+ *       after Slurm's {@code KillWait} ({@code Versions.RELEASE_STOPPED}).
  * </ol>
  */
 final class PlaceholderCare {
@@ -104,15 +106,16 @@ final class PlaceholderCare {
 
   /** Step 3 (phase CANCELLING). */
   ScheduleStep cancelling() {
+    boolean release = fx.releaseStopped && ScheduleEffects.podStopped(s.pod);
     if (s.soleJob && s.jobId != 0) {
       boolean live = !JobOutlook.finished(s.job);
-      if (live && !fx.cancelJob(s.jobId, s.cancelReason)) {
+      if (live && !fx.cancelJob(s.jobId, s.cancelReason, release)) {
         return ScheduleStep.stay(s.phase, t.pollSeconds());
       }
       return ScheduleStep.to(
           DONE,
           "job-cancelled",
-          live ? "cancelled Slurm job(s) [" + s.jobId + "]" : "no Slurm job left");
+          live ? ended(release, List.of(s.jobId), "the pod") : "no Slurm job left");
     }
     List<SlurmJobView> jobs = fx.tagged();
     if (jobs == null) {
@@ -121,7 +124,7 @@ final class PlaceholderCare {
     List<Long> cancelled = new ArrayList<>();
     for (SlurmJobView j : jobs) {
       if (!JobOutlook.finished(j)) {
-        if (!fx.cancelJob(j.id(), s.cancelReason)) {
+        if (!fx.cancelJob(j.id(), s.cancelReason, release)) {
           return ScheduleStep.stay(s.phase, t.pollSeconds());
         }
         cancelled.add(j.id());
@@ -130,6 +133,13 @@ final class PlaceholderCare {
     return ScheduleStep.to(
         DONE,
         "job-cancelled",
-        cancelled.isEmpty() ? "no Slurm job left" : "cancelled Slurm job(s) " + cancelled);
+        cancelled.isEmpty() ? "no Slurm job left" : ended(release, cancelled, "the pod"));
+  }
+
+  /** The timeline's words for jobs ended because {@code who} ended (shared with a gang's). */
+  static String ended(boolean released, List<Long> ids, String who) {
+    return released
+        ? "released Slurm job(s) " + ids + " at once: " + who + " had stopped"
+        : "cancelled Slurm job(s) " + ids;
   }
 }

@@ -50,6 +50,9 @@ final class ScheduleEffects {
   /** A pod's ending is announced and evicted in one call ({@code Versions.ONE_CALL_EVICT}). */
   boolean oneCallEvict;
 
+  /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
+  boolean releaseStopped;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;
@@ -93,7 +96,18 @@ final class ScheduleEffects {
 
   /** Cancels job {@code id}; false if Slurm could not be reached (retry later). */
   boolean cancelJob(long id, String reason) {
-    SlurmJobView j = call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
+    return cancelJob(id, reason, false);
+  }
+
+  /**
+   * Cancels job {@code id}, or releases it when {@code release} (its pods have stopped: no {@code
+   * KillWait}); false if Slurm could not be reached (retry later).
+   */
+  boolean cancelJob(long id, String reason, boolean release) {
+    SlurmJobView j =
+        release
+            ? call("release job", () -> api("release job " + id).releaseJob(id, reason))
+            : call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
     if (j != null && id == s.jobId) {
       s.job = j;
     }
@@ -192,6 +206,14 @@ final class ScheduleEffects {
   /** The pod is gone, going or finished: its job must not hold anything any more. */
   static boolean podDone(PodView p) {
     return p != null && (!p.exists() || p.terminating() || p.failed());
+  }
+
+  /**
+   * The pod's containers have stopped: it is gone, succeeded or failed. Not one that is only being
+   * deleted: that pod may run until its grace period ends.
+   */
+  static boolean podStopped(PodView p) {
+    return p != null && (!p.exists() || p.failed());
   }
 
   static SlurmJobView gone(long id) {

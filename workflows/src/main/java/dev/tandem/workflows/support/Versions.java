@@ -320,6 +320,15 @@ public final class Versions {
    */
   public static final String FIRST_GONE_MEMBER = "first-gone-member";
 
+  /**
+   * Version 1: a placeholder whose pod (a gang: every chosen member) has stopped, succeeded, failed
+   * or gone, is released (ended at once) rather than cancelled: a cancel leaves its nodes held for
+   * Slurm's {@code KillWait} (30 s by default) after the pod is done, since the placeholder ignores
+   * SIGTERM to cover a pod that is still stopping. A pod that is only being deleted (it may still
+   * run) is cancelled as before. Asked at the start of each run. Pod and pod group workflows.
+   */
+  public static final String RELEASE_STOPPED = "release-stopped";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -356,7 +365,8 @@ public final class Versions {
           Map.entry(ONE_CALL_EVICT, 1),
           Map.entry(NEWS_OVER_TIMER, 1),
           Map.entry(JOB_ENDING_FIRST, 1),
-          Map.entry(FIRST_GONE_MEMBER, 1));
+          Map.entry(FIRST_GONE_MEMBER, 1),
+          Map.entry(RELEASE_STOPPED, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -92,6 +92,19 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     write("group-first-gone");
   }
 
+  /**
+   * Every member gone, found by a re-read: the job is released, not cancelled ({@code
+   * Versions.RELEASE_STOPPED}; recorded from v25 on).
+   */
+  @Test
+  void recordAllStopped() {
+    Histories.assumeRecording();
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    List.of("a", "b", "c").forEach(world.pods::remove);
+    result(wf);
+    write("group-all-stopped");
+  }
+
   private void write(String name) {
     Histories.record(client, name, groupId(), null);
   }

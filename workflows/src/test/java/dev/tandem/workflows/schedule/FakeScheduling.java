@@ -31,6 +31,10 @@ public class FakeScheduling implements SchedulingActivities {
   public int firstSubmits;
 
   public final List<Long> cancelled = new ArrayList<>();
+
+  /** Jobs released ({@link #releaseJob}), also in {@link #cancelled}. */
+  public final List<Long> released = new ArrayList<>();
+
   public final List<BindRequest> binds = new ArrayList<>();
   public final List<String> evictions = new ArrayList<>();
 
@@ -183,6 +187,22 @@ public class FakeScheduling implements SchedulingActivities {
       cancelled.add(jobId);
       actions.add("cancel " + jobId);
       return setJob(jobId, "CANCELLED", reason, j.nodes());
+    }
+    return j;
+  }
+
+  /** As {@link #cancelJob}, recorded as {@code release <id>}; the job ends COMPLETED. */
+  @Override
+  public synchronized SlurmJobView releaseJob(long jobId, String reason) {
+    SlurmJobView j = jobs.get(jobId);
+    if (j == null) {
+      return new SlurmJobView(jobId, null, null, SlurmJobView.GONE, null, List.of(), 0, null);
+    }
+    if (!JobOutlook.finished(j)) {
+      cancelled.add(jobId);
+      released.add(jobId);
+      actions.add("release " + jobId);
+      return setJob(jobId, "COMPLETED", reason, j.nodes());
     }
     return j;
   }

@@ -126,8 +126,26 @@ class PodGroupWorkflowTest extends GroupTestBase {
       assertEquals(msg, c.message());
     }
     assertNull(last("b", ScheduleConditions.SLURM_JOB_ENDED));
-    // Evict first: the job holds the nodes until the pods on them are gone.
+    // Evict first: the job holds the nodes until the pods on them are gone. The evicted members
+    // may still run (grace period): cancelled, so Slurm's KillWait still covers them, not released.
     assertEquals(List.of("evict a", "evict c", "cancel " + id), world.actions);
+  }
+
+  /**
+   * Every member gone (their signals lost, the re-read finds them): nothing runs on the group's
+   * nodes, so its job is released at once rather than held for Slurm's KillWait.
+   */
+  @Test
+  void whenEveryMemberHasStoppedTheJobIsReleasedAtOnce() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    long id = world.onlyJobId();
+    List.of("a", "b", "c").forEach(world.pods::remove);
+    assertEquals(GroupPhase.DONE, result(wf));
+    assertEquals(List.of("release " + id), world.actions);
+    assertEquals("COMPLETED", world.jobs.get(id).state());
+    assertEquals(
+        "released Slurm job(s) [" + id + "] at once: every member had stopped",
+        wf.status().timeline().get(wf.status().timeline().size() - 1).detail());
   }
 
   @Test

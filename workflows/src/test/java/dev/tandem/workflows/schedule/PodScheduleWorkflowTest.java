@@ -166,7 +166,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
-  void bindsWhereTheJobRunsThenCancelsTheJobWhenThePodIsDeleted() {
+  void bindsWhereTheJobRunsThenReleasesTheJobWhenThePodIsGone() {
     PodScheduleWorkflow wf = running("web");
     long id = world.onlyJobId();
     PlaceholderJob job = world.submitted.get(0);
@@ -188,7 +188,8 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     world.pods.remove("web");
     wf.podObserved(PodView.absent("web"));
     assertEquals(SchedulePhase.DONE, result(wf));
-    assertEquals(List.of(id), world.cancelled);
+    // Gone: nothing runs on the node any more, so no KillWait (Versions.RELEASE_STOPPED).
+    assertEquals(List.of("release " + id), world.actions);
     assertTrue(world.evictions.isEmpty());
   }
 
@@ -297,15 +298,38 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
-  void aCompletedPodCancelsItsJob() {
+  void aCompletedPodReleasesItsJobAtOnce() {
     PodScheduleWorkflow wf = running("c");
     long id = world.onlyJobId();
     PodView done = FakeScheduling.pod("c", "uid-c", "Succeeded", "k1", false);
     world.pods.put("c", done);
     wf.podObserved(done);
     assertEquals(SchedulePhase.DONE, result(wf));
-    assertEquals(List.of(id), world.cancelled);
+    assertEquals(List.of(id), world.released);
+    assertEquals("COMPLETED", world.jobs.get(id).state());
     assertTrue(world.evictions.isEmpty());
+    assertEquals(
+        "released Slurm job(s) [" + id + "] at once: the pod had stopped",
+        wf.status().timeline().get(wf.status().timeline().size() - 1).detail());
+  }
+
+  /**
+   * A pod being deleted may run until its grace period ends: its job is cancelled, which keeps the
+   * nodes held for Slurm's KillWait (the placeholder ignores SIGTERM), not released.
+   */
+  @Test
+  void aPodBeingDeletedHasItsJobCancelledNotReleased() {
+    PodScheduleWorkflow wf = running("t");
+    long id = world.onlyJobId();
+    PodView stopping = FakeScheduling.pod("t", "uid-t", "Running", "k1", true);
+    world.pods.put("t", stopping);
+    wf.podObserved(stopping);
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of("cancel " + id), world.actions);
+    assertTrue(world.released.isEmpty());
+    assertEquals(
+        "cancelled Slurm job(s) [" + id + "]",
+        wf.status().timeline().get(wf.status().timeline().size() - 1).detail());
   }
 
   @Test
