@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * Issue 10's end-to-end scenarios through the whole stack (real Slurm and slurmd, the local
  * Kubernetes API and kubelet, Temporal's test server, the worker as its own JVM): a pod with {@code
  * schedulerName: tandem-slurm} is bound where Slurm runs its placeholder job; a real high-priority
- * job preempts it and the pod is evicted with the reason; deleting the pod cancels the job; an
- * invalid pod gets a condition and an event and no job.
+ * job preempts it and the pod is evicted with the reason; deleting the pod ends the job; an invalid
+ * pod gets a condition and an event and no job.
  */
 class SchedulingE2EIT {
   /** The local Slurm's KillWait (scripts/lib/slurm-local-setup.sh). */
@@ -55,7 +55,7 @@ class SchedulingE2EIT {
   }
 
   @Test
-  void boundWhereSlurmRunsThePlaceholderAndDeletingThePodCancelsTheJob() {
+  void boundWhereSlurmRunsThePlaceholderAndDeletingThePodReleasesTheJob() {
     Pod created = pods.create("bind-1", Map.of());
     Pod bound = pods.awaitBound("bind-1");
 
@@ -89,6 +89,16 @@ class SchedulingE2EIT {
     pods.awaitGone("bind-1");
     Await.until(
         "bind-1's job ended", LIMIT, EVERY, () -> pods.liveJobs(uid(created)), List::isEmpty);
+    // Held while the pod was being deleted, released once it was gone: the placeholder's shell
+    // exited on the signal (0), not killed after KillWait (137).
+    SlurmJob ended =
+        Await.until(
+            "bind-1's job off its node",
+            LIMIT,
+            EVERY,
+            () -> e2e.slurm.getJob(job.jobId()),
+            j -> !j.mayHoldNodes());
+    assertEquals(0, ended.exitCode(), ended.toString());
   }
 
   @Test

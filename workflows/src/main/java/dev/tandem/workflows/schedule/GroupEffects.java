@@ -38,6 +38,12 @@ final class GroupEffects {
   /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
   boolean releaseStopped;
 
+  /**
+   * A pod being deleted is waited for, its job held, then released ({@code
+   * Versions.RELEASE_STOPPED} 2).
+   */
+  boolean awaitStopping;
+
   GroupEffects(PodGroupInput in, PodGroupState s) {
     this.in = in;
     this.s = s;

@@ -12,6 +12,7 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -79,6 +80,10 @@ final class GroupEnding {
         }
       }
     }
+    GroupStep wait = awaitStop();
+    if (wait != null) {
+      return wait;
+    }
     List<SlurmJobView> jobs = fx.tagged();
     if (jobs == null) {
       return GroupStep.stay(s.phase, t.pollSeconds());
@@ -102,6 +107,50 @@ final class GroupEnding {
         cancelled.isEmpty()
             ? "no Slurm job left"
             : PlaceholderCare.ended(release, cancelled, "every member"));
+  }
+
+  /**
+   * As a single pod's step 3a ({@code PlaceholderCare}, {@code Versions.RELEASE_STOPPED} 2): while
+   * members are being deleted (those just evicted, with their grace periods) and the job is live,
+   * the job is held until every member is gone or has ended, at most the longest grace period plus
+   * the margin; then every member still there is read once more. Null: no wait.
+   */
+  private GroupStep awaitStop() {
+    if (!fx.awaitStopping || s.jobId == 0 || JobOutlook.finished(s.job)) {
+      return null;
+    }
+    List<Member> stopping = s.chosenMembers().stream().filter(m -> stopping(m.view)).toList();
+    if (stopping.isEmpty()) {
+      return null;
+    }
+    long now = Workflow.currentTimeMillis();
+    long grace = stopping.stream().mapToLong(m -> m.request.graceSeconds()).max().orElse(0);
+    long limitSeconds = grace + in.config().graceMarginSeconds();
+    if (s.stoppingSinceMillis == 0) {
+      s.stoppingSinceMillis = now;
+      fx.timeline(
+          "awaiting-stop",
+          stopping.size()
+              + " member(s) being deleted: Slurm job "
+              + s.jobId
+              + " is held until they have stopped (at most "
+              + limitSeconds
+              + " s), then released");
+    }
+    long left = s.stoppingSinceMillis + limitSeconds * 1000 - now;
+    if (left > 0) {
+      return GroupStep.stay(s.phase, (left + 999) / 1000);
+    }
+    if (!s.stoppingReread) {
+      s.stoppingReread = true;
+      stopping.forEach(fx::refresh);
+    }
+    return null;
+  }
+
+  /** Being deleted, and perhaps still running: not gone, not ended. */
+  private static boolean stopping(PodView p) {
+    return p != null && p.exists() && p.terminating() && !p.failed();
   }
 
   private static String describe(PodView p) {

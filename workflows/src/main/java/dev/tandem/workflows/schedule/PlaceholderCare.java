@@ -27,7 +27,8 @@ import java.util.List;
  *   <li>The pod's end cancels its sole job alone; otherwise every job with the tag, found by a
  *       listing (a submit whose answer was lost left a job the workflow has no id for). A pod that
  *       has stopped (gone, succeeded, failed) has its jobs released instead: ended at once, not
- *       after Slurm's {@code KillWait} ({@code Versions.RELEASE_STOPPED}).
+ *       after Slurm's {@code KillWait} ({@code Versions.RELEASE_STOPPED}). A pod still being
+ *       deleted is waited for first, at most its grace period and the margin (step 3a).
  * </ol>
  */
 final class PlaceholderCare {
@@ -106,6 +107,10 @@ final class PlaceholderCare {
 
   /** Step 3 (phase CANCELLING). */
   ScheduleStep cancelling() {
+    ScheduleStep wait = awaitStop();
+    if (wait != null) {
+      return wait;
+    }
     boolean release = fx.releaseStopped && ScheduleEffects.podStopped(s.pod);
     if (s.soleJob && s.jobId != 0) {
       boolean live = !JobOutlook.finished(s.job);
@@ -134,6 +139,46 @@ final class PlaceholderCare {
         DONE,
         "job-cancelled",
         cancelled.isEmpty() ? "no Slurm job left" : ended(release, cancelled, "the pod"));
+  }
+
+  /**
+   * Step 3a ({@code Versions.RELEASE_STOPPED} 2): a pod being deleted may run until its grace
+   * period ends, so its live job is held, not cancelled, until the pod is gone (or has ended); step
+   * 3 then releases it. The wait lasts at most the grace period plus the margin; then the pod is
+   * read once more, and if it is still there its job is cancelled, which keeps the nodes for
+   * KillWait more. Null: no wait.
+   */
+  private ScheduleStep awaitStop() {
+    if (!fx.awaitStopping
+        || s.pod == null
+        || !s.pod.exists()
+        || !s.pod.terminating()
+        || s.pod.failed()
+        || s.jobId == 0
+        || JobOutlook.finished(s.job)) {
+      return null;
+    }
+    long now = Workflow.currentTimeMillis();
+    long limitSeconds = in.pod().graceSeconds() + in.config().graceMarginSeconds();
+    if (s.stoppingSinceMillis == 0) {
+      s.stoppingSinceMillis = now;
+      fx.timeline(
+          "awaiting-stop",
+          "the pod is being deleted: Slurm job "
+              + s.jobId
+              + " is held until it has stopped (at most "
+              + limitSeconds
+              + " s), then released");
+    }
+    long left = s.stoppingSinceMillis + limitSeconds * 1000 - now;
+    if (left > 0) {
+      return ScheduleStep.stay(s.phase, (left + 999) / 1000);
+    }
+    if (!s.stoppingReread) {
+      s.stoppingReread = true;
+      fx.refreshPod();
+    }
+    return null;
   }
 
   /** The timeline's words for jobs ended because {@code who} ended (shared with a gang's). */

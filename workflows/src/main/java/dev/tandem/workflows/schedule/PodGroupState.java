@@ -80,6 +80,15 @@ public final class PodGroupState {
    */
   String firstGone;
 
+  /**
+   * When phase ENDING first waited for members being deleted with the job live (0: not yet); see
+   * {@code PodScheduleState.stoppingSinceMillis}.
+   */
+  long stoppingSinceMillis;
+
+  /** The members were read once more when that wait ended. */
+  boolean stoppingReread;
+
   /** Notes a chosen member seen going, if none went before it. */
   void gone(String member) {
     if (firstGone == null && chosen.contains(member)) {

@@ -80,7 +80,9 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     GroupPhases phases = new GroupPhases(in, s, fx);
     phases.jobEndingFirst = Versions.of(Versions.JOB_ENDING_FIRST) >= 1;
     fx.firstGoneNamed = Versions.of(Versions.FIRST_GONE_MEMBER) >= 1;
-    fx.releaseStopped = Versions.of(Versions.RELEASE_STOPPED) >= 1;
+    int release = Versions.of(Versions.RELEASE_STOPPED);
+    fx.releaseStopped = release >= 1;
+    fx.awaitStopping = release >= 2;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));
     phases.refresh = !fresh;

@@ -87,6 +87,16 @@ public final class PodScheduleState {
   /** Why the job is cancelled (phase CANCELLING), or null. */
   String cancelReason;
 
+  /**
+   * When phase CANCELLING first saw the pod being deleted with its job live (0: not yet): the wait
+   * for it to stop ends at this plus its grace period and the margin ({@code
+   * Versions.RELEASE_STOPPED} 2).
+   */
+  long stoppingSinceMillis;
+
+  /** The pod was read once more when that wait ended. */
+  boolean stoppingReread;
+
   /** Why the pod is invalid (phase INVALID). */
   List<String> invalid = new ArrayList<>();
 

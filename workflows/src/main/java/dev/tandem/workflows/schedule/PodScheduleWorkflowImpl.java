@@ -83,7 +83,9 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
             in.tuning().searchAttributes(), Versions.of(Versions.BATCHED_SEARCH_ATTRIBUTES) >= 1);
     boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
     phases.jobEndingFirst = Versions.of(Versions.JOB_ENDING_FIRST) >= 1;
-    fx.releaseStopped = Versions.of(Versions.RELEASE_STOPPED) >= 1;
+    int release = Versions.of(Versions.RELEASE_STOPPED);
+    fx.releaseStopped = release >= 1;
+    fx.awaitStopping = release >= 2;
     sa.set(SearchAttributes.POD, in.pod().ref());
     if (fresh) {
       fx.timeline("started", "pod " + in.pod().ref() + " uid " + in.pod().uid());

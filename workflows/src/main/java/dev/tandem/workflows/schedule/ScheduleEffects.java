@@ -53,6 +53,12 @@ final class ScheduleEffects {
   /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
   boolean releaseStopped;
 
+  /**
+   * A pod being deleted is waited for, its job held, then released ({@code
+   * Versions.RELEASE_STOPPED} 2).
+   */
+  boolean awaitStopping;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     this.pod = pod;
     this.s = s;

@@ -326,6 +326,12 @@ public final class Versions {
    * Slurm's {@code KillWait} (30 s by default) after the pod is done, since the placeholder ignores
    * SIGTERM to cover a pod that is still stopping. A pod that is only being deleted (it may still
    * run) is cancelled as before. Asked at the start of each run. Pod and pod group workflows.
+   *
+   * <p>Version 2: a pod being deleted (a gang: members being evicted or deleted) is waited for, its
+   * job still held, until it is gone or has ended, and the job is then released: the nodes are free
+   * when the pod stops, not {@code KillWait} after its deletion began. The wait lasts at most the
+   * pod's grace period plus the grace margin; then the pod is read once more, and a pod still there
+   * has its job cancelled (KillWait covers it, as in version 1).
    */
   public static final String RELEASE_STOPPED = "release-stopped";
 
@@ -366,7 +372,7 @@ public final class Versions {
           Map.entry(NEWS_OVER_TIMER, 1),
           Map.entry(JOB_ENDING_FIRST, 1),
           Map.entry(FIRST_GONE_MEMBER, 1),
-          Map.entry(RELEASE_STOPPED, 1));
+          Map.entry(RELEASE_STOPPED, 2));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

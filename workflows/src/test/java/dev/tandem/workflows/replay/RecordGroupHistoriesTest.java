@@ -105,6 +105,25 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     write("group-all-stopped");
   }
 
+  /**
+   * Member b deleted, a and c evicted and waited for, then gone: the job is released ({@code
+   * Versions.RELEASE_STOPPED} 2; recorded from v26 on).
+   */
+  @Test
+  void recordStopping() {
+    Histories.assumeRecording();
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    delete(wf, member("b", 3));
+    await(
+        "waiting for a and c to stop",
+        5,
+        () -> wf.status().timeline().stream().anyMatch(e -> e.event().equals("awaiting-stop")));
+    delete(wf, member("a", 3));
+    delete(wf, member("c", 3));
+    result(wf);
+    write("group-stopping");
+  }
+
   private void write(String name) {
     Histories.record(client, name, groupId(), null);
   }

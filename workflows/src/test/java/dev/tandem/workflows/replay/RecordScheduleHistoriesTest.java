@@ -169,6 +169,34 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-eviction-race", request("rec-race", Map.of(), 30));
   }
 
+  /**
+   * Pods being deleted: one waited for until it is gone, then its job released; one that outlives
+   * its grace period and the margin, then its job cancelled ({@code Versions.RELEASE_STOPPED} 2;
+   * recorded from v26 on).
+   */
+  @Test
+  void recordStopping() {
+    Histories.assumeRecording();
+    PodScheduleWorkflow gone = running("rec-stop");
+    PodView stopping = FakeScheduling.pod("rec-stop", "uid-rec-stop", "Running", "k1", true);
+    world.pods.put("rec-stop", stopping);
+    gone.podObserved(stopping);
+    await(
+        "waiting for the pod to stop",
+        5,
+        () -> gone.status().timeline().stream().anyMatch(e -> e.event().equals("awaiting-stop")));
+    world.pods.remove("rec-stop");
+    gone.podObserved(PodView.absent("rec-stop"));
+    result(gone);
+    write("schedule-stopping", request("rec-stop", Map.of(), 30));
+    PodScheduleWorkflow stuck = running("rec-stuck");
+    PodView still = FakeScheduling.pod("rec-stuck", "uid-rec-stuck", "Running", "k1", true);
+    world.pods.put("rec-stuck", still);
+    stuck.podObserved(still);
+    result(stuck);
+    write("schedule-stuck-stopping", request("rec-stuck", Map.of(), 30));
+  }
+
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
     Histories.record(client, name, wid, null);

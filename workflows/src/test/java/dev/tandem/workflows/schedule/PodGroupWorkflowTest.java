@@ -127,8 +127,28 @@ class PodGroupWorkflowTest extends GroupTestBase {
     }
     assertNull(last("b", ScheduleConditions.SLURM_JOB_ENDED));
     // Evict first: the job holds the nodes until the pods on them are gone. The evicted members
-    // may still run (grace period): cancelled, so Slurm's KillWait still covers them, not released.
+    // stay (here) past their grace period: cancelled, so Slurm's KillWait still covers them.
     assertEquals(List.of("evict a", "evict c", "cancel " + id), world.actions);
+  }
+
+  /**
+   * The members evicted for a deleted one are waited for, the job held, and once they are gone the
+   * job is released ({@code Versions.RELEASE_STOPPED} 2).
+   */
+  @Test
+  void evictedMembersAreWaitedForAndTheJobReleasedOnceTheyAreGone() {
+    PodGroupWorkflow wf = runningGroup(TUNING);
+    long id = world.onlyJobId();
+    delete(wf, member("b", 3));
+    await(
+        "waiting for a and c to stop",
+        5,
+        () -> wf.status().timeline().stream().anyMatch(e -> e.event().equals("awaiting-stop")));
+    assertEquals(List.of("evict a", "evict c"), world.actions);
+    delete(wf, member("a", 3));
+    delete(wf, member("c", 3));
+    assertEquals(GroupPhase.DONE, result(wf));
+    assertEquals(List.of("evict a", "evict c", "release " + id), world.actions);
   }
 
   /**

@@ -314,11 +314,30 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   /**
-   * A pod being deleted may run until its grace period ends: its job is cancelled, which keeps the
-   * nodes held for Slurm's KillWait (the placeholder ignores SIGTERM), not released.
+   * A pod being deleted may run until its grace period ends: its job is held (neither cancelled nor
+   * released) until the pod is gone, then released ({@code Versions.RELEASE_STOPPED} 2).
    */
   @Test
-  void aPodBeingDeletedHasItsJobCancelledNotReleased() {
+  void aPodBeingDeletedIsWaitedForAndItsJobReleasedOnceItIsGone() {
+    PodScheduleWorkflow wf = running("t");
+    long id = world.onlyJobId();
+    PodView stopping = FakeScheduling.pod("t", "uid-t", "Running", "k1", true);
+    world.pods.put("t", stopping);
+    wf.podObserved(stopping);
+    await("waiting for the pod to stop", 5, () -> hasEvent(wf, "awaiting-stop"));
+    assertTrue(world.actions.isEmpty(), "held while the pod may still run: " + world.actions);
+    world.pods.remove("t");
+    wf.podObserved(PodView.absent("t"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(List.of("release " + id), world.actions);
+  }
+
+  /**
+   * A pod still there when its grace period and the margin have passed (a kubelet that is gone, a
+   * longer grace given to the delete) has its job cancelled: KillWait keeps covering it.
+   */
+  @Test
+  void aPodThatOutlivesItsGracePeriodHasItsJobCancelled() {
     PodScheduleWorkflow wf = running("t");
     long id = world.onlyJobId();
     PodView stopping = FakeScheduling.pod("t", "uid-t", "Running", "k1", true);
@@ -330,6 +349,10 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     assertEquals(
         "cancelled Slurm job(s) [" + id + "]",
         wf.status().timeline().get(wf.status().timeline().size() - 1).detail());
+  }
+
+  private static boolean hasEvent(PodScheduleWorkflow wf, String event) {
+    return wf.status().timeline().stream().anyMatch(e -> e.event().equals(event));
   }
 
   @Test
