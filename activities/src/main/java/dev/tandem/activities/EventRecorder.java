@@ -4,6 +4,7 @@ import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.schedule.ScheduleAnnotations;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +69,10 @@ final class EventRecorder {
         .withNewMetadata()
         .withName(name)
         .withNamespace(e.namespace())
+        // A gang member's events name its group: a deleted member is found by name through them
+        // (tandem history pod/NS/NAME), though its own scheduling workflow is its group's.
+        .withAnnotations(
+            e.group() == null ? null : Map.of(ScheduleAnnotations.POD_GROUP, e.group()))
         .endMetadata()
         .withNewInvolvedObject()
         .withKind(e.kind())

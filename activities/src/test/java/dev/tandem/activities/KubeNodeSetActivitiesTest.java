@@ -301,6 +301,18 @@ class KubeNodeSetActivitiesTest {
         events.stream().filter(e -> e.getReason().equals("ScaledUp")).findFirst().orElseThrow();
     assertEquals(nodeSet.getMetadata().getUid(), nsEvent.getInvolvedObject().getUid());
     assertEquals("tandem.dev/v1alpha1", nsEvent.getInvolvedObject().getApiVersion());
+    Map<String, String> none = podEvent.getMetadata().getAnnotations();
+    assertTrue(none == null || none.isEmpty(), "no group: no annotation, got " + none);
+  }
+
+  /** A gang member's event names its group, so a deleted member is found through its events. */
+  @Test
+  void aGangMembersEventNamesItsGroup() {
+    kube.recordEvent(
+        EventRequest.pod(ns, "trainer-1", "uid-1", false, "Scheduled", "bound").inGroup("train"));
+    Event e = client.v1().events().inNamespace(ns).list().getItems().get(0);
+    assertEquals(Map.of("tandem.dev/pod-group", "train"), e.getMetadata().getAnnotations());
+    assertEquals("uid-1", e.getInvolvedObject().getUid());
   }
 
   @Test

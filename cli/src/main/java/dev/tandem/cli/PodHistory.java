@@ -106,20 +106,21 @@ final class PodHistory {
   /**
    * The uid from Kubernetes when only the name was given: the pod's own, or, for a pod that is
    * gone, the one on the newest event Tandem recorded on a pod of that name (Kubernetes keeps
-   * events for an hour by default); fails saying what to do instead.
+   * events for an hour by default); a gang member, live or gone, leads to its group. Fails saying
+   * what to do instead.
    */
   static Target resolve(Target t, String kubeconfig) {
     if (t.uid() != null || t.group()) {
       return t;
     }
     Pod pod;
-    Optional<String> fromEvents = Optional.empty();
+    Optional<PodLookup.Evidence> fromEvents = Optional.empty();
     String eventsUnread = "";
     try (KubernetesClient k8s = PodLookup.kubernetes(kubeconfig)) {
       pod = k8s.pods().inNamespace(t.namespace()).withName(t.name()).get();
       if (pod == null) {
         try {
-          fromEvents = PodLookup.uidFromEvents(k8s, t.namespace(), t.name());
+          fromEvents = PodLookup.fromEvents(k8s, t.namespace(), t.name());
         } catch (RuntimeException e) {
           // e.g. no permission to list events: the pod is still not found, say why no event helped
           eventsUnread = " (its events could not be read: " + e.getMessage() + ")";
@@ -139,7 +140,12 @@ final class PodHistory {
     if (pod == null) {
       String unread = eventsUnread;
       return fromEvents
-          .map(uid -> new Target(t.namespace(), t.name(), uid, true, false))
+          .map(
+              ev ->
+                  ev.group() != null && GROUP_NAME.matcher(ev.group()).matches()
+                      // a gang member: its group's workflow scheduled it
+                      ? Target.group(t.namespace(), ev.group())
+                      : new Target(t.namespace(), t.name(), ev.uid(), true, false))
           .orElseThrow(
               () ->
                   new CliException(

@@ -92,9 +92,9 @@ final class PodLookup {
    * the pod's uid (bound, queued, preempted, ended, invalid), and Kubernetes keeps events for an
    * hour by default ({@code kube-apiserver --event-ttl}), so a pod deleted within that time is
    * found by name. Only Tandem's events count: a later pod of the same name that Tandem never
-   * scheduled does not hide the one it did.
+   * scheduled does not hide the one it did. A gang member's events also name its group.
    */
-  static Optional<String> uidFromEvents(KubernetesClient k8s, String namespace, String name) {
+  static Optional<Evidence> fromEvents(KubernetesClient k8s, String namespace, String name) {
     return k8s
         .v1()
         .events()
@@ -110,7 +110,18 @@ final class PodLookup {
                 e.getInvolvedObject().getUid() != null && !e.getInvolvedObject().getUid().isBlank())
         .filter(PodLookup::fromTandem)
         .max(Comparator.comparing(PodLookup::when))
-        .map(e -> e.getInvolvedObject().getUid());
+        .map(e -> new Evidence(e.getInvolvedObject().getUid(), groupOf(e)));
+  }
+
+  /**
+   * What the newest of Tandem's events on a pod says about it: its uid, and for a gang member its
+   * group (annotation {@code tandem.dev/pod-group} on the event), else null.
+   */
+  record Evidence(String uid, String group) {}
+
+  private static String groupOf(Event e) {
+    Map<String, String> a = e.getMetadata() == null ? null : e.getMetadata().getAnnotations();
+    return a == null ? null : a.get(ScheduleAnnotations.POD_GROUP);
   }
 
   private static boolean fromTandem(Event e) {

@@ -347,20 +347,38 @@ class PodsCommandTest {
     }
   }
 
+  /**
+   * A gang member deleted: the newest of Tandem's events on it names its group (annotation {@code
+   * tandem.dev/pod-group}), and its history is the group's.
+   */
+  @Test
+  void historyOfADeletedGangMemberByNameIsItsGroups() {
+    event("team-x", "h-9", "uid-h-9", Names.EVENT_COMPONENT, "2026-11-29T11:00:00Z", "h");
+    CliRun r = tandem("history", "pod/team-x/h-9");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().startsWith("group team-x/h: "), r.out());
+  }
+
   private static void event(String pod, String uid, String component, String at) {
+    event("default", pod, uid, component, at, null);
+  }
+
+  private static void event(
+      String namespace, String pod, String uid, String component, String at, String group) {
     api.client()
         .v1()
         .events()
-        .inNamespace("default")
+        .inNamespace(namespace)
         .resource(
             new EventBuilder()
                 .withNewMetadata()
                 .withName(pod + "." + uid)
+                .withAnnotations(group == null ? null : Map.of("tandem.dev/pod-group", group))
                 .endMetadata()
                 .withNewInvolvedObject()
                 .withKind("Pod")
                 .withApiVersion("v1")
-                .withNamespace("default")
+                .withNamespace(namespace)
                 .withName(pod)
                 .withUid(uid)
                 .endInvolvedObject()

@@ -14,6 +14,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param message what happened
  * @param uid the object's uid when the caller knows it (the event then names it without the
  *     recorder reading the object first), else null; absent from requests of older workflows
+ * @param group the gang ({@code tandem.dev/pod-group}) of a pod scheduled through Slurm, else null:
+ *     the event carries it as that annotation, so a deleted member's events lead to its group's
+ *     history; absent from requests of older workflows
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record EventRequest(
@@ -23,10 +26,27 @@ public record EventRequest(
     String type,
     String reason,
     String message,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String uid) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String uid,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String group) {
   public EventRequest(
       String namespace, String kind, String name, String type, String reason, String message) {
-    this(namespace, kind, name, type, reason, message, null);
+    this(namespace, kind, name, type, reason, message, null, null);
+  }
+
+  public EventRequest(
+      String namespace,
+      String kind,
+      String name,
+      String type,
+      String reason,
+      String message,
+      String uid) {
+    this(namespace, kind, name, type, reason, message, uid, null);
+  }
+
+  /** The same event, on a member of gang {@code group}. */
+  public EventRequest inGroup(String group) {
+    return new EventRequest(namespace, kind, name, type, reason, message, uid, group);
   }
 
   /** An event on the pod {@code namespace/name} whose {@code uid} the caller knows. */

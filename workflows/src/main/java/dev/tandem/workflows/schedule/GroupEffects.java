@@ -181,7 +181,9 @@ final class GroupEffects {
   /** Records an event on member {@code m} (best effort). */
   void event(Member m, boolean warning, String reason, String message) {
     PodRequest r = m.request;
-    EventRequest e = EventRequest.pod(r.namespace(), r.name(), r.uid(), warning, reason, message);
+    EventRequest e =
+        EventRequest.pod(r.namespace(), r.name(), r.uid(), warning, reason, message)
+            .inGroup(in.group());
     call(
         "record event",
         () -> {

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -126,6 +127,9 @@ class PodGroupWorkflowTest extends GroupTestBase {
       assertEquals(msg, c.message());
     }
     assertNull(last("b", ScheduleConditions.SLURM_JOB_ENDED));
+    // Every event on a member names the group: a deleted member's events lead to its history.
+    assertFalse(world.events.isEmpty());
+    world.events.forEach(ev -> assertEquals("g", ev.group(), ev.toString()));
     // Evict first: the job holds the nodes until the pods on them are gone. The evicted members
     // stay (here) past their grace period: cancelled, so Slurm's KillWait still covers them.
     assertEquals(List.of("evict a", "evict c", "cancel " + id), world.actions);
