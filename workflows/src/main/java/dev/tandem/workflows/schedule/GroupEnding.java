@@ -12,7 +12,6 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
-import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -123,29 +122,21 @@ final class GroupEnding {
     if (stopping.isEmpty()) {
       return null;
     }
-    long now = Workflow.currentTimeMillis();
     long grace = stopping.stream().mapToLong(m -> m.request.graceSeconds()).max().orElse(0);
-    long limitSeconds = grace + in.config().graceMarginSeconds();
-    if (s.stoppingSinceMillis == 0) {
-      s.stoppingSinceMillis = now;
-      fx.timeline(
-          "awaiting-stop",
-          stopping.size()
-              + " member(s) being deleted: Slurm job "
-              + s.jobId
-              + " is held until they have stopped (at most "
-              + limitSeconds
-              + " s), then released");
-    }
-    long left = s.stoppingSinceMillis + limitSeconds * 1000 - now;
-    if (left > 0) {
-      return GroupStep.stay(s.phase, (left + 999) / 1000);
-    }
-    if (!s.stoppingReread) {
-      s.stoppingReread = true;
-      stopping.forEach(fx::refresh);
-    }
-    return null;
+    long left =
+        s.stopWait.secondsLeft(
+            grace + in.config().graceMarginSeconds(),
+            limit ->
+                fx.timeline(
+                    "awaiting-stop",
+                    stopping.size()
+                        + " member(s) being deleted: Slurm job "
+                        + s.jobId
+                        + " is held until they have stopped (at most "
+                        + limit
+                        + " s), then released"),
+            () -> stopping.forEach(fx::refresh));
+    return left > 0 ? GroupStep.stay(s.phase, left) : null;
   }
 
   /** Being deleted, and perhaps still running: not gone, not ended. */

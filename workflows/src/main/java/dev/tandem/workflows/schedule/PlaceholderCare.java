@@ -158,27 +158,19 @@ final class PlaceholderCare {
         || JobOutlook.finished(s.job)) {
       return null;
     }
-    long now = Workflow.currentTimeMillis();
-    long limitSeconds = in.pod().graceSeconds() + in.config().graceMarginSeconds();
-    if (s.stoppingSinceMillis == 0) {
-      s.stoppingSinceMillis = now;
-      fx.timeline(
-          "awaiting-stop",
-          "the pod is being deleted: Slurm job "
-              + s.jobId
-              + " is held until it has stopped (at most "
-              + limitSeconds
-              + " s), then released");
-    }
-    long left = s.stoppingSinceMillis + limitSeconds * 1000 - now;
-    if (left > 0) {
-      return ScheduleStep.stay(s.phase, (left + 999) / 1000);
-    }
-    if (!s.stoppingReread) {
-      s.stoppingReread = true;
-      fx.refreshPod();
-    }
-    return null;
+    long left =
+        s.stopWait.secondsLeft(
+            in.pod().graceSeconds() + in.config().graceMarginSeconds(),
+            limit ->
+                fx.timeline(
+                    "awaiting-stop",
+                    "the pod is being deleted: Slurm job "
+                        + s.jobId
+                        + " is held until it has stopped (at most "
+                        + limit
+                        + " s), then released"),
+            fx::refreshPod);
+    return left > 0 ? ScheduleStep.stay(s.phase, left) : null;
   }
 
   /** The timeline's words for jobs ended because {@code who} ended (shared with a gang's). */

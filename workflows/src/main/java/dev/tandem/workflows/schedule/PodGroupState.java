@@ -81,13 +81,10 @@ public final class PodGroupState {
   String firstGone;
 
   /**
-   * When phase ENDING first waited for members being deleted with the job live (0: not yet); see
-   * {@code PodScheduleState.stoppingSinceMillis}.
+   * The wait, in phase ENDING, for a pod being deleted before its job is released ({@code
+   * Versions.RELEASE_STOPPED} 2).
    */
-  long stoppingSinceMillis;
-
-  /** The members were read once more when that wait ended. */
-  boolean stoppingReread;
+  StopWait stopWait = new StopWait();
 
   /** Notes a chosen member seen going, if none went before it. */
   void gone(String member) {

@@ -88,14 +88,10 @@ public final class PodScheduleState {
   String cancelReason;
 
   /**
-   * When phase CANCELLING first saw the pod being deleted with its job live (0: not yet): the wait
-   * for it to stop ends at this plus its grace period and the margin ({@code
+   * The wait, in phase CANCELLING, for a pod being deleted before its job is released ({@code
    * Versions.RELEASE_STOPPED} 2).
    */
-  long stoppingSinceMillis;
-
-  /** The pod was read once more when that wait ended. */
-  boolean stoppingReread;
+  StopWait stopWait = new StopWait();
 
   /** Why the pod is invalid (phase INVALID). */
   List<String> invalid = new ArrayList<>();
