@@ -170,9 +170,9 @@ final class PlaceholderSubmitter {
    * what protects a pod that is still stopping). Here nothing is left to protect, so:
    *
    * <ol>
-   *   <li>Send {@link JobSubmission#RELEASE_SIGNAL} to the job: its placeholder exits at once and
-   *       Slurm frees its nodes (COMPLETED). Slurm refuses a signal to a job that is not running
-   *       (pending, ending): that refusal is expected and only logged.
+   *   <li>Send {@link JobSubmission#RELEASE_SIGNAL} to the job: its placeholder exits at once (0)
+   *       and Slurm frees its nodes. Slurm refuses a signal to a job that is not running (pending,
+   *       ending): that refusal is expected and only logged.
    *   <li>Cancel it as {@link #cancel} does, and read it back. This is what ends a pending job, and
    *       a job whose signal was lost (its batch shell not started yet); it is a no-op for a job
    *       the signal already ended.

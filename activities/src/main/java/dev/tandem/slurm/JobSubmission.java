@@ -65,10 +65,11 @@ public record JobSubmission(
    * {@code KillWait} minus a margin), so the pod has stopped before another job starts on its
    * resources (docs/scheduling.md, "Preemption and the grace period").
    *
-   * <p>{@link #RELEASE_SIGNAL} ends it at once, as COMPLETED: Tandem sends it when the pod has
-   * already stopped (succeeded, failed, or gone), so nothing is left to wait for. The shell waits
-   * on a child rather than exec'ing {@code sleep}, so that its trap can run; the child inherits the
-   * ignored SIGTERM, and Slurm ends it with the job.
+   * <p>{@link #RELEASE_SIGNAL} ends it at once, with exit code 0 (COMPLETED, or CANCELLED when the
+   * cancel that follows the signal reaches Slurm first): Tandem sends it when the pod has stopped
+   * (succeeded, failed, or gone), so nothing is left to wait for. The shell waits on a child rather
+   * than exec'ing {@code sleep}, so that its trap can run; the child inherits the ignored SIGTERM,
+   * and Slurm ends it with the job.
    */
   public static final String POD_PLACEHOLDER_SCRIPT =
       "#!/bin/sh\n# tandem: holds the pod's resources until Slurm kills it, or Tandem releases it\n"
