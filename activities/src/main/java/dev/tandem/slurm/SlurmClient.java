@@ -124,8 +124,9 @@ public interface SlurmClient extends AutoCloseable {
 
   /**
    * Cancels a job, or sends it {@code signal} (e.g. {@code SIGTERM}) when not null. Cancelling a
-   * job that already ended is not an error. A signal reaches only the job's launched steps: sent to
-   * a job whose batch step has not started yet (just after it became RUNNING), it is lost.
+   * job that already ended is not an error. A signal reaches the batch shell and every launched
+   * step (slurmrestd's {@code KILL_FULL_JOB}, named explicitly by the v0.0.41+ adapters); sent to a
+   * job whose batch shell has not started yet (just after it became RUNNING), it is lost.
    */
   void cancel(long id, String signal);
 

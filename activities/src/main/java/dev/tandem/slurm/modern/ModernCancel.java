@@ -10,8 +10,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code DELETE /job/{id}[?signal=]} for data parsers v0.0.41 to v0.0.44, and what its answers
- * mean.
+ * {@code DELETE /job/{id}[?signal=&flags=FULL_JOB]} for data parsers v0.0.41 to v0.0.44, and what
+ * its answers mean.
+ *
+ * <p>A signal is sent with {@code flags=FULL_JOB}: to the batch shell as well as every step, as
+ * {@code scancel --full} does. A placeholder has no steps, only its batch shell, which is what
+ * {@link dev.tandem.slurm.JobSubmission#RELEASE_SIGNAL} must reach. slurmrestd's delete handler
+ * (src/slurmrestd/plugins/openapi/slurmctld/jobs.c) already takes {@code KILL_FULL_JOB} when the
+ * request names no flags, on every release that has the parameter; naming it keeps the release from
+ * depending on that default (plain {@code scancel --signal} signals the steps only).
  *
  * <p>How an answer is read:
  *
@@ -37,12 +44,16 @@ import java.util.Map;
  * {@code errors[]}.
  */
 final class ModernCancel {
+  /** The signalling flag that reaches the batch shell too (see the class Javadoc). */
+  static final String FULL_JOB = "FULL_JOB";
+
   private ModernCancel() {}
 
   static void cancel(SlurmTransport transport, String base, long id, String signal) {
     ModernRequests.checkSignal(signal);
     String ctx = (signal == null ? "cancel job " : "signal " + signal + " to job ") + id;
-    Map<String, List<String>> query = signal == null ? Map.of() : Map.of("signal", List.of(signal));
+    Map<String, List<String>> query =
+        signal == null ? Map.of() : Map.of("signal", List.of(signal), "flags", List.of(FULL_JOB));
     Response r = transport.send(Request.delete(base + "/job/" + id, query));
     JsonNode body = Responses.parseQuietly(r.body());
     if (!r.ok()) {

@@ -238,7 +238,8 @@ class RequestsMatchSpecTest {
     a.client().deleteNode("gpu-a-9");
     assertTrue(a.fake().drained());
     Request signal = a.fake().requests().get(6);
-    assertEquals(Map.of("signal", List.of("SIGTERM")), signal.query());
+    assertEquals(
+        Map.of("signal", List.of("SIGTERM"), "flags", List.of("FULL_JOB")), signal.query());
   }
 
   @org.junit.jupiter.api.Test

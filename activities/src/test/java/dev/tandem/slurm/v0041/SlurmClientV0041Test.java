@@ -101,7 +101,9 @@ class SlurmClientV0041Test {
     client.cancel(4242, "SIGTERM");
     client.cancel(4242, null); // a warning only: already ended
     client.cancel(999999, null); // 404 + 2017: purged, nothing to do
-    assertEquals(Map.of("signal", List.of("SIGTERM")), fake.requests().get(0).query());
+    assertEquals(
+        Map.of("signal", List.of("SIGTERM"), "flags", List.of("FULL_JOB")),
+        fake.requests().get(0).query());
   }
 
   @Test
