@@ -1,21 +1,28 @@
 package dev.tandem.workflows.schedule;
 
+import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.activities.SlurmActivities;
+import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Scoped;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
+import java.time.Instant;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
- * How the pod and the group scheduling workflows run one activity: a failure (retries exhausted, or
- * a refusal) is never thrown into the workflow, it becomes the workflow's shown problem and a null
- * answer, and the phase tries again on its timer. A Slurm refusal is kept apart ({@link
- * #slurmRefused}): for a submit it means the pod or group is invalid.
+ * What the pod's and the group's hands ({@link ScheduleEffects}, {@link GroupEffects}) share: how
+ * they run one activity, the calls both make alike, and the versioned choices both ask at run
+ * start.
+ *
+ * <p>A failure (retries exhausted, or a refusal) is never thrown into the workflow, it becomes the
+ * workflow's shown problem and a null answer, and the phase tries again on its timer. A Slurm
+ * refusal is kept apart ({@link #slurmRefused}): for a submit it means the pod or group is invalid.
  */
-final class ActivityCalls {
+abstract class ActivityCalls {
   private static final Logger log = Workflow.getLogger(ActivityCalls.class);
 
   private final String ref;
@@ -25,12 +32,24 @@ final class ActivityCalls {
   /** Slurm's message when it refused the last call for good, else null. */
   String slurmRefused;
 
+  /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
+  boolean localCalls;
+
+  /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
+  boolean releaseStopped;
+
+  /**
+   * A pod being deleted is waited for, its job held, then released ({@code
+   * Versions.RELEASE_STOPPED} 2).
+   */
+  boolean awaitStopping;
+
   /**
    * @param ref what the workflow schedules ({@code <ns>/<pod>} or {@code <ns>/<group>}), for logs
    * @param problem reads the workflow's shown problem
    * @param setProblem writes it
    */
-  ActivityCalls(String ref, Supplier<String> problem, Consumer<String> setProblem) {
+  protected ActivityCalls(String ref, Supplier<String> problem, Consumer<String> setProblem) {
     this.ref = ref;
     this.problem = problem;
     this.setProblem = setProblem;
@@ -59,5 +78,43 @@ final class ActivityCalls {
       setProblem.accept("cannot " + what + ": " + msg);
       return null;
     }
+  }
+
+  /** Cancels job {@code id}; false if Slurm could not be reached (retry later). */
+  boolean cancelJob(long id, String reason) {
+    return cancelJob(id, reason, false);
+  }
+
+  /**
+   * Cancels job {@code id}, or releases it when {@code release} (its pods have stopped: no {@code
+   * KillWait}); false if Slurm could not be reached (retry later). The answer goes to {@link
+   * #jobAnswered}.
+   */
+  boolean cancelJob(long id, String reason, boolean release) {
+    SlurmJobView j =
+        release
+            ? call("release job", () -> api("release job " + id).releaseJob(id, reason))
+            : call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
+    if (j != null) {
+      jobAnswered(id, j);
+    }
+    return j != null;
+  }
+
+  /** Keeps what a cancel or release of job {@code id} answered, when it is the workflow's job. */
+  abstract void jobAnswered(long id, SlurmJobView j);
+
+  /** The Kubernetes node that hosts Slurm node {@code slurmNode}; null: unknown. */
+  String k8sNodeOf(String slurmNode) {
+    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
+  }
+
+  /** The scheduling activities, local ones when {@link #localCalls}; {@code summary} names it. */
+  SchedulingActivities api(String summary) {
+    return ActivityStubs.scheduling(summary, localCalls);
+  }
+
+  Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
   }
 }

@@ -1,53 +1,31 @@
 package dev.tandem.workflows.schedule;
 
 import dev.tandem.workflows.Names;
-import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
-import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Observations;
-import io.temporal.workflow.Workflow;
-import java.time.Instant;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * The gang workflow's hands, like {@link ScheduleEffects} for one pod: activity calls that keep
  * {@link PodGroupState} up to date. An activity that fails after its retries becomes the state's
  * problem and the caller gets null (or false): unknown, so the handler waits for the next poll.
  */
-final class GroupEffects {
+final class GroupEffects extends ActivityCalls {
 
   private final PodGroupInput in;
   private final PodGroupState s;
 
-  /** Slurm's message when it refused the last call for good, else null. */
-  String slurmRefused;
-
-  private final ActivityCalls calls;
-
-  /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
-  boolean localCalls;
-
   /** The member that went first is the ended one ({@code Versions.FIRST_GONE_MEMBER}). */
   boolean firstGoneNamed;
 
-  /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
-  boolean releaseStopped;
-
-  /**
-   * A pod being deleted is waited for, its job held, then released ({@code
-   * Versions.RELEASE_STOPPED} 2).
-   */
-  boolean awaitStopping;
-
   GroupEffects(PodGroupInput in, PodGroupState s) {
+    super(in.ref(), () -> s.problem, p -> s.problem = p);
     this.in = in;
     this.s = s;
-    this.calls = new ActivityCalls(in.ref(), () -> s.problem, p -> s.problem = p);
   }
 
   /**
@@ -103,27 +81,11 @@ final class GroupEffects {
     return call("list jobs", () -> api("find jobs").findJobs(tag()));
   }
 
-  boolean cancelJob(long id, String reason) {
-    return cancelJob(id, reason, false);
-  }
-
-  /**
-   * Cancels job {@code id}, or releases it when {@code release} (its pods have stopped: no {@code
-   * KillWait}); false if Slurm could not be reached (retry later).
-   */
-  boolean cancelJob(long id, String reason, boolean release) {
-    SlurmJobView j =
-        release
-            ? call("release job", () -> api("release job " + id).releaseJob(id, reason))
-            : call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
-    if (j != null && id == s.jobId) {
+  @Override
+  void jobAnswered(long id, SlurmJobView j) {
+    if (id == s.jobId) {
       s.job = j;
     }
-    return j != null;
-  }
-
-  String k8sNodeOf(String slurmNode) {
-    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
   }
 
   /** Binds member {@code m} to its node; the pod afterwards, or null if unknown. */
@@ -206,10 +168,6 @@ final class GroupEffects {
     }
   }
 
-  Instant now() {
-    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
-  }
-
   /** Re-reads the chosen members on a timer; the first of them that ended, or null. */
   Member endedMember(boolean refresh) {
     Member ended = null;
@@ -238,15 +196,5 @@ final class GroupEffects {
   private static PodView own(Member m, PodView p) {
     boolean same = !p.exists() || p.uid() == null || p.uid().equals(m.request.uid());
     return same ? p : PodView.absent(m.request.name());
-  }
-
-  private SchedulingActivities api(String summary) {
-    return ActivityStubs.scheduling(summary, localCalls);
-  }
-
-  private <T> T call(String what, Supplier<T> f) {
-    T v = calls.call(what, f);
-    slurmRefused = calls.slurmRefused;
-    return v;
   }
 }

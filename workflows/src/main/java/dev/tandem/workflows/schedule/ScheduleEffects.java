@@ -1,16 +1,11 @@
 package dev.tandem.workflows.schedule;
 
-import dev.tandem.workflows.activities.SchedulingActivities;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
-import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Observations;
-import io.temporal.workflow.Workflow;
-import java.time.Instant;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * The scheduling workflow's hands: activity calls that keep {@link PodScheduleState} up to date,
@@ -19,19 +14,11 @@ import java.util.function.Supplier;
  * and answers by waiting for the next poll. Only Slurm refusing the submit is final ({@link
  * #slurmRefused}).
  */
-final class ScheduleEffects {
+final class ScheduleEffects extends ActivityCalls {
 
   private final PodRequest pod;
   private final PodScheduleState s;
   private final int timelineLimit;
-
-  /** Slurm's message when it refused the last call for good, else null. */
-  String slurmRefused;
-
-  private final ActivityCalls calls;
-
-  /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
-  boolean localCalls;
 
   /** A first submit skips the listing ({@code Versions.SOLE_SUBMIT}); set at run start. */
   boolean soleSubmit;
@@ -50,19 +37,10 @@ final class ScheduleEffects {
   /** A pod's ending is announced and evicted in one call ({@code Versions.ONE_CALL_EVICT}). */
   boolean oneCallEvict;
 
-  /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
-  boolean releaseStopped;
-
-  /**
-   * A pod being deleted is waited for, its job held, then released ({@code
-   * Versions.RELEASE_STOPPED} 2).
-   */
-  boolean awaitStopping;
-
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
+    super(pod.ref(), () -> s.problem, p -> s.problem = p);
     this.pod = pod;
     this.s = s;
-    this.calls = new ActivityCalls(pod.ref(), () -> s.problem, p -> s.problem = p);
     this.timelineLimit = timelineLimit;
   }
 
@@ -100,28 +78,11 @@ final class ScheduleEffects {
     return call("list jobs", () -> api("find jobs").findJobs(pod.uid()));
   }
 
-  /** Cancels job {@code id}; false if Slurm could not be reached (retry later). */
-  boolean cancelJob(long id, String reason) {
-    return cancelJob(id, reason, false);
-  }
-
-  /**
-   * Cancels job {@code id}, or releases it when {@code release} (its pods have stopped: no {@code
-   * KillWait}); false if Slurm could not be reached (retry later).
-   */
-  boolean cancelJob(long id, String reason, boolean release) {
-    SlurmJobView j =
-        release
-            ? call("release job", () -> api("release job " + id).releaseJob(id, reason))
-            : call("cancel job", () -> api("cancel job " + id).cancelJob(id, reason));
-    if (j != null && id == s.jobId) {
+  @Override
+  void jobAnswered(long id, SlurmJobView j) {
+    if (id == s.jobId) {
       s.job = j;
     }
-    return j != null;
-  }
-
-  String k8sNodeOf(String slurmNode) {
-    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
   }
 
   PodView bind(String k8sNode) {
@@ -205,10 +166,6 @@ final class ScheduleEffects {
     }
   }
 
-  Instant now() {
-    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
-  }
-
   /** The pod is gone, going or finished: its job must not hold anything any more. */
   static boolean podDone(PodView p) {
     return p != null && (!p.exists() || p.terminating() || p.failed());
@@ -241,15 +198,5 @@ final class ScheduleEffects {
 
   private boolean sameUid(PodView p) {
     return !p.exists() || p.uid() == null || p.uid().equals(pod.uid());
-  }
-
-  private SchedulingActivities api(String summary) {
-    return ActivityStubs.scheduling(summary, localCalls);
-  }
-
-  private <T> T call(String what, Supplier<T> f) {
-    T v = calls.call(what, f);
-    slurmRefused = calls.slurmRefused;
-    return v;
   }
 }
