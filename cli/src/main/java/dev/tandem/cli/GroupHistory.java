@@ -21,15 +21,7 @@ final class GroupHistory {
                             + " for "
                             + t
                             + " (no member seen by the Tandem watcher yet, or not a group)"));
-    Output.history(
-        out,
-        format,
-        header(t, s),
-        "PHASE",
-        s.timeline(),
-        e ->
-            new Output.TimelineRow(
-                e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail()));
+    Output.history(out, format, header(t, s), "PHASE", s.timeline());
     return 0;
   }
 

@@ -80,10 +80,7 @@ final class HistoryCommand implements Callable<Integer> {
               s.revision(),
               s.holds().isEmpty() ? "" : ", held by " + String.join(", ", s.holds().keySet())),
           "PHASE",
-          s.timeline(),
-          e ->
-              new Output.TimelineRow(
-                  e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail()));
+          s.timeline());
       if (output != Output.Format.json && bare && exists(session, remediation, false)) {
         out.printf(
             "note: Kubernetes node %s has a remediation too: tandem history %s%n",

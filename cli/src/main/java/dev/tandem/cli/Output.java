@@ -2,6 +2,7 @@ package dev.tandem.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tandem.workflows.model.TimelineLine;
 import io.temporal.common.converter.JacksonJsonPayloadConverter;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -9,7 +10,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 
 /** Table or JSON output, and time formatting, shared by the commands. */
 final class Output {
@@ -39,33 +39,29 @@ final class Output {
     return t == null ? "-" : TIME.format(t);
   }
 
-  /** One entry of a timeline as {@link #timeline} prints it; a null stage or text prints empty. */
-  record TimelineRow(Instant at, String stage, String event, String detail) {}
-
   /**
    * What {@code tandem history} prints for one workflow: with {@code -o json} the timeline alone;
    * else {@code header}, then the timeline as a table of TIME, the stage's column ({@code PHASE},
-   * or {@code STEP} for a remediation), EVENT and DETAIL, oldest first.
+   * or {@code STEP} for a remediation), EVENT and DETAIL, oldest first. A null stage or text prints
+   * empty.
    */
-  static <T> void history(
+  static void history(
       PrintWriter out,
       Format format,
       String header,
       String stage,
-      List<T> timeline,
-      Function<T, TimelineRow> row) {
+      List<? extends TimelineLine> timeline) {
     if (format == Format.json) {
       out.println(json(timeline));
       return;
     }
     out.println(header);
     List<List<String>> rows = new ArrayList<>();
-    for (T e : timeline) {
-      TimelineRow r = row.apply(e);
+    for (TimelineLine r : timeline) {
       rows.add(
           List.of(
               time(r.at()),
-              r.stage() == null ? "" : r.stage(),
+              r.stageLabel() == null ? "" : r.stageLabel(),
               r.event() == null ? "" : r.event(),
               r.detail() == null ? "" : r.detail()));
     }

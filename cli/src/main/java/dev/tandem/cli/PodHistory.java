@@ -195,15 +195,7 @@ final class PodHistory {
                             + " group's: tandem history group/"
                             + t.namespace()
                             + "/GROUP)"));
-    Output.history(
-        out,
-        format,
-        header(t, s),
-        "PHASE",
-        s.timeline(),
-        e ->
-            new Output.TimelineRow(
-                e.at(), e.phase() == null ? null : e.phase().label(), e.event(), e.detail()));
+    Output.history(out, format, header(t, s), "PHASE", s.timeline());
     return 0;
   }
 

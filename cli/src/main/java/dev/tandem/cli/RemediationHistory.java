@@ -25,15 +25,7 @@ final class RemediationHistory {
                             + " (workflow "
                             + Names.remediationWorkflowId(k8sNode)
                             + " never ran)"));
-    Output.history(
-        out,
-        f,
-        header(s),
-        "STEP",
-        s.timeline(),
-        e ->
-            new Output.TimelineRow(
-                e.at(), e.step() == null ? null : e.step().label(), e.event(), e.detail()));
+    Output.history(out, f, header(s), "STEP", s.timeline());
     return 0;
   }
 

@@ -1,5 +1,6 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Instant;
 
@@ -12,4 +13,12 @@ import java.time.Instant;
  * @param detail why, in words
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record TimelineEntry(Instant at, NodePhase phase, String event, String detail) {}
+public record TimelineEntry(Instant at, NodePhase phase, String event, String detail)
+    implements TimelineLine {
+  /** Not a field of its own: the stage's label, for {@code tandem history}. */
+  @JsonIgnore
+  @Override
+  public String stageLabel() {
+    return phase == null ? null : phase.label();
+  }
+}

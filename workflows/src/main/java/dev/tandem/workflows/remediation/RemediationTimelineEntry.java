@@ -1,6 +1,8 @@
 package dev.tandem.workflows.remediation;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tandem.workflows.model.TimelineLine;
 import java.time.Instant;
 
 /**
@@ -13,4 +15,11 @@ import java.time.Instant;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RemediationTimelineEntry(
-    Instant at, RemediationStep step, String event, String detail) {}
+    Instant at, RemediationStep step, String event, String detail) implements TimelineLine {
+  /** Not a field of its own: the stage's label, for {@code tandem history}. */
+  @JsonIgnore
+  @Override
+  public String stageLabel() {
+    return step == null ? null : step.label();
+  }
+}

@@ -1,6 +1,8 @@
 package dev.tandem.workflows.schedule;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tandem.workflows.model.TimelineLine;
 import java.time.Instant;
 
 /**
@@ -12,4 +14,12 @@ import java.time.Instant;
  * @param detail why, in words
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record ScheduleTimelineEntry(Instant at, SchedulePhase phase, String event, String detail) {}
+public record ScheduleTimelineEntry(Instant at, SchedulePhase phase, String event, String detail)
+    implements TimelineLine {
+  /** Not a field of its own: the stage's label, for {@code tandem history}. */
+  @JsonIgnore
+  @Override
+  public String stageLabel() {
+    return phase == null ? null : phase.label();
+  }
+}
