@@ -108,12 +108,6 @@ final class LocalApiDispatcher extends IndexedCrudDispatcher {
       if (req.userAgent != null && req.userAgent.startsWith("tandem/")) {
         tandemRequests.incrementAndGet();
       }
-      if (req.isWatch() && !"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
-        throw ApiException.badRequest(
-            "the local API serves watches over WebSocket only (what fabric8 informers and"
-                + " client-go's WebSocket watch use); HTTP streaming watches such as kubectl get -w"
-                + " are not supported");
-      }
       String ct = req.contentType == null ? "" : req.contentType;
       if (ct.contains("protobuf") || ct.contains("cbor")) {
         throw ApiException.unsupportedMediaType(

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +46,7 @@ public final class LocalApiServer implements AutoCloseable {
 
   private final KubernetesMockServer server;
   private final MockWebServer web;
+  private final WatchHub hub;
   private final ScheduledExecutorService timer;
   private final LocalApiDispatcher dispatcher;
   private final int port;
@@ -70,7 +70,7 @@ public final class LocalApiServer implements AutoCloseable {
             });
     dispatcher = new LocalApiDispatcher();
     ResourceCatalog catalog = new ResourceCatalog();
-    WatchHub hub = new WatchHub(dispatcher.lock, timer, watchWindow);
+    hub = new WatchHub(dispatcher.lock, timer, watchWindow);
     faults = new ApiFaults(hub::dropAll);
     dispatcher.setFaults(faults);
     store = new Store(dispatcher, catalog, hub);
@@ -96,13 +96,11 @@ public final class LocalApiServer implements AutoCloseable {
             hub,
             () -> "127.0.0.1:" + boundPort[0],
             version));
-    web = new MockWebServer();
+    web = new StreamingWebServer();
     server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, false);
     server.init(InetAddress.getByName("127.0.0.1"), requestedPort);
     port = server.getPort();
     boundPort[0] = port;
-    // The mock records every request in an unbounded queue; nobody reads it here.
-    timer.scheduleWithFixedDelay(web::reset, 10, 10, TimeUnit.SECONDS);
     client = newClient();
     bootstrap();
     log.info("local Kubernetes API listening on {}", url());
@@ -158,6 +156,11 @@ public final class LocalApiServer implements AutoCloseable {
   }
 
   /** The Kubernetes version this server emulates. */
+  /** Watches open now, over WebSocket or HTTP (for tests in this package). */
+  int openWatches() {
+    return hub.openWatches();
+  }
+
   public KubeVersion version() {
     return version;
   }

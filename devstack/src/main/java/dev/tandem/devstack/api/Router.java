@@ -111,7 +111,7 @@ final class Router {
     }
     String sub = req.subresource;
     if (req.isWatch()) {
-      return watches.open(t, req);
+      return watches.open(t, req, Tables.wanted(accept));
     }
     if (t.createOnly()) {
       if (!"POST".equals(req.method) || req.name != null) {

@@ -11,12 +11,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReadWriteLock;
 
 /**
- * Watches over WebSocket (what fabric8 informers use), with real API semantics instead of the
- * mock's: label and field selectors apply (an object leaving the selector is a DELETED event, one
- * entering it an ADDED event), a watch from a resourceVersion replays what happened since from a
- * bounded window of recent events (older than the window: {@code 410 Expired}, and the informer
- * relists), and closing a watch never blocks the server (the mock's listener could freeze it for
- * 10-60 s).
+ * Watches (over WebSocket, what fabric8 informers use, or streamed over HTTP, what client-go uses:
+ * {@link HttpWatchStream}), with real API semantics instead of the mock's: label and field
+ * selectors apply (an object leaving the selector is a DELETED event, one entering it an ADDED
+ * event), a watch from a resourceVersion replays what happened since from a bounded window of
+ * recent events (older than the window: {@code 410 Expired}, and the informer relists), and closing
+ * a watch never blocks the server (the mock's listener could freeze it for 10-60 s).
  */
 final class WatchHub {
   /** One change: {@code newObj} is null for a deletion ({@code oldObj} then has the delete RV). */
@@ -54,7 +54,11 @@ final class WatchHub {
     }
   }
 
-  MockResponse open(ResourceType type, ApiRequest req) {
+  /**
+   * Opens a watch; {@code asTable}: each object is sent as a one-row Table ({@code Accept:
+   * ...;as=Table}, what {@code kubectl get -w} asks for).
+   */
+  MockResponse open(ResourceType type, ApiRequest req, boolean asTable) {
     if (sessions.size() >= MAX_WATCHES) {
       throw new ApiException(
           429,
@@ -96,7 +100,8 @@ final class WatchHub {
             fields,
             from,
             req.flag("sendInitialEvents"),
-            timeout);
+            timeout,
+            asTable);
     return new MockResponse().withWebSocketUpgrade(s);
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ final class WatchSession extends WebSocketListener {
   private final Long from;
   private final boolean sendInitialEvents;
   private final Integer timeoutSeconds;
+  private final boolean asTable;
   private volatile WebSocket ws;
   private volatile boolean closed;
 
@@ -34,7 +36,8 @@ final class WatchSession extends WebSocketListener {
       FieldSelector fields,
       Long from,
       boolean sendInitialEvents,
-      Integer timeoutSeconds) {
+      Integer timeoutSeconds,
+      boolean asTable) {
     this.hub = hub;
     this.type = type;
     this.namespace = namespace;
@@ -44,6 +47,7 @@ final class WatchSession extends WebSocketListener {
     this.from = from;
     this.sendInitialEvents = sendInitialEvents;
     this.timeoutSeconds = timeoutSeconds;
+    this.asTable = asTable;
   }
 
   ResourceType type() {
@@ -182,7 +186,14 @@ final class WatchSession extends WebSocketListener {
     }
     ObjectNode ev = Json.object();
     ev.put("type", eventType);
-    ev.set("object", obj);
+    boolean change = !"ERROR".equals(eventType) && !"BOOKMARK".equals(eventType);
+    ev.set("object", asTable && change ? asTable(obj) : obj);
     w.send(Json.write(ev));
+  }
+
+  /** The object as a one-row Table, as a real API server sends it to a client that asked. */
+  private ObjectNode asTable(ObjectNode obj) {
+    String rv = Json.text(obj, "metadata", "resourceVersion");
+    return Tables.table(type, List.of(obj), rv == null ? 0 : Long.parseLong(rv), null);
   }
 }

@@ -133,13 +133,6 @@ class DiscoveryTest extends ApiTestBase {
   }
 
   @Test
-  void watchesOverPlainHttpAreRefusedWithAnExplanation() {
-    ApiHttp.Res r = http.get("/api/v1/namespaces/default/pods?watch=true");
-    assertEquals(400, r.code());
-    assertTrue(r.body().contains("WebSocket only"), r.body());
-  }
-
-  @Test
   void protobufBodiesAreRefusedWithAnExplanation() {
     ApiHttp.Res r =
         http.call(

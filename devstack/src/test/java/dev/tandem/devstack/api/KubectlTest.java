@@ -309,7 +309,10 @@ class KubectlTest extends ApiTestBase {
         Duration.ofSeconds(10),
         () -> ok("get", "pod", "short-lived").text().contains("Running"),
         "Running");
-    assertTrue(ok("delete", "pod", "short-lived", "--timeout=60s").text().contains("deleted"));
+    String deleted = ok("delete", "pod", "short-lived", "--timeout=60s").text();
+    assertTrue(deleted.contains("deleted"), deleted);
+    // kubectl waits for the deletion over an HTTP streaming watch: no reflector errors on the way
+    assertFalse(deleted.contains("reflector") || deleted.contains("watch"), deleted);
     assertNull(client.pods().inNamespace("default").withName("short-lived").get());
     Out missing = kubectl("delete", "pod", "short-lived");
     assertTrue(missing.text().contains("NotFound"), missing.text());
@@ -370,5 +373,53 @@ class KubectlTest extends ApiTestBase {
             client.resources(TestNodeSet.class).inNamespace("default").withName("fg").get() == null,
         "the owner goes after its dependent");
     assertNull(client.pods().inNamespace("default").withName("fg-0").get());
+  }
+
+  /** {@code kubectl get -w}: an HTTP streaming watch of server-printed tables (HttpWatchStream). */
+  @Test
+  @Order(7)
+  void getWatchPrintsChangesAsTheyHappen() throws Exception {
+    Path out = cacheDir.getParent().resolve("get-w.txt");
+    List<String> cmd =
+        List.of(
+            KUBECTL.toString(),
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--cache-dir",
+            cacheDir.toString(),
+            "get",
+            "pods",
+            "-l",
+            "app=watched",
+            "-w",
+            "--output-watch-events");
+    int before = server.openWatches();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    try {
+      await(Duration.ofSeconds(20), () -> server.openWatches() > before, "kubectl watching");
+      createPod("default", "watched-0", java.util.Map.of("app", "watched"));
+      await(
+          Duration.ofSeconds(20),
+          () -> read(out).matches("(?s).*ADDED +watched-0 .*"),
+          "the new pod printed");
+      client.pods().inNamespace("default").withName("watched-0").delete();
+      await(
+          Duration.ofSeconds(30),
+          () -> read(out).matches("(?s).*DELETED +watched-0 .*"),
+          "the deletion printed");
+      assertTrue(p.isAlive(), "kubectl get -w still watching:\n" + read(out));
+      assertFalse(read(out).contains("rror"), read(out));
+    } finally {
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static String read(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      return "";
+    }
   }
 }
