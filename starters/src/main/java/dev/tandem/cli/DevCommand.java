@@ -202,6 +202,7 @@ final class DevCommand implements Callable<Integer> {
     out.printf("  kubectl --kubeconfig %s get nodesets,pods,nodes%n", kc);
     out.printf("  kubectl --kubeconfig %s scale nodeset %s --replicas 4%n", kc, set);
     out.printf("  kubectl --kubeconfig %s cordon local-1     # drains the Slurm nodes on it%n", kc);
+    out.printf("  kubectl --kubeconfig %s logs %s-0       # that slurmd pod's slurmd%n", kc, set);
     out.printf("  SLURM_CONF=%s sinfo -R%n", stack.slurm().env().get("SLURM_CONF"));
     out.printf(
         "  temporal workflow query --address %s --workflow-id node/default/%s-0 --type status%n",
@@ -209,6 +210,7 @@ final class DevCommand implements Callable<Integer> {
     out.printf("  curl -s 127.0.0.1:%d/metrics | grep ^tandem_%n", stack.metricsPort());
     out.println("Pods through Slurm (docs/scheduling.md):");
     out.printf("  kubectl --kubeconfig %s apply -f examples/pod-through-slurm.yaml%n", kc);
+    out.printf("  kubectl --kubeconfig %s get pods -w       # Pending until Slurm runs it%n", kc);
     out.println("  ./tandem pods");
     out.println("  ./tandem history pod/default/trainer-0");
     out.printf(

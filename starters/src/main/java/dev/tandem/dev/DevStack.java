@@ -236,6 +236,7 @@ public final class DevStack implements AutoCloseable {
     api = LocalApiServer.start(options.apiPort(), kube);
     api.installCrd(CRD);
     kubeconfig = api.writeKubeconfig(stateDir.resolve("kubeconfig"));
+    api.servePodLogsFrom(stateDir.resolve("logs")); // kubectl logs: the kubelet's files below
     step("local kubelet with " + options.kubeletNodes() + " nodes (slurmd pods run real slurmd)");
     kubelet =
         LocalKubelet.start(

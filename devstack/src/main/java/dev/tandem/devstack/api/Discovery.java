@@ -161,6 +161,7 @@ final class Discovery {
       if (t.group().isEmpty() && t.kind().equals("Pod")) {
         sub(rs, t, "binding", null, null, "Binding", List.of("create"));
         sub(rs, t, "eviction", "policy", "v1", "Eviction", List.of("create"));
+        sub(rs, t, "log", null, null, "Pod", List.of("get"));
       }
     }
     return l;

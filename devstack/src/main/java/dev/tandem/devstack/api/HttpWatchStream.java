@@ -18,7 +18,8 @@ import java.util.Map;
  * One watch streamed over plain HTTP, as a real API server streams it: {@code 200}, {@code
  * Content-Type: application/json}, chunked, one JSON watch event per line, until the server ends
  * the watch ({@code timeoutSeconds}, an expired resourceVersion, the server going away) or the
- * client hangs up.
+ * client hangs up. A followed pod log ({@link PodLogs}) streams the same way, as {@code text/plain}
+ * bytes.
  *
  * <p>It stands in for the WebSocket that {@link WatchSession} was written for: a {@code send} is a
  * line written, a {@code close} ends the response, and the client hanging up is the WebSocket's
@@ -35,14 +36,18 @@ final class HttpWatchStream implements WebSocket {
     this.out = out;
   }
 
-  /** A watch asked for over plain HTTP: GET, {@code watch=true|1}, no WebSocket upgrade. */
+  /**
+   * A stream asked for over plain HTTP: a GET without WebSocket upgrade that is a watch ({@code
+   * watch=true|1}) or follows a pod's log ({@code pods/{name}/log?follow=true}, {@link PodLogs}).
+   */
   static boolean wanted(HttpServerRequest r) {
     if (r.method() != io.vertx.core.http.HttpMethod.GET
         || "websocket".equalsIgnoreCase(r.getHeader("Upgrade"))) {
       return false;
     }
     String w = r.getParam("watch");
-    return "true".equals(w) || "1".equals(w);
+    boolean follow = r.path().endsWith("/log") && "true".equals(r.getParam("follow"));
+    return follow || "true".equals(w) || "1".equals(w);
   }
 
   /** Dispatches the request; streams the watch it opens, or sends the dispatcher's answer. */
@@ -66,7 +71,10 @@ final class HttpWatchStream implements WebSocket {
       return;
     }
     HttpWatchStream stream = new HttpWatchStream(recorded, out);
-    out.setStatusCode(200).setChunked(true).putHeader("Content-Type", "application/json");
+    String type = answer.getHeaders().get("Content-Type");
+    out.setStatusCode(200)
+        .setChunked(true)
+        .putHeader("Content-Type", type == null ? "application/json" : type);
     out.closeHandler(v -> stream.hungUp(watch));
     out.exceptionHandler(e -> stream.hungUp(watch));
     out.writeHead();

@@ -47,6 +47,7 @@ public final class LocalApiServer implements AutoCloseable {
   private final KubernetesMockServer server;
   private final MockWebServer web;
   private final WatchHub hub;
+  private final PodLogs logs;
   private final ScheduledExecutorService timer;
   private final LocalApiDispatcher dispatcher;
   private final int port;
@@ -84,6 +85,7 @@ public final class LocalApiServer implements AutoCloseable {
     budgets = new DisruptionBudgets(store, catalog, timer, dispatcher.lock.writeLock());
     store.setBudgets(budgets);
     Subresources subs = new Subresources(store, catalog, writes, deletes, budgets);
+    logs = new PodLogs(store, timer, dispatcher.lock);
     int[] boundPort = new int[1];
     dispatcher.setRouter(
         new Router(
@@ -94,6 +96,7 @@ public final class LocalApiServer implements AutoCloseable {
             deletes,
             subs,
             hub,
+            logs,
             () -> "127.0.0.1:" + boundPort[0],
             version));
     web = new StreamingWebServer();
@@ -156,6 +159,16 @@ public final class LocalApiServer implements AutoCloseable {
   }
 
   /** The Kubernetes version this server emulates. */
+  /**
+   * Serves {@code pods/{name}/log} from the files a local kubelet writes there ({@code
+   * KubeletConfig.withLogDir}): what a real API server gets from each node's kubelet. Without it
+   * every pod's log is empty.
+   */
+  public LocalApiServer servePodLogsFrom(Path logDir) {
+    logs.setLogDir(logDir);
+    return this;
+  }
+
   /** Watches open now, over WebSocket or HTTP (for tests in this package). */
   int openWatches() {
     return hub.openWatches();

@@ -17,6 +17,7 @@ final class Router {
   private final Deletes deletes;
   private final Subresources subresources;
   private final WatchHub watches;
+  private final PodLogs logs;
   private final Supplier<String> serverAddress;
 
   Router(
@@ -27,6 +28,7 @@ final class Router {
       Deletes deletes,
       Subresources subresources,
       WatchHub watches,
+      PodLogs logs,
       Supplier<String> serverAddress,
       KubeVersion version) {
     this.lock = lock;
@@ -38,6 +40,7 @@ final class Router {
     this.deletes = deletes;
     this.subresources = subresources;
     this.watches = watches;
+    this.logs = logs;
     this.serverAddress = serverAddress;
   }
 
@@ -129,6 +132,9 @@ final class Router {
         }
         if ("scale".equals(sub) && t.hasScale()) {
           return subresources.getScale(t, req);
+        }
+        if (isPod(t) && "log".equals(sub)) {
+          return logs.read(t, req);
         }
         break;
       case "POST":

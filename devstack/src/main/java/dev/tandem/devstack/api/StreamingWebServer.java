@@ -27,10 +27,11 @@ import java.util.concurrent.TimeoutException;
  * <p>How a request is served:
  *
  * <ol>
- *   <li>A {@code GET} with {@code watch=true} (or {@code 1}) and no {@code Upgrade: websocket}
- *       header goes to the dispatcher like any request. If the dispatcher opens a watch (its answer
- *       carries a {@code WebSocketListener}: {@link WatchSession}), the answer is streamed by
- *       {@link HttpWatchStream}; any other answer (400, 404, 429, ...) is sent as it is.
+ *   <li>A {@code GET} with {@code watch=true} (or {@code 1}), or for a pod's log with {@code
+ *       follow=true}, and no {@code Upgrade: websocket} header goes to the dispatcher like any
+ *       request. If the dispatcher opens a stream (its answer carries a {@code WebSocketListener}:
+ *       a {@link WatchSession}, or {@link PodLogs}' follower), the answer is streamed by {@link
+ *       HttpWatchStream}; any other answer (400, 404, 429, ...) is sent as it is.
  *   <li>Every other request goes to fabric8's own handler, unchanged: plain requests and WebSocket
  *       watches are served exactly as by {@link MockWebServer}.
  * </ol>

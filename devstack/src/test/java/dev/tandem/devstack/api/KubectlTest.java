@@ -41,6 +41,7 @@ class KubectlTest extends ApiTestBase {
   private static LocalKubelet kubelet;
   private static Path kubeconfig;
   private static Path cacheDir;
+  private static Path logDir;
 
   record Out(int code, String text) {}
 
@@ -50,6 +51,8 @@ class KubectlTest extends ApiTestBase {
         Files.isExecutable(KUBECTL),
         "kubectl not found at " + KUBECTL + ": kubectl tests skipped (set -Dtandem.kubectl=...)");
     kubeconfig = server.writeKubeconfig(tmp.resolve("kubeconfig"));
+    logDir = tmp.resolve("logs");
+    server.servePodLogsFrom(logDir);
     cacheDir = tmp.resolve("kube-cache");
     kubelet =
         LocalKubelet.start(
@@ -200,6 +203,20 @@ class KubectlTest extends ApiTestBase {
 
   private static List<String> words(String line) {
     return List.of(line.trim().split("\\s+"));
+  }
+
+  /** {@code kubectl logs}: the kubelet's file for the container, through {@code pods/log}. */
+  @Test
+  @Order(2)
+  void logsPrintWhatTheContainerWrote() throws IOException {
+    Files.createDirectories(logDir);
+    Files.writeString(logDir.resolve("default_web_c.log"), "hello\nworld\n");
+    assertEquals("hello\nworld\n", ok("logs", "web").text());
+    assertEquals("world\n", ok("logs", "web", "--tail=1").text());
+    assertEquals("hello\nworld\n", ok("logs", "pod/web", "-c", "c").text());
+    Out bad = kubectl("logs", "web", "-c", "nosuch");
+    assertNotEquals(0, bad.code());
+    assertTrue(bad.text().contains("container nosuch is not valid for pod web"), bad.text());
   }
 
   @Test
