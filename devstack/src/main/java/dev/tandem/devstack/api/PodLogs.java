@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * {@code GET pods/{name}/log}, which a real API server proxies to the pod's kubelet. The local
@@ -45,6 +46,9 @@ import java.util.function.Supplier;
  */
 final class PodLogs {
   static final long FOLLOW_POLL_MS = 200;
+
+  /** What Kubernetes allows as a container name; anything else never names a file here. */
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   private final Store store;
   private final ScheduledExecutorService timer;
@@ -121,21 +125,22 @@ final class PodLogs {
     for (JsonNode c : pod.path("spec").path("containers")) {
       names.add(c.path("name").asText());
     }
-    if (wanted == null || wanted.isEmpty()) {
-      if (names.size() == 1) {
-        return names.get(0);
+    String chosen = wanted;
+    if (chosen == null || chosen.isEmpty()) {
+      if (names.size() != 1) {
+        throw ApiException.badRequest(
+            "a container name must be specified for pod "
+                + podName
+                + ", choose one of: ["
+                + String.join(" ", names)
+                + "]");
       }
-      throw ApiException.badRequest(
-          "a container name must be specified for pod "
-              + podName
-              + ", choose one of: ["
-              + String.join(" ", names)
-              + "]");
+      chosen = names.get(0);
     }
-    if (!names.contains(wanted)) {
-      throw ApiException.badRequest("container " + wanted + " is not valid for pod " + podName);
+    if (!names.contains(chosen) || !DNS_LABEL.matcher(chosen).matches()) {
+      throw ApiException.badRequest("container " + chosen + " is not valid for pod " + podName);
     }
-    return wanted;
+    return chosen;
   }
 
   /** The container's waiting reason, {@code ContainerCreating} when it has no status yet. */

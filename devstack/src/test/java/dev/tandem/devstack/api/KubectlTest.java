@@ -71,7 +71,8 @@ class KubectlTest extends ApiTestBase {
     }
   }
 
-  static Out kubectl(String... args) {
+  /** kubectl with this test's kubeconfig and cache, then {@code args}. */
+  static List<String> command(String... args) {
     List<String> cmd =
         new ArrayList<>(
             List.of(
@@ -79,8 +80,13 @@ class KubectlTest extends ApiTestBase {
                 "--kubeconfig",
                 kubeconfig.toString(),
                 "--cache-dir",
-                cacheDir.toString(),
-                "--request-timeout=20s"));
+                cacheDir.toString()));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  static Out kubectl(String... args) {
+    List<String> cmd = command("--request-timeout=20s");
     cmd.addAll(List.of(args));
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -397,19 +403,7 @@ class KubectlTest extends ApiTestBase {
   @Order(7)
   void getWatchPrintsChangesAsTheyHappen() throws Exception {
     Path out = cacheDir.getParent().resolve("get-w.txt");
-    List<String> cmd =
-        List.of(
-            KUBECTL.toString(),
-            "--kubeconfig",
-            kubeconfig.toString(),
-            "--cache-dir",
-            cacheDir.toString(),
-            "get",
-            "pods",
-            "-l",
-            "app=watched",
-            "-w",
-            "--output-watch-events");
+    List<String> cmd = command("get", "pods", "-l", "app=watched", "-w", "--output-watch-events");
     int before = server.openWatches();
     Process p =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -69,7 +70,7 @@ class PodLogsTest extends ApiTestBase {
 
   @Test
   void refusalsSayWhatAKubeletOrTheApiServerSays() throws Exception {
-    assertEquals(404, call("/api/v1/namespaces/" + NS + "/pods/nosuch/log").statusCode());
+    assertEquals(404, call("nosuch", "", HttpResponse.BodyHandlers.ofString()).statusCode());
     client.pods().inNamespace(NS).resource(pod("unbound", Map.of())).create();
     assertRefused("unbound", "", "pod unbound does not have a host assigned");
     client
@@ -109,15 +110,7 @@ class PodLogsTest extends ApiTestBase {
         Duration.ofSeconds(30),
         () -> {
           HttpResponse<Stream<String>> r =
-              HTTP.send(
-                  HttpRequest.newBuilder(
-                          URI.create(
-                              server.url()
-                                  + "/api/v1/namespaces/"
-                                  + NS
-                                  + "/pods/follow/log?follow=true&tailLines=1"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofLines());
+              call("follow", "?follow=true&tailLines=1", HttpResponse.BodyHandlers.ofLines());
           assertEquals(200, r.statusCode());
           assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
           Iterator<String> lines = r.body().iterator();
@@ -137,15 +130,7 @@ class PodLogsTest extends ApiTestBase {
         Duration.ofSeconds(30),
         () -> {
           HttpResponse<String> r =
-              HTTP.send(
-                  HttpRequest.newBuilder(
-                          URI.create(
-                              server.url()
-                                  + "/api/v1/namespaces/"
-                                  + NS
-                                  + "/pods/capped/log?follow=true&limitBytes=4"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+              call("capped", "?follow=true&limitBytes=4", HttpResponse.BodyHandlers.ofString());
           assertEquals("0123", r.body());
         });
   }
@@ -162,45 +147,43 @@ class PodLogsTest extends ApiTestBase {
                     .endSpec()
                     .build())
             .create();
-    client
-        .pods()
-        .inNamespace(NS)
-        .resource(
-            new PodBuilder(p)
-                .editStatus()
-                .withPhase("Running")
-                .withContainerStatuses(
-                    new ContainerStatusBuilder()
-                        .withName(container)
-                        .withNewState()
-                        .withNewRunning()
-                        .withStartedAt("2026-11-29T22:00:00Z")
-                        .endRunning()
-                        .endState()
-                        .build())
-                .endStatus()
-                .build())
-        .updateStatus();
+    status(
+        p,
+        "Running",
+        new ContainerStatusBuilder()
+            .withName(container)
+            .withNewState()
+            .withNewRunning()
+            .withStartedAt("2026-11-29T22:00:00Z")
+            .endRunning()
+            .endState()
+            .build());
   }
 
   private static void terminated(String name, String container) {
-    Pod p = client.pods().inNamespace(NS).withName(name).get();
+    status(
+        client.pods().inNamespace(NS).withName(name).get(),
+        "Succeeded",
+        new ContainerStatusBuilder()
+            .withName(container)
+            .withNewState()
+            .withNewTerminated()
+            .withExitCode(0)
+            .endTerminated()
+            .endState()
+            .build());
+  }
+
+  /** Writes the pod's status as its kubelet would. */
+  private static void status(Pod p, String phase, ContainerStatus container) {
     client
         .pods()
         .inNamespace(NS)
         .resource(
             new PodBuilder(p)
                 .editStatus()
-                .withPhase("Succeeded")
-                .withContainerStatuses(
-                    new ContainerStatusBuilder()
-                        .withName(container)
-                        .withNewState()
-                        .withNewTerminated()
-                        .withExitCode(0)
-                        .endTerminated()
-                        .endState()
-                        .build())
+                .withPhase(phase)
+                .withContainerStatuses(container)
                 .endStatus()
                 .build())
         .updateStatus();
@@ -219,20 +202,21 @@ class PodLogsTest extends ApiTestBase {
   }
 
   private static String get(String pod, String query) throws Exception {
-    HttpResponse<String> r = call("/api/v1/namespaces/" + NS + "/pods/" + pod + "/log" + query);
+    HttpResponse<String> r = call(pod, query, HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     return r.body();
   }
 
   private static void assertRefused(String pod, String query, String message) throws Exception {
-    HttpResponse<String> r = call("/api/v1/namespaces/" + NS + "/pods/" + pod + "/log" + query);
+    HttpResponse<String> r = call(pod, query, HttpResponse.BodyHandlers.ofString());
     assertEquals(400, r.statusCode(), r.body());
     assertTrue(r.body().contains(message.replace("\"", "\\\"")), r.body());
   }
 
-  private static HttpResponse<String> call(String path) throws Exception {
-    return HTTP.send(
-        HttpRequest.newBuilder(URI.create(server.url() + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+  /** {@code GET pods/{pod}/log{query}} in the test namespace. */
+  private static <T> HttpResponse<T> call(String pod, String query, HttpResponse.BodyHandler<T> h)
+      throws Exception {
+    String path = "/api/v1/namespaces/" + NS + "/pods/" + pod + "/log" + query;
+    return HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + path)).build(), h);
   }
 }
