@@ -52,10 +52,7 @@ final class Deletes {
   }
 
   MockResponse delete(ResourceType t, ApiRequest req) {
-    Stored cur = store.get(t, req.namespace, req.name);
-    if (cur == null) {
-      throw ApiException.notFound(t, req.name);
-    }
+    Stored cur = store.require(t, req);
     DeleteOptions o = DeleteOptions.from(req);
     checkPreconditions(t, cur, o);
     boolean dryRun = req.dryRun() || o.dryRun();

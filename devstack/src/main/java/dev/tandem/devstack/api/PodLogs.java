@@ -66,7 +66,7 @@ final class PodLogs {
   }
 
   MockResponse read(ResourceType pods, ApiRequest req) {
-    ObjectNode pod = pod(pods, req.namespace, req.name);
+    ObjectNode pod = store.require(pods, req).obj();
     if (Json.text(pod, "spec", "nodeName") == null) {
       throw ApiException.badRequest("pod " + req.name + " does not have a host assigned");
     }
@@ -110,14 +110,6 @@ final class PodLogs {
         new Follow(
             file, all.length, now, limit, () -> running(pods, req.namespace, req.name, container));
     return new MockResponse().setHeader("Content-Type", "text/plain").withWebSocketUpgrade(f);
-  }
-
-  private ObjectNode pod(ResourceType pods, String ns, String name) {
-    Store.Stored s = store.get(pods, ns, name);
-    if (s == null) {
-      throw ApiException.notFound(pods, name);
-    }
-    return s.obj();
   }
 
   private static String container(ObjectNode pod, String podName, String wanted) {

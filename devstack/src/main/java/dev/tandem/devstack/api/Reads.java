@@ -23,10 +23,7 @@ final class Reads {
   }
 
   MockResponse get(ResourceType t, ApiRequest req, String accept) {
-    Stored s = store.get(t, req.namespace, req.name);
-    if (s == null) {
-      throw ApiException.notFound(t, req.name);
-    }
+    Stored s = store.require(t, req);
     if (Tables.wanted(accept)) {
       return Responses.json(200, Tables.table(t, List.of(s.obj()), store.currentRv(), null));
     }

@@ -81,6 +81,15 @@ final class Store {
     return d.index().get(TypeKey.of(t), t.namespaced() ? namespace : null, name);
   }
 
+  /** The object a request names, as {@link #get}; a 404 {@code NotFound} when there is none. */
+  Stored require(ResourceType t, ApiRequest req) {
+    Stored s = get(t, req.namespace, req.name);
+    if (s == null) {
+      throw ApiException.notFound(t, req.name);
+    }
+    return s;
+  }
+
   /** All objects of a type, in a namespace or (null) everywhere, sorted by namespace/name. */
   List<Stored> list(ResourceType t, String namespace) {
     return d.index().list(TypeKey.of(t), t.namespaced() ? namespace : null);

@@ -150,12 +150,12 @@ final class Subresources {
   }
 
   MockResponse getScale(ResourceType t, ApiRequest req) {
-    return Responses.json(200, scaleOf(t, require(t, req).obj()));
+    return Responses.json(200, scaleOf(t, store.require(t, req).obj()));
   }
 
   /** PUT or PATCH of {@code scale}: only {@code spec.replicas} reaches the custom resource. */
   MockResponse writeScale(ResourceType t, ApiRequest req) {
-    Stored cur = require(t, req);
+    Stored cur = store.require(t, req);
     ObjectNode currentScale = scaleOf(t, cur.obj());
     ObjectNode wanted =
         "PUT".equals(req.method) ? Json.parseObject(req.body) : patchScale(currentScale, req);
@@ -237,13 +237,5 @@ final class Subresources {
       }
     }
     return s;
-  }
-
-  private Stored require(ResourceType t, ApiRequest req) {
-    Stored cur = store.get(t, req.namespace, req.name);
-    if (cur == null) {
-      throw ApiException.notFound(t, req.name);
-    }
-    return cur;
   }
 }

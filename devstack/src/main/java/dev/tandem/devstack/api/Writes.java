@@ -117,7 +117,7 @@ final class Writes {
   }
 
   MockResponse update(ResourceType t, ApiRequest req) {
-    Stored cur = require(t, req);
+    Stored cur = store.require(t, req);
     ObjectNode incoming = Json.parseObject(req.body);
     checkKind(t, incoming);
     checkIdentity(t, cur, incoming);
@@ -127,7 +127,7 @@ final class Writes {
   }
 
   MockResponse patch(ResourceType t, ApiRequest req) {
-    Stored cur = require(t, req);
+    Stored cur = store.require(t, req);
     ObjectNode patched = Patches.apply(t, cur.obj(), req, t.kind());
     checkIdentity(t, cur, patched);
     checkPrecondition(t, cur, Json.text(patched, "metadata", "resourceVersion"));
@@ -230,14 +230,6 @@ final class Writes {
             "managedFields")) {
       setOrRemove(to, k, from.get(k));
     }
-  }
-
-  private Stored require(ResourceType t, ApiRequest req) {
-    Stored cur = store.get(t, req.namespace, req.name);
-    if (cur == null) {
-      throw ApiException.notFound(t, req.name);
-    }
-    return cur;
   }
 
   void requireNamespace(String ns) {
