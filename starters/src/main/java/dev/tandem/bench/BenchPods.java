@@ -44,6 +44,7 @@ final class BenchPods implements AutoCloseable {
   private final String namespace;
   private final String runId;
   private final String partition;
+  private final String scheduler;
   private final Map<String, Long> bound = new ConcurrentHashMap<>();
   private final Map<String, String> boundSlurmNode = new ConcurrentHashMap<>();
   private final Map<String, Gone> gone = new ConcurrentHashMap<>();
@@ -55,10 +56,20 @@ final class BenchPods implements AutoCloseable {
   private volatile Watch watch;
 
   BenchPods(KubernetesClient k8s, String namespace, String runId, String partition) {
+    this(k8s, namespace, runId, partition, SCHEDULER);
+  }
+
+  /**
+   * @param scheduler the pods' {@code schedulerName}: Tandem's, or the bench's {@link
+   *     FloorScheduler}'s
+   */
+  BenchPods(
+      KubernetesClient k8s, String namespace, String runId, String partition, String scheduler) {
     this.k8s = k8s;
     this.namespace = namespace;
     this.runId = runId;
     this.partition = partition;
+    this.scheduler = scheduler;
     this.watch = openWatch();
   }
 
@@ -139,7 +150,7 @@ final class BenchPods implements AutoCloseable {
             .withAnnotations(annotations)
             .endMetadata()
             .withNewSpec()
-            .withSchedulerName(SCHEDULER)
+            .withSchedulerName(scheduler)
             .withTerminationGracePeriodSeconds(0L)
             .addNewContainer()
             .withName("work")

@@ -7,6 +7,7 @@ import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.bench.Latencies;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.temporal.client.WorkflowClient;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -24,12 +25,14 @@ import java.util.Set;
 /**
  * {@code tandem bench scheduling}: pods through Slurm ({@code schedulerName: tandem-slurm}) against
  * the same jobs straight through slurmrestd, and preemption → eviction, on a running stack whose
- * Slurm partition holds only NodeSet nodes. The three parts are {@link PodChurn}, {@link
- * RawSlurmRun} and {@link PreemptionTrials} (what each times is in their Javadoc); this class runs
- * them in that order, prints the figures with their targets ({@link SchedulingFigures}), and cleans
- * up: the run's pods, then any of its Slurm jobs (placeholders of its pods, raw and high jobs)
- * still waiting or running. Placeholders Tandem did not cancel after their pods were deleted are
- * reported before the bench cancels them.
+ * Slurm partition holds only NodeSet nodes. The parts are {@link PodChurn}, {@link RawSlurmRun},
+ * the floor (the same churn through {@link FloorScheduler}, which makes only the calls every pod
+ * needs: what it reaches bounds what the targets can ask of this machine) and {@link
+ * PreemptionTrials} (what each times is in their Javadoc); this class runs them in that order,
+ * prints the figures with their targets ({@link SchedulingFigures}), and cleans up: the run's pods,
+ * then any of its Slurm jobs (placeholders of its pods, raw and high jobs) still waiting or
+ * running. Placeholders Tandem did not cancel after their pods were deleted are reported before the
+ * bench cancels them.
  */
 public final class SchedulingBench {
   /** How long Tandem gets to cancel the placeholders of deleted pods before the bench does. */
@@ -37,7 +40,7 @@ public final class SchedulingBench {
 
   /** What one run measured. */
   public record Result(
-      Run pods, Run raw, PreemptionTrials.Result preemption, int leftoverPlaceholders) {
+      Run pods, Run raw, Run floor, PreemptionTrials.Result preemption, int leftoverPlaceholders) {
     /** Every target met, and Tandem cancelled every placeholder of a deleted pod. */
     public boolean allPass(Duration slurmPoll) {
       return SchedulingFigures.throughput(pods, raw) == Verdict.PASS
@@ -49,6 +52,7 @@ public final class SchedulingBench {
 
   private final KubernetesClient k8s;
   private final SlurmClient slurm;
+  private final WorkflowClient temporal;
   private final String namespace;
   private final String partition;
   private final String slurmConf;
@@ -69,10 +73,12 @@ public final class SchedulingBench {
    * @param metrics the worker's /metrics, or null
    * @param slurmPoll the worker's Slurm poll interval (the preemption target depends on it)
    * @param workerPid the worker JVM's pid, for the CPU each part cost (0: not known)
+   * @param temporal the stack's Temporal, for the floor ({@link FloorScheduler}); null: no floor
    */
   public SchedulingBench(
       KubernetesClient k8s,
       SlurmClient slurm,
+      WorkflowClient temporal,
       String namespace,
       String partition,
       String slurmConf,
@@ -82,6 +88,7 @@ public final class SchedulingBench {
       PrintWriter out) {
     this.k8s = k8s;
     this.slurm = slurm;
+    this.temporal = temporal;
     this.namespace = namespace;
     this.partition = partition;
     this.slurmConf = slurmConf;
@@ -119,6 +126,29 @@ public final class SchedulingBench {
       out.println(SchedulingFigures.describe("  warm-up raw", raw));
       out.flush();
     }
+    if (temporal != null) {
+      out.println(SchedulingFigures.describe("  warm-up floor", floor(id + "f", w)));
+      out.flush();
+    }
+  }
+
+  /**
+   * The floor: N pods through {@link FloorScheduler} instead of Tandem, churned as {@link PodChurn}
+   * churns Tandem's, then waited for (bounded) until the floor cancelled every job.
+   */
+  private Run floor(String id, int n) throws InterruptedException {
+    try (BenchPods bp = new BenchPods(k8s, namespace, id, partition, FloorScheduler.SCHEDULER);
+        FloorScheduler fs = new FloorScheduler(k8s, slurm, temporal, namespace, id, partition)) {
+      Run r = new PodChurn(bp, id).run(n, new ArrayList<>());
+      bp.deleteAll(Duration.ofSeconds(60));
+      int open = fs.awaitDrained(CANCEL_LIMIT);
+      if (open > 0 || fs.failures() > 0) {
+        out.printf(
+            "WARNING: floor %s: %d jobs not cancelled, %d failed calls, first %s%n",
+            id, open, fs.failures(), fs.firstFailures());
+      }
+      return r;
+    }
   }
 
   public Result run(int n, int preemptions) throws InterruptedException, IOException {
@@ -134,6 +164,7 @@ public final class SchedulingBench {
     out.flush();
     Run pods;
     Run raw;
+    Run floor = null;
     PreemptionTrials.Result pre;
     int leftovers;
     try (BenchPods bp = new BenchPods(k8s, namespace, runId, partition)) {
@@ -161,6 +192,14 @@ public final class SchedulingBench {
         out.println(CpuShares.describe("  raw", c2, c3, n));
         out.println(CounterDiff.describe("  raw", m2, m3, n));
         out.flush();
+        if (temporal != null) {
+          CpuShares.Sample c4 = cpu.take();
+          floor = floor(runId + "f", n);
+          CpuShares.Sample c5 = cpu.take();
+          out.println(SchedulingFigures.describe("floor create -> bind", floor));
+          out.println(CpuShares.describe("  floor", c4, c5, n));
+          out.flush();
+        }
         pre = new PreemptionTrials(bp, slurm, slurmConf, runId, slurmPoll, out).run(preemptions);
       } finally {
         int left = bp.deleteAll(Duration.ofSeconds(60));
@@ -170,8 +209,8 @@ public final class SchedulingBench {
         cancelRunJobs(uids);
       }
     }
-    print(pods, raw, pre, leftovers);
-    return new Result(pods, raw, pre, leftovers);
+    print(pods, raw, floor, pre, leftovers);
+    return new Result(pods, raw, floor, pre, leftovers);
   }
 
   /** namespace/name → uid of the first five pods of the measured run. */
@@ -234,12 +273,18 @@ public final class SchedulingBench {
     }
   }
 
-  private void print(Run pods, Run raw, PreemptionTrials.Result pre, int leftovers) {
+  private void print(Run pods, Run raw, Run floor, PreemptionTrials.Result pre, int leftovers) {
     out.println();
     out.println(SchedulingFigures.describe("pods create -> bind", pods));
     out.println(SchedulingFigures.describe("raw submit -> RUNNING", raw));
+    if (floor != null) {
+      out.println(SchedulingFigures.describe("floor create -> bind", floor));
+    }
     out.println(Latencies.summary("pods create -> bind", pods.latenciesMs()));
     out.println(Latencies.summary("raw submit -> RUNNING", raw.latenciesMs()));
+    if (floor != null) {
+      out.println(Latencies.summary("floor create -> bind", floor.latenciesMs()));
+    }
     out.printf(
         Locale.ROOT,
         "throughput pods/raw = %.2f (target >= %.1f): %s%n",
@@ -252,6 +297,9 @@ public final class SchedulingBench {
         pods.p50() - raw.p50(),
         SchedulingFigures.BIND_P50_SLACK_MS,
         SchedulingFigures.bindLatency(pods, raw));
+    if (floor != null) {
+      out.println(SchedulingFigures.floorLine(pods, raw, floor));
+    }
     out.println(Latencies.summary("Slurm preempt -> evict", pre.preemptToEvictMs()));
     out.println(Latencies.summary("preemptTime (whole s) -> evict", pre.preemptTimeToEvictMs()));
     out.println(Latencies.summary("sbatch high -> evict", pre.sbatchToEvictMs()));

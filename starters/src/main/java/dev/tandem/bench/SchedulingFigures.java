@@ -104,6 +104,36 @@ public final class SchedulingFigures {
     return percentile(samplesMs, 99) <= preemptionTargetMs(slurmPoll) ? Verdict.PASS : Verdict.MISS;
   }
 
+  /**
+   * The floor's line: the floor ({@link FloorScheduler}: the calls every pod needs and nothing
+   * else) measured against both targets as if it were the pods. A floor that misses a target shows
+   * the target out of reach on this machine for any implementation with a workflow per pod; the
+   * pods' share of the floor shows how much of what is reachable Tandem reaches.
+   */
+  public static String floorLine(Run pods, Run raw, Run floor) {
+    return String.format(
+        Locale.ROOT,
+        "floor (required calls only): floor/raw = %.2f, target %.1f %s; p50 floor - raw = %+.1f ms,"
+            + " target +%.0f ms %s; pods/floor = %.2f, p50 pods - floor = %+.1f ms",
+        floor.perSecond() / raw.perSecond(),
+        THROUGHPUT_SHARE,
+        reach(throughput(floor, raw)),
+        floor.p50() - raw.p50(),
+        BIND_P50_SLACK_MS,
+        reach(bindLatency(floor, raw)),
+        pods.perSecond() / floor.perSecond(),
+        pods.p50() - floor.p50());
+  }
+
+  /** What a floor's verdict says of a target: the floor meeting it is what makes it reachable. */
+  static String reach(Verdict floorVerdict) {
+    return switch (floorVerdict) {
+      case PASS -> "within reach here";
+      case MISS -> "OUT OF REACH here";
+      case NO_DATA -> "(floor: no data)";
+    };
+  }
+
   /** A run that lost items gives no throughput to compare: some never finished. */
   private static boolean incomplete(Run r) {
     return r.done() == 0 || r.done() < r.wanted() || Double.isNaN(r.perSecond());

@@ -81,6 +81,17 @@ final class BenchScheduling implements Callable<Integer> {
               + " directory (JSON, as the Temporal CLI exports them), to see what a pod costs")
   Path histories;
 
+  @Option(
+      names = "--floor",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "also churn the pods through the bench's floor scheduler (the calls every pod needs and"
+              + " nothing else), which shows whether the targets are within reach on this machine"
+              + " (default ${DEFAULT-VALUE}; --no-floor: skip it)")
+  boolean floor;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -134,6 +145,7 @@ final class BenchScheduling implements Callable<Integer> {
           new SchedulingBench(
               stack.kubernetes(),
               slurm,
+              floor ? temporal : null,
               "default",
               partition,
               stack.slurm().env().get("SLURM_CONF"),

@@ -1,0 +1,57 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.cli.TandemCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code tandem bench scheduling} end to end at 12 pods on the real local Slurm: every part runs
+ * (Tandem's pods, the raw jobs, the floor through {@link FloorScheduler}), each brings all its
+ * items through, the floor makes no failed call and leaves no job behind, and the floor's line
+ * compares it with both targets. No timing target is asserted: this is a 2-core machine shared with
+ * the rest of the build.
+ */
+class SchedulingBenchIT {
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  void everyPartBringsAllItsPodsThroughAndTheFloorSaysWhatIsWithinReach() {
+    StringWriter w = new StringWriter();
+    PrintWriter pw = new PrintWriter(w, true);
+    TandemCli.run(
+        pw,
+        pw,
+        "bench",
+        "scheduling",
+        "--pods",
+        "12",
+        "--warmup",
+        "0",
+        "--preemptions",
+        "0",
+        "--replicas",
+        "2");
+    String out = w.toString();
+    for (String part :
+        new String[] {"pods create -> bind", "raw submit -> RUNNING", "floor create -> bind"}) {
+      assertTrue(
+          Pattern.compile("(?m)^" + Pattern.quote(part) + "\\s+12/12 done").matcher(out).find(),
+          part + " brought every item through: " + out);
+    }
+    assertFalse(out.contains("WARNING"), out);
+    Matcher floor =
+        Pattern.compile(
+                "floor \\(required calls only\\): floor/raw = [0-9.]+, target 0.8 (within reach"
+                    + " here|OUT OF REACH here); p50 floor - raw = [-+][0-9.]+ ms, target \\+250 ms"
+                    + " (within reach here|OUT OF REACH here); pods/floor = [0-9.]+")
+            .matcher(out);
+    assertTrue(floor.find(), out);
+  }
+}
