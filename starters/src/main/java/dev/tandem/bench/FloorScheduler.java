@@ -1,6 +1,5 @@
 package dev.tandem.bench;
 
-import dev.tandem.slurm.JobSubmission;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmJob;
 import io.fabric8.kubernetes.api.model.Binding;
@@ -154,16 +153,7 @@ final class FloorScheduler implements AutoCloseable {
               WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(TASK_QUEUE).build())
           .signalWithStart("observe", new Object[] {FloorWorkflow.SEEN}, new Object[0]);
       pods.put(name, new Seen(uid, id));
-      long job =
-          slurm.submit(
-              JobSubmission.builder(jobPrefix + name)
-                  .comment("tandem bench scheduling (floor)")
-                  .partition(partition)
-                  .nodeCount(1)
-                  .cpusPerNode(1)
-                  .memoryMbPerNode(64L)
-                  .noRequeue(true)
-                  .build());
+      long job = slurm.submit(RawSlurmRun.job(jobPrefix + name, "floor", partition));
       jobs.put(name, job);
     } catch (RuntimeException e) {
       fail("seen " + name, e);
@@ -290,13 +280,33 @@ final class FloorScheduler implements AutoCloseable {
     return failures.get();
   }
 
-  /** Waits (at most {@code limit}) until every submitted job was cancelled; returns those left. */
+  /**
+   * Waits (at most {@code limit}) until every submitted job was cancelled and Slurm lists none of
+   * them as waiting or running any more (a cancelled job holds its CPUs while it completes, and the
+   * next part must start on free nodes, as it does after Tandem's pods); returns how many were
+   * left, by either count.
+   */
   int awaitDrained(Duration limit) throws InterruptedException {
     long end = System.nanoTime() + limit.toNanos();
     while (open() > 0 && System.nanoTime() < end) {
       Thread.sleep(100);
     }
-    return open();
+    int unfinished = unfinished();
+    while (unfinished > 0 && System.nanoTime() < end) {
+      Thread.sleep(500);
+      unfinished = unfinished();
+    }
+    return Math.max(open(), unfinished);
+  }
+
+  private int unfinished() {
+    int n = 0;
+    for (SlurmJob j : slurm.listJobs(null).items()) {
+      if (j.name() != null && j.name().startsWith(jobPrefix) && !j.finished()) {
+        n++;
+      }
+    }
+    return n;
   }
 
   @Override
@@ -310,14 +320,6 @@ final class FloorScheduler implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     workers.shutdownNow();
-    for (SlurmJob j : slurm.listJobs(null).items()) {
-      if (j.name() != null && j.name().startsWith(jobPrefix) && !j.finished()) {
-        try {
-          slurm.cancel(j.id(), null);
-        } catch (RuntimeException e) {
-          fail("cancel job " + j.id(), e);
-        }
-      }
-    }
+    RawSlurmRun.cancelUnfinished(slurm, jobPrefix, (id, e) -> fail("cancel job " + id, e));
   }
 }

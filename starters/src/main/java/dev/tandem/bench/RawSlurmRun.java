@@ -53,15 +53,7 @@ final class RawSlurmRun {
         submitters.execute(
             () -> {
               try {
-                slurm.submit(
-                    JobSubmission.builder(name)
-                        .comment("tandem bench scheduling (raw)")
-                        .partition(partition)
-                        .nodeCount(1)
-                        .cpusPerNode(1)
-                        .memoryMbPerNode(64L)
-                        .noRequeue(true)
-                        .build());
+                slurm.submit(job(name, "raw", partition));
                 submitted.put(name, System.nanoTime());
               } catch (RuntimeException e) {
                 // counted as never running
@@ -114,6 +106,21 @@ final class RawSlurmRun {
     return new Run(n, first, last, ms);
   }
 
+  /**
+   * A job of the bench pods' size (1 CPU, 64 MiB, one node, no requeue), sleeping, named {@code
+   * name}; {@code part} says in its comment which part of the bench submitted it.
+   */
+  static JobSubmission job(String name, String part, String partition) {
+    return JobSubmission.builder(name)
+        .comment("tandem bench scheduling (" + part + ")")
+        .partition(partition)
+        .nodeCount(1)
+        .cpusPerNode(1)
+        .memoryMbPerNode(64L)
+        .noRequeue(true)
+        .build();
+  }
+
   private void cancelQuietly(long id) {
     try {
       slurm.cancel(id, null);
@@ -124,9 +131,24 @@ final class RawSlurmRun {
 
   /** Cancels every job of this run that may still run or wait. */
   private void cancelLeftovers() {
+    cancelUnfinished(slurm, prefix, (id, e) -> {});
+  }
+
+  /**
+   * Cancels every job whose name starts with {@code prefix} and that may still run or wait; a
+   * cancel that fails is handed to {@code failed}.
+   */
+  static void cancelUnfinished(
+      SlurmClient slurm,
+      String prefix,
+      java.util.function.BiConsumer<Long, RuntimeException> failed) {
     for (SlurmJob j : slurm.listJobs(null).items()) {
       if (j.name() != null && j.name().startsWith(prefix) && !j.finished()) {
-        cancelQuietly(j.id());
+        try {
+          slurm.cancel(j.id(), null);
+        } catch (RuntimeException e) {
+          failed.accept(j.id(), e);
+        }
       }
     }
   }

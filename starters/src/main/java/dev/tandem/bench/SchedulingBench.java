@@ -25,9 +25,9 @@ import java.util.Set;
 /**
  * {@code tandem bench scheduling}: pods through Slurm ({@code schedulerName: tandem-slurm}) against
  * the same jobs straight through slurmrestd, and preemption → eviction, on a running stack whose
- * Slurm partition holds only NodeSet nodes. The parts are {@link PodChurn}, {@link RawSlurmRun},
- * the floor (the same churn through {@link FloorScheduler}, which makes only the calls every pod
- * needs: what it reaches bounds what the targets can ask of this machine) and {@link
+ * Slurm partition holds only NodeSet nodes. The parts are {@link PodChurn}, the floor (the same
+ * churn through {@link FloorScheduler}, which makes only the calls every pod needs: what it reaches
+ * bounds what the targets can ask of this machine), {@link RawSlurmRun} and {@link
  * PreemptionTrials} (what each times is in their Javadoc); this class runs them in that order,
  * prints the figures with their targets ({@link SchedulingFigures}), and cleans up: the run's pods,
  * then any of its Slurm jobs (placeholders of its pods, raw and high jobs) still waiting or
@@ -116,18 +116,20 @@ public final class SchedulingBench {
 
   private void warmUp(int w, List<String> uids) throws InterruptedException {
     String id = runId + "w";
-    out.printf("warm-up %s: %d pods, then %d raw jobs (not measured)%n", id, w, w);
+    out.printf(
+        "warm-up %s: %d pods, %s%d raw jobs (not measured)%n",
+        id, w, temporal == null ? "then " : w + " through the floor, then ", w);
     out.flush();
     try (BenchPods bp = new BenchPods(k8s, namespace, id, partition)) {
       Run pods = new PodChurn(bp, id).run(w, uids);
       out.println(SchedulingFigures.describe("  warm-up pods", pods));
       awaitPlaceholdersCancelled(bp, uids);
+      if (temporal != null) {
+        out.println(SchedulingFigures.describe("  warm-up floor", floor(id + "f", w)));
+        out.flush();
+      }
       Run raw = new RawSlurmRun(slurm, partition, id).run(w);
       out.println(SchedulingFigures.describe("  warm-up raw", raw));
-      out.flush();
-    }
-    if (temporal != null) {
-      out.println(SchedulingFigures.describe("  warm-up floor", floor(id + "f", w)));
       out.flush();
     }
   }
@@ -158,9 +160,15 @@ public final class SchedulingBench {
   private Result run(int n, int preemptions, List<String> uids)
       throws InterruptedException, IOException {
     out.printf(
-        "run %s: %d pods, then %d raw jobs, then %d preemptions (partition %s, Slurm poll %d"
+        "run %s: %d pods, %s%d raw jobs, then %d preemptions (partition %s, Slurm poll %d"
             + " ms)%n",
-        runId, n, n, preemptions, partition, slurmPoll.toMillis());
+        runId,
+        n,
+        temporal == null ? "then " : n + " through the floor, then ",
+        n,
+        preemptions,
+        partition,
+        slurmPoll.toMillis());
     out.flush();
     Run pods;
     Run raw;
@@ -183,6 +191,16 @@ public final class SchedulingBench {
         out.println(CounterDiff.describe("  pods", m0, m1, n));
         out.flush();
         leftovers = awaitPlaceholdersCancelled(bp, uids);
+        // The floor before the raw jobs: a part run later lists more finished jobs (Slurm keeps
+        // them MinJobAge), so this order favours the raw side, never the floor's verdict.
+        if (temporal != null) {
+          CpuShares.Sample c4 = cpu.take();
+          floor = floor(runId + "f", n);
+          CpuShares.Sample c5 = cpu.take();
+          out.println(SchedulingFigures.describe("floor create -> bind", floor));
+          out.println(CpuShares.describe("  floor", c4, c5, n));
+          out.flush();
+        }
         Map<String, Double> m2 = counters.take();
         CpuShares.Sample c2 = cpu.take();
         raw = new RawSlurmRun(slurm, partition, runId).run(n);
@@ -192,14 +210,6 @@ public final class SchedulingBench {
         out.println(CpuShares.describe("  raw", c2, c3, n));
         out.println(CounterDiff.describe("  raw", m2, m3, n));
         out.flush();
-        if (temporal != null) {
-          CpuShares.Sample c4 = cpu.take();
-          floor = floor(runId + "f", n);
-          CpuShares.Sample c5 = cpu.take();
-          out.println(SchedulingFigures.describe("floor create -> bind", floor));
-          out.println(CpuShares.describe("  floor", c4, c5, n));
-          out.flush();
-        }
         pre = new PreemptionTrials(bp, slurm, slurmConf, runId, slurmPoll, out).run(preemptions);
       } finally {
         int left = bp.deleteAll(Duration.ofSeconds(60));
