@@ -54,7 +54,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class FloorScheduler implements AutoCloseable {
   static final String SCHEDULER = "tandem-bench-floor";
   static final String TASK_QUEUE = "tandem-bench-floor";
-  static final int CALLERS = 8;
+
+  /**
+   * Threads making the calls: twice as many as Tandem's watchers send signals from (16), four times
+   * the bench's creating threads, so that the floor's own queue is not what a pod waits for.
+   */
+  static final int CALLERS = 32;
 
   /**
    * How often jobs are listed: Tandem's default while a pod waits ({@code
@@ -76,6 +81,8 @@ final class FloorScheduler implements AutoCloseable {
   private final Map<String, Boolean> started = new ConcurrentHashMap<>();
   private final AtomicInteger cancelled = new AtomicInteger();
   private final AtomicInteger failures = new AtomicInteger();
+  private final java.util.List<Double> listingsMs =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
   private final java.util.Queue<String> firstFailures =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   private final ExecutorService calls = Executors.newFixedThreadPool(CALLERS);
@@ -162,7 +169,9 @@ final class FloorScheduler implements AutoCloseable {
 
   private void poll() {
     try {
+      long asked = System.nanoTime();
       SlurmClient.Listing<SlurmJob> l = slurm.listJobs(since);
+      listingsMs.add((System.nanoTime() - asked) / 1e6);
       since = l.updateTime();
       for (SlurmJob j : l.items()) {
         if (j.name() != null
@@ -257,6 +266,11 @@ final class FloorScheduler implements AutoCloseable {
   /** Jobs submitted and not yet cancelled (their pods not yet seen deleted). */
   int open() {
     return jobs.size();
+  }
+
+  /** How long each job listing took, asked → answered and read. */
+  java.util.List<Double> listingsMs() {
+    return java.util.List.copyOf(listingsMs);
   }
 
   /** Jobs cancelled after their pods were deleted. */

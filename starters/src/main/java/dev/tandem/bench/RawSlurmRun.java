@@ -35,6 +35,7 @@ final class RawSlurmRun {
   private final SlurmClient slurm;
   private final String partition;
   private final String prefix;
+  private final List<Double> listingsMs = java.util.Collections.synchronizedList(new ArrayList<>());
 
   RawSlurmRun(SlurmClient slurm, String partition, String runId) {
     this.slurm = slurm;
@@ -67,8 +68,10 @@ final class RawSlurmRun {
       int lastCount = 0;
       while (System.nanoTime() < end
           && (!submitters.isTerminated() || running.size() < submitted.size())) {
+        long asked = System.nanoTime();
         SlurmClient.Listing<SlurmJob> l = slurm.listJobs(since);
         long now = System.nanoTime();
+        listingsMs.add((now - asked) / 1e6);
         since = l.updateTime();
         for (SlurmJob j : l.items()) {
           if (j.name() != null
@@ -104,6 +107,11 @@ final class RawSlurmRun {
       }
     }
     return new Run(n, first, last, ms);
+  }
+
+  /** How long each of the last run's job listings took, asked → answered and read. */
+  List<Double> listingsMs() {
+    return List.copyOf(listingsMs);
   }
 
   /**

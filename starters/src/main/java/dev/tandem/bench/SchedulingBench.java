@@ -142,6 +142,7 @@ public final class SchedulingBench {
     try (BenchPods bp = new BenchPods(k8s, namespace, id, partition, FloorScheduler.SCHEDULER);
         FloorScheduler fs = new FloorScheduler(k8s, slurm, temporal, namespace, id, partition)) {
       Run r = new PodChurn(bp, id).run(n, new ArrayList<>());
+      out.println(Latencies.summary("  floor job listings", fs.listingsMs()));
       bp.deleteAll(Duration.ofSeconds(60));
       int open = fs.awaitDrained(CANCEL_LIMIT);
       if (open > 0 || fs.failures() > 0) {
@@ -203,10 +204,12 @@ public final class SchedulingBench {
         }
         Map<String, Double> m2 = counters.take();
         CpuShares.Sample c2 = cpu.take();
-        raw = new RawSlurmRun(slurm, partition, runId).run(n);
+        RawSlurmRun rawRun = new RawSlurmRun(slurm, partition, runId);
+        raw = rawRun.run(n);
         CpuShares.Sample c3 = cpu.take();
         Map<String, Double> m3 = counters.take();
         out.println(SchedulingFigures.describe("raw submit -> RUNNING", raw));
+        out.println(Latencies.summary("  raw job listings", rawRun.listingsMs()));
         out.println(CpuShares.describe("  raw", c2, c3, n));
         out.println(CounterDiff.describe("  raw", m2, m3, n));
         out.flush();
