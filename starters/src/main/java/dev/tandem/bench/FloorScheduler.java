@@ -18,8 +18,14 @@ import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -79,12 +85,9 @@ final class FloorScheduler implements AutoCloseable {
   private final Map<String, Seen> pods = new ConcurrentHashMap<>();
   private final Map<String, Long> jobs = new ConcurrentHashMap<>();
   private final Map<String, Boolean> started = new ConcurrentHashMap<>();
-  private final AtomicInteger cancelled = new AtomicInteger();
   private final AtomicInteger failures = new AtomicInteger();
-  private final java.util.List<Double> listingsMs =
-      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-  private final java.util.Queue<String> firstFailures =
-      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final List<Double> listingsMs = Collections.synchronizedList(new ArrayList<>());
+  private final Queue<String> firstFailures = new ConcurrentLinkedQueue<>();
   private final ExecutorService calls = Executors.newFixedThreadPool(CALLERS);
   private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
   private final WorkerFactory workers;
@@ -222,7 +225,7 @@ final class FloorScheduler implements AutoCloseable {
               + s.uid()
               + "\"},\"status\":{\"conditions\":[{\"type\":\"SlurmScheduled\",\"status\":\"True\","
               + "\"reason\":\"SlurmJobRunning\",\"lastTransitionTime\":\""
-              + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+              + Instant.now().truncatedTo(ChronoUnit.SECONDS)
               + "\"}]}}";
       try {
         k8s.pods()
@@ -256,7 +259,6 @@ final class FloorScheduler implements AutoCloseable {
       }
       if (job != null) {
         slurm.cancel(job, null);
-        cancelled.incrementAndGet();
       }
     } catch (RuntimeException e) {
       fail("end " + name, e);
@@ -269,13 +271,8 @@ final class FloorScheduler implements AutoCloseable {
   }
 
   /** How long each job listing took, asked → answered and read. */
-  java.util.List<Double> listingsMs() {
-    return java.util.List.copyOf(listingsMs);
-  }
-
-  /** Jobs cancelled after their pods were deleted. */
-  int cancelled() {
-    return cancelled.get();
+  List<Double> listingsMs() {
+    return List.copyOf(listingsMs);
   }
 
   private void fail(String what, RuntimeException e) {
@@ -285,8 +282,8 @@ final class FloorScheduler implements AutoCloseable {
   }
 
   /** The first three failed calls, what they were and why. */
-  java.util.List<String> firstFailures() {
-    return java.util.List.copyOf(firstFailures);
+  List<String> firstFailures() {
+    return List.copyOf(firstFailures);
   }
 
   /** Calls that failed (each is also a pod not bound or a job left for {@link #close}). */

@@ -7,12 +7,14 @@ import dev.tandem.slurm.SlurmJob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * Part 2 of {@code tandem bench scheduling}: the same N as jobs straight through slurmrestd, the
@@ -35,7 +37,7 @@ final class RawSlurmRun {
   private final SlurmClient slurm;
   private final String partition;
   private final String prefix;
-  private final List<Double> listingsMs = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<Double> listingsMs = Collections.synchronizedList(new ArrayList<>());
 
   RawSlurmRun(SlurmClient slurm, String partition, String runId) {
     this.slurm = slurm;
@@ -147,9 +149,7 @@ final class RawSlurmRun {
    * cancel that fails is handed to {@code failed}.
    */
   static void cancelUnfinished(
-      SlurmClient slurm,
-      String prefix,
-      java.util.function.BiConsumer<Long, RuntimeException> failed) {
+      SlurmClient slurm, String prefix, BiConsumer<Long, RuntimeException> failed) {
     for (SlurmJob j : slurm.listJobs(null).items()) {
       if (j.name() != null && j.name().startsWith(prefix) && !j.finished()) {
         try {
