@@ -311,13 +311,7 @@ final class FloorScheduler implements AutoCloseable {
   }
 
   private int unfinished() {
-    int n = 0;
-    for (SlurmJob j : slurm.listJobs(null).items()) {
-      if (j.name() != null && j.name().startsWith(jobPrefix) && !j.finished()) {
-        n++;
-      }
-    }
-    return n;
+    return RawSlurmRun.unfinished(slurm, jobPrefix).size();
   }
 
   @Override

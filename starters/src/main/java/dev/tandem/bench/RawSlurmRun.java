@@ -150,14 +150,26 @@ final class RawSlurmRun {
    */
   static void cancelUnfinished(
       SlurmClient slurm, String prefix, BiConsumer<Long, RuntimeException> failed) {
-    for (SlurmJob j : slurm.listJobs(null).items()) {
-      if (j.name() != null && j.name().startsWith(prefix) && !j.finished()) {
-        try {
-          slurm.cancel(j.id(), null);
-        } catch (RuntimeException e) {
-          failed.accept(j.id(), e);
-        }
+    for (long id : unfinished(slurm, prefix)) {
+      try {
+        slurm.cancel(id, null);
+      } catch (RuntimeException e) {
+        failed.accept(id, e);
       }
     }
+  }
+
+  /**
+   * The ids of the jobs named {@code prefix...} that Slurm lists as waiting or running: one full
+   * listing.
+   */
+  static List<Long> unfinished(SlurmClient slurm, String prefix) {
+    List<Long> ids = new ArrayList<>();
+    for (SlurmJob j : slurm.listJobs(null).items()) {
+      if (j.name() != null && j.name().startsWith(prefix) && !j.finished()) {
+        ids.add(j.id());
+      }
+    }
+    return ids;
   }
 }
