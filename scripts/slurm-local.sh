@@ -20,6 +20,7 @@
 #   TANDEM_SLURM_GPU_NODES      nodes given a fake Gres=gpu:2   (n[3-4] and the gpu-a pool)
 #   TANDEM_SLURM_SLURMD_TIMEOUT SlurmdTimeout in seconds        (10)
 #   TANDEM_SLURM_MAX_NODES      MaxNodeCount: declared + dynamic nodes (256)
+#   TANDEM_SLURM_MIN_JOB_AGE    MinJobAge: seconds an ended job stays listed (300, Slurm's)
 #   TANDEM_SLURM_FEATURE_PARTITIONS partitions over feature node sets (gpu:gpu+h100+a100)
 #   TANDEM_SLURM_TOPOLOGY       none, or tree: TopologyPlugin=topology/tree and a topology.conf
 #                               (`topology FILE` installs Tandem's; docs/topology.md) (none)
@@ -34,6 +35,7 @@ POOLS=${TANDEM_SLURM_POOLS:-spare:4,gpu-a:8,e2e:8,wt:4,cli:4}
 POOL_CPUS=${TANDEM_SLURM_POOL_CPUS:-32}
 SLURMD_TIMEOUT=${TANDEM_SLURM_SLURMD_TIMEOUT:-10}
 MAX_NODES=${TANDEM_SLURM_MAX_NODES:-256}
+MIN_JOB_AGE=${TANDEM_SLURM_MIN_JOB_AGE:-300}
 FEATURE_PARTITIONS=${TANDEM_SLURM_FEATURE_PARTITIONS:-gpu:gpu+h100+a100}
 TOPOLOGY=${TANDEM_SLURM_TOPOLOGY:-none}
 API=v0.0.38

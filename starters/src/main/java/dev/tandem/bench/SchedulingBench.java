@@ -117,20 +117,20 @@ public final class SchedulingBench {
   private void warmUp(int w, List<String> uids) throws InterruptedException {
     String id = runId + "w";
     out.printf(
-        "warm-up %s: %d pods, %s%d raw jobs (not measured)%n",
-        id, w, temporal == null ? "then " : w + " through the floor, then ", w);
+        "warm-up %s: %d pods, then %d raw jobs%s (not measured)%n",
+        id, w, w, temporal == null ? "" : ", then " + w + " through the floor");
     out.flush();
     try (BenchPods bp = new BenchPods(k8s, namespace, id, partition)) {
       Run pods = new PodChurn(bp, id).run(w, uids);
       out.println(SchedulingFigures.describe("  warm-up pods", pods));
       awaitPlaceholdersCancelled(bp, uids);
+      Run raw = new RawSlurmRun(slurm, partition, id).run(w);
+      out.println(SchedulingFigures.describe("  warm-up raw", raw));
+      out.flush();
       if (temporal != null) {
         out.println(SchedulingFigures.describe("  warm-up floor", floor(id + "f", w)));
         out.flush();
       }
-      Run raw = new RawSlurmRun(slurm, partition, id).run(w);
-      out.println(SchedulingFigures.describe("  warm-up raw", raw));
-      out.flush();
     }
   }
 
@@ -161,15 +161,16 @@ public final class SchedulingBench {
   private Result run(int n, int preemptions, List<String> uids)
       throws InterruptedException, IOException {
     out.printf(
-        "run %s: %d pods, %s%d raw jobs, then %d preemptions (partition %s, Slurm poll %d"
+        "run %s: %d pods, then %d raw jobs, %sthen %d preemptions (partition %s, Slurm poll %d"
             + " ms)%n",
         runId,
         n,
-        temporal == null ? "then " : n + " through the floor, then ",
         n,
+        temporal == null ? "" : "then " + n + " through the floor, ",
         preemptions,
         partition,
         slurmPoll.toMillis());
+    out.println(jobTable());
     out.flush();
     Run pods;
     Run raw;
@@ -192,16 +193,7 @@ public final class SchedulingBench {
         out.println(CounterDiff.describe("  pods", m0, m1, n));
         out.flush();
         leftovers = awaitPlaceholdersCancelled(bp, uids);
-        // The floor before the raw jobs: a part run later lists more finished jobs (Slurm keeps
-        // them MinJobAge), so this order favours the raw side, never the floor's verdict.
-        if (temporal != null) {
-          CpuShares.Sample c4 = cpu.take();
-          floor = floor(runId + "f", n);
-          CpuShares.Sample c5 = cpu.take();
-          out.println(SchedulingFigures.describe("floor create -> bind", floor));
-          out.println(CpuShares.describe("  floor", c4, c5, n));
-          out.flush();
-        }
+        out.println(jobTable());
         Map<String, Double> m2 = counters.take();
         CpuShares.Sample c2 = cpu.take();
         RawSlurmRun rawRun = new RawSlurmRun(slurm, partition, runId);
@@ -213,6 +205,19 @@ public final class SchedulingBench {
         out.println(CpuShares.describe("  raw", c2, c3, n));
         out.println(CounterDiff.describe("  raw", m2, m3, n));
         out.flush();
+        // The raw jobs right after the pods, the floor after both: raw jobs then start on a Slurm
+        // as the pods left it (their placeholders released at once), not behind the floor's
+        // cancels, which hold the nodes for KillWait while slurmctld ends 200 jobs (one run each,
+        // MinJobAge 30 s: 16.4 raw jobs a second after the floor, 51.3 after the pods;
+        // docs/benchmarks.md, "Fifteenth session").
+        if (temporal != null) {
+          CpuShares.Sample c4 = cpu.take();
+          floor = floor(runId + "f", n);
+          CpuShares.Sample c5 = cpu.take();
+          out.println(SchedulingFigures.describe("floor create -> bind", floor));
+          out.println(CpuShares.describe("  floor", c4, c5, n));
+          out.flush();
+        }
         pre = new PreemptionTrials(bp, slurm, slurmConf, runId, slurmPoll, out).run(preemptions);
       } finally {
         int left = bp.deleteAll(Duration.ofSeconds(60));
@@ -224,6 +229,31 @@ public final class SchedulingBench {
     }
     print(pods, raw, floor, pre, leftovers);
     return new Result(pods, raw, floor, pre, leftovers);
+  }
+
+  /**
+   * How many jobs Slurm lists now, and how long it keeps ended ones: on Slurm 22.05 every listing
+   * that anything changed answers all of them, so with a large table a raw job's (and a pod's) wait
+   * to be seen RUNNING is the listing's time, not Slurm's start (docs/benchmarks.md, "Fifteenth
+   * session").
+   */
+  private String jobTable() {
+    String age = "MinJobAge not found in " + slurmConf;
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(slurmConf))) {
+        if (line.startsWith("MinJobAge=")) {
+          age = line.trim() + " s";
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      age = "cannot read " + slurmConf + ": " + e.getMessage();
+    }
+    try {
+      return String.format(
+          Locale.ROOT, "  Slurm lists %d jobs (%s)", slurm.listJobs(null).items().size(), age);
+    } catch (RuntimeException e) {
+      return "  Slurm's jobs could not be listed: " + e.getMessage();
+    }
   }
 
   /** namespace/name → uid of the first five pods of the measured run. */

@@ -46,6 +46,14 @@ class SchedulingBenchIT {
           part + " brought every item through: " + out);
     }
     assertFalse(out.contains("WARNING"), out);
+    // The raw jobs run right after the pods, the floor after them (SchedulingBench: the floor's
+    // cancels slowed what ran after it), and the job table each measured part starts from is shown.
+    assertTrue(
+        out.indexOf("raw submit -> RUNNING") < out.indexOf("floor create -> bind"),
+        "raw jobs before the floor: " + out);
+    assertTrue(
+        Pattern.compile("(?m)^  Slurm lists \\d+ jobs \\(MinJobAge=\\d+ s\\)$").matcher(out).find(),
+        out);
     Matcher floor =
         Pattern.compile(
                 "floor \\(required calls only\\): floor/raw = [0-9.]+, target 0.8 (within reach"
