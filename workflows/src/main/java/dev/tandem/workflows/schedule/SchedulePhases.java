@@ -13,6 +13,7 @@ import static dev.tandem.workflows.schedule.SchedulePhase.PENDING;
 import static dev.tandem.workflows.schedule.SchedulePhase.RUNNING;
 import static dev.tandem.workflows.schedule.SchedulePhase.SUBMITTING;
 
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
@@ -71,9 +72,19 @@ final class SchedulePhases {
     List<String> problems = new ArrayList<>(PodValidator.validate(in.pod(), in.config()));
     String size = in.pod().annotation(ScheduleAnnotations.GROUP_SIZE);
     if (problems.isEmpty() && size != null && Integer.parseInt(size) > 1) {
+      // Gang members go to their group's workflow; only a watcher of a Tandem from before gangs
+      // starts this workflow for one (a rolling upgrade), and one pod must never take a gang's job.
+      String group = in.pod().annotation(ScheduleAnnotations.POD_GROUP);
       problems.add(
-          "gangs (tandem.dev/group-size above 1) are not scheduled by this version of Tandem yet;"
-              + " remove tandem.dev/pod-group and tandem.dev/group-size");
+          "pod group "
+              + group
+              + " (tandem.dev/group-size "
+              + size
+              + ") is scheduled as one gang by workflow "
+              + Names.podGroupWorkflowId(in.pod().namespace(), group)
+              + ", never pod by pod; this pod's own workflow was started by an older Tandem:"
+              + " once every Tandem replica runs this version, delete the pod and create it"
+              + " again");
     }
     if (problems.isEmpty()) {
       return ScheduleStep.to(SUBMITTING, "validated", "the pod can be scheduled");

@@ -145,14 +145,24 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
-  void gangsAreRefusedForNowNotScheduledAsOnePod() {
+  void aGangMemberSentHereByAnOlderWatcherIsNotScheduledAsOnePodAndIsToldItsGroupsWorkflow() {
     PodScheduleWorkflow wf =
         schedule(
             request("g", Map.of("tandem.dev/pod-group", "g", "tandem.dev/group-size", "3"), 30),
             TUNING);
     assertEquals(SchedulePhase.INVALID, result(wf));
     assertTrue(world.jobs.isEmpty());
-    assertTrue(wf.status().invalid().get(0).startsWith("gangs"), wf.status().invalid().toString());
+    assertEquals(
+        List.of(
+            "pod group g (tandem.dev/group-size 3) is scheduled as one gang by workflow "
+                + Names.podGroupWorkflowId("default", "g")
+                + ", never pod by pod; this pod's own workflow was started by an older Tandem:"
+                + " once every Tandem replica runs this version, delete the pod and create it"
+                + " again"),
+        wf.status().invalid());
+    Condition c = world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0);
+    assertEquals(ScheduleConditions.INVALID_POD, c.reason());
+    assertEquals(wf.status().invalid().get(0), c.message());
   }
 
   @Test
