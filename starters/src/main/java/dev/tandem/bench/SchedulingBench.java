@@ -25,9 +25,9 @@ import java.util.Set;
 /**
  * {@code tandem bench scheduling}: pods through Slurm ({@code schedulerName: tandem-slurm}) against
  * the same jobs straight through slurmrestd, and preemption → eviction, on a running stack whose
- * Slurm partition holds only NodeSet nodes. The parts are {@link PodChurn}, the floor (the same
- * churn through {@link FloorScheduler}, which makes only the calls every pod needs: what it reaches
- * bounds what the targets can ask of this machine), {@link RawSlurmRun} and {@link
+ * Slurm partition holds only NodeSet nodes. The parts are {@link PodChurn}, {@link RawSlurmRun},
+ * the floor (the same churn through {@link FloorScheduler}, which makes only the calls every pod
+ * needs: what it reaches bounds what the targets can ask of this machine) and {@link
  * PreemptionTrials} (what each times is in their Javadoc); this class runs them in that order,
  * prints the figures with their targets ({@link SchedulingFigures}), and cleans up: the run's pods,
  * then any of its Slurm jobs (placeholders of its pods, raw and high jobs) still waiting or
