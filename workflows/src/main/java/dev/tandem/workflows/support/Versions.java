@@ -335,6 +335,18 @@ public final class Versions {
    */
   public static final String RELEASE_STOPPED = "release-stopped";
 
+  /**
+   * Version 1: a pod's first task that starts between {@code PlaceholderCare.FIRST_TASK_WINDOW}
+   * (half the task timeout) and {@code PlaceholderCare.WIDE_FIRST_TASK_WINDOW} (the task timeout
+   * less 1 s) after the run began also submits without the listing ({@link #SOLE_SUBMIT}): a task
+   * that replaces one that timed out starts at least the task timeout after the run began, so every
+   * task sooner than that is the first try. Under a backlog, 12–44% of a run's 200 pods had their
+   * first task start later than half the timeout and waited for a job listing before their submit
+   * (docs/benchmarks.md, "Fifteenth session"). Asked only by a first task in that band. Pod
+   * workflow.
+   */
+  public static final String WIDE_FIRST_WINDOW = "wide-first-window";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -372,7 +384,8 @@ public final class Versions {
           Map.entry(NEWS_OVER_TIMER, 1),
           Map.entry(JOB_ENDING_FIRST, 1),
           Map.entry(FIRST_GONE_MEMBER, 1),
-          Map.entry(RELEASE_STOPPED, 2));
+          Map.entry(RELEASE_STOPPED, 2),
+          Map.entry(WIDE_FIRST_WINDOW, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
+import dev.tandem.workflows.testing.Histories;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -77,40 +78,19 @@ class SoleSubmitTest extends ScheduleTestBase {
 
   /**
    * What a crashed worker's task looks like to the next one: its first task starts only after the
-   * task timeout (here: no worker polls until 6 s after the start). Such a task may repeat a submit
-   * that reached Slurm, so it looks for the tag first.
+   * task timeout (here: no worker polls until the task timeout has passed since the start). Such a
+   * task may repeat a submit that reached Slurm, so it looks for the tag first.
    */
   @Test
-  void aFirstTaskStartedLateLooksForTheTagFirst() {
+  void aFirstTaskStartedAfterTheTaskTimeoutLooksForTheTagFirst() {
     FakeScheduling late = new FakeScheduling();
     try (TestWorkflowEnvironment e2 = TestWorkflowEnvironment.newInstance()) {
-      for (String sa : List.of(Names.SA_POD, Names.SA_JOB_ID, Names.SA_PHASE, Names.SA_K8S_NODE)) {
-        e2.registerSearchAttribute(sa, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
-      }
-      var w = e2.newWorker(Names.TASK_QUEUE);
-      w.registerWorkflowImplementationTypes(PodScheduleWorkflowImpl.class);
-      w.registerActivitiesImplementations(late);
       PodRequest r = request("late", Map.of(), 30);
       late.addPod(r.name(), r.uid());
       // The job an earlier, crashed attempt submitted.
       SlurmJobView earlier = FakeScheduling.queued(7, r.uid());
       late.jobs.put(earlier.id(), earlier);
-      PodScheduleWorkflow wf =
-          e2.getWorkflowClient()
-              .newWorkflowStub(
-                  PodScheduleWorkflow.class,
-                  WorkflowOptions.newBuilder()
-                      .setWorkflowId(PodScheduleWorkflowImpl.workflowId(r))
-                      .setTaskQueue(Names.TASK_QUEUE)
-                      .setWorkflowTaskTimeout(PodScheduleWorkflow.TASK_TIMEOUT)
-                      .build());
-      WorkflowClient.start(wf::run, new PodScheduleInput(r, CONFIG, TUNING, null));
-      e2.sleep(PlaceholderCare.FIRST_TASK_WINDOW.plusSeconds(1));
-      e2.start();
-      for (int i = 0; i < 20 && wf.status().phase() != SchedulePhase.PENDING; i++) {
-        e2.sleep(Duration.ofSeconds(1));
-      }
-      assertEquals(SchedulePhase.PENDING, wf.status().phase());
+      PodScheduleWorkflow wf = startLate(e2, late, r, PodScheduleWorkflow.TASK_TIMEOUT);
       assertEquals(0, late.firstSubmits, "a late first task must look first");
       assertEquals(earlier.id(), wf.status().jobId(), "took the earlier attempt's job");
       assertTrue(late.submitted.isEmpty(), "no second job");
@@ -119,5 +99,67 @@ class SoleSubmitTest extends ScheduleTestBase {
       assertEquals(SchedulePhase.DONE, WorkflowStub.fromTyped(wf).getResult(SchedulePhase.class));
       assertFalse(late.reads.isEmpty(), "the end lists the tag too: " + late.reads);
     }
+  }
+
+  /**
+   * {@code Versions.WIDE_FIRST_WINDOW}: a first task that starts later than half the task timeout,
+   * but sooner than the timeout (a backlog on the task queue, not a crash), cannot repeat an
+   * earlier try: it submits without the listing, and the pod's end cancels its sole job without one
+   * either. Recorded for {@code ReplayTest} with {@code -Dtandem.recordHistories=<tag>}.
+   */
+  @Test
+  void aFirstTaskStartedLateButWithinTheTaskTimeoutSubmitsWithoutAListing() {
+    FakeScheduling late = new FakeScheduling();
+    try (TestWorkflowEnvironment e2 = TestWorkflowEnvironment.newInstance()) {
+      PodRequest r = request("backlog", Map.of(), 30);
+      late.addPod(r.name(), r.uid());
+      Duration wait = PlaceholderCare.FIRST_TASK_WINDOW.plusSeconds(2);
+      assertTrue(wait.compareTo(PlaceholderCare.WIDE_FIRST_TASK_WINDOW) < 0, "in the band");
+      PodScheduleWorkflow wf = startLate(e2, late, r, wait);
+      assertEquals(1, late.firstSubmits, "submitted without looking for the tag first");
+      late.pods.remove("backlog");
+      wf.podObserved(PodView.absent("backlog"));
+      assertEquals(SchedulePhase.DONE, WorkflowStub.fromTyped(wf).getResult(SchedulePhase.class));
+      assertEquals(List.of(late.onlyJobId()), late.cancelled);
+      assertTrue(
+          late.reads.stream().noneMatch(x -> x.startsWith("find ")),
+          "no listing of Slurm's jobs for the tag: " + late.reads);
+      Histories.record(
+          e2.getWorkflowClient(),
+          "schedule-first-late",
+          PodScheduleWorkflowImpl.workflowId(r),
+          null);
+    }
+  }
+
+  /**
+   * Starts {@code r}'s workflow with no worker polling until {@code wait} has passed, then waits
+   * until it is pending.
+   */
+  private static PodScheduleWorkflow startLate(
+      TestWorkflowEnvironment e2, FakeScheduling world, PodRequest r, Duration wait) {
+    for (String sa : List.of(Names.SA_POD, Names.SA_JOB_ID, Names.SA_PHASE, Names.SA_K8S_NODE)) {
+      e2.registerSearchAttribute(sa, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    var w = e2.newWorker(Names.TASK_QUEUE);
+    w.registerWorkflowImplementationTypes(PodScheduleWorkflowImpl.class);
+    w.registerActivitiesImplementations(world);
+    PodScheduleWorkflow wf =
+        e2.getWorkflowClient()
+            .newWorkflowStub(
+                PodScheduleWorkflow.class,
+                WorkflowOptions.newBuilder()
+                    .setWorkflowId(PodScheduleWorkflowImpl.workflowId(r))
+                    .setTaskQueue(Names.TASK_QUEUE)
+                    .setWorkflowTaskTimeout(PodScheduleWorkflow.TASK_TIMEOUT)
+                    .build());
+    WorkflowClient.start(wf::run, new PodScheduleInput(r, CONFIG, TUNING, null));
+    e2.sleep(wait);
+    e2.start();
+    for (int i = 0; i < 20 && wf.status().phase() != SchedulePhase.PENDING; i++) {
+      e2.sleep(Duration.ofSeconds(1));
+    }
+    assertEquals(SchedulePhase.PENDING, wf.status().phase());
+    return wf;
   }
 }
