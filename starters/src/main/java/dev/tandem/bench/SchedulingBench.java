@@ -206,10 +206,9 @@ public final class SchedulingBench {
         out.println(CounterDiff.describe("  raw", m2, m3, n));
         out.flush();
         // The raw jobs right after the pods, the floor after both: raw jobs then start on a Slurm
-        // as the pods left it (their placeholders released at once), not behind the floor's
-        // cancels, which hold the nodes for KillWait while slurmctld ends 200 jobs (one run each,
-        // MinJobAge 30 s: 16.4 raw jobs a second after the floor, 51.3 after the pods;
-        // docs/benchmarks.md, "Fifteenth session").
+        // as Tandem's own part left it (its placeholders released at once), not behind the floor's
+        // cancels, which hold the nodes for KillWait while slurmctld ends 200 jobs
+        // (docs/benchmarks.md, "Fifteenth session").
         if (temporal != null) {
           CpuShares.Sample c4 = cpu.take();
           floor = floor(runId + "f", n);
