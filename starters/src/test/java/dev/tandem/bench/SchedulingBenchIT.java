@@ -47,7 +47,8 @@ class SchedulingBenchIT {
     }
     assertFalse(out.contains("WARNING"), out);
     // The raw jobs run right after the pods, the floor after them (SchedulingBench: the floor's
-    // cancels slowed what ran after it), and the job table each measured part starts from is shown.
+    // cancels hold their nodes for KillWait), and the job table each measured part starts from is
+    // shown.
     assertTrue(
         out.indexOf("raw submit -> RUNNING") < out.indexOf("floor create -> bind"),
         "raw jobs before the floor: " + out);
