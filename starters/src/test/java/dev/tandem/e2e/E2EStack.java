@@ -326,6 +326,30 @@ public final class E2EStack implements AutoCloseable {
     return Long.parseLong(out.trim().split(";")[0]);
   }
 
+  /**
+   * {@code sbatch -p high -w node --exclusive} of a {@code seconds} sleep: takes the whole node in
+   * the higher tier, preempting what runs there in lower ones. Returns the job id.
+   */
+  long sbatchHigh(String node, int seconds) throws IOException, InterruptedException {
+    String out =
+        run(
+            List.of(
+                "sbatch",
+                "--parsable",
+                "-p",
+                "high",
+                "-w",
+                node,
+                "--exclusive",
+                "-o",
+                "/dev/null",
+                "-D",
+                "/tmp",
+                "--wrap",
+                "sleep " + seconds));
+    return Long.parseLong(out.trim().split(";")[0]);
+  }
+
   void scancel(long job) throws IOException, InterruptedException {
     run(List.of("scancel", Long.toString(job)));
   }

@@ -108,7 +108,7 @@ class SchedulingE2EIT {
     String slurmNode = onlyJob(uid(created)).nodes().get(0);
 
     SchedPods.ConditionWatch preempted = pods.watchCondition("preempt-1", "SlurmPreempted", "True");
-    long high = sbatchHigh(slurmNode);
+    long high = e2e.sbatchHigh(slurmNode, 120);
     try (preempted) {
       PodCondition c = preempted.await();
       assertEquals("Preempted", c.getReason(), c.toString());
@@ -195,26 +195,5 @@ class SchedulingE2EIT {
     assertEquals(1, jobs.size(), "jobs tagged " + uid + ": " + jobs);
     assertNotNull(jobs.get(0));
     return jobs.get(0);
-  }
-
-  /** {@code sbatch -p high -w node --exclusive}: preempts what runs there in lower tiers. */
-  static long sbatchHigh(String node) throws Exception {
-    String out =
-        e2e.run(
-            List.of(
-                "sbatch",
-                "--parsable",
-                "-p",
-                "high",
-                "-w",
-                node,
-                "--exclusive",
-                "-o",
-                "/dev/null",
-                "-D",
-                "/tmp",
-                "--wrap",
-                "sleep 120"));
-    return Long.parseLong(out.trim().split(";")[0]);
   }
 }

@@ -11,6 +11,7 @@ import dev.tandem.workflows.model.SlurmJobView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,11 +22,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The job half of the {@link SlurmPoller}: Tandem's placeholder jobs (tagged as {@link
  * PlaceholderTag} says) and {@code jobObserved} signals to the workflow that owns each one ({@link
- * JobRoutes}) when it changes or is purged. Same memory rules as the nodes: a view is remembered
- * when read, a signal given up (or one with no owner known yet) is marked undelivered and sent
- * again on the next changed listing, and a purged job whose end was not heard keeps a tombstone
- * until it is. Jobs no workflow will ever own are cancelled by {@link OrphanJobs}. Used from the
- * poller thread only (the undelivered and not-running marks also from the coalescer's threads).
+ * JobRoutes}) when it changes or is purged, and once when it still waits {@link
+ * #QUEUED_SIGNAL_AFTER} after it was first listed (its pod is then told it is queued). Same memory
+ * rules as the nodes: a view is remembered when read, a signal given up (or one with no owner known
+ * yet) is marked undelivered and sent again on the next changed listing, and a purged job whose end
+ * was not heard keeps a tombstone until it is. Jobs no workflow will ever own are cancelled by
+ * {@link OrphanJobs}. Used from the poller thread only (the undelivered and not-running marks also
+ * from the coalescer's threads).
  */
 final class SlurmJobTracker {
   /** A placeholder job as last listed. */
@@ -37,6 +40,15 @@ final class SlurmJobTracker {
   /** A view whose signal has not been accepted, with the tag that routes it. */
   private record Unsent(String tag, SlurmJobView view) {}
 
+  /**
+   * How long a placeholder waits in Slurm's queue, from when this tracker first listed it, before
+   * its workflow is told once more, so that it tells its pod the job is queued (the pod workflow's
+   * queued notice, due 5 s after its submit; {@code Versions.SIGNALLED_NOTICE}). The second more
+   * covers a workflow clock a little behind this one; a workflow that still finds the notice not
+   * due writes it on its resync pass.
+   */
+  static final Duration QUEUED_SIGNAL_AFTER = Duration.ofSeconds(6);
+
   private final SlurmClient slurm;
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
@@ -47,6 +59,12 @@ final class SlurmJobTracker {
 
   /** Jobs whose owner answered its last signal with "no such workflow runs". */
   private final Set<Long> ownerNotRunning = ConcurrentHashMap.newKeySet();
+
+  /** Placeholders listed waiting (PENDING, never started), since when (this tracker's clock). */
+  private final Map<Long, Instant> waitingSince = new HashMap<>();
+
+  /** Waiting placeholders already sent for {@link #QUEUED_SIGNAL_AFTER}. */
+  private final Set<Long> toldQueued = new HashSet<>();
 
   private volatile JobRoutes routes = JobRoutes.NONE;
   private Instant since;
@@ -81,6 +99,7 @@ final class SlurmJobTracker {
       update(lj.items(), full, now);
       since = lj.updateTime();
     }
+    tellStillQueued(now);
     orphans.sweep(List.copyOf(jobs.values()), routes, ownerNotRunning, now);
   }
 
@@ -96,8 +115,15 @@ final class SlurmJobTracker {
       seen.put(j.id(), t);
       Tracked before = jobs.put(j.id(), t);
       boolean lost = undelivered.remove(j.id()) != null;
+      if (waiting(t.view())) {
+        waitingSince.putIfAbsent(j.id(), now);
+      } else {
+        waitingSince.remove(j.id());
+        toldQueued.remove(j.id());
+      }
       // A job first seen waiting is what its submit already answered: no signal (a workflow
-      // task per pod saved); every later change, and each full resync, is sent.
+      // task per pod saved) unless it still waits later (tellStillQueued); every later change,
+      // and each full resync, is sent.
       boolean news = before == null ? !waiting(t.view()) : !sameJob(before.view(), t.view());
       if (full || lost || news) {
         metrics.event("slurm", "job");
@@ -108,6 +134,8 @@ final class SlurmJobTracker {
       if (!seen.containsKey(gone)) {
         undelivered.remove(gone);
         ownerNotRunning.remove(gone);
+        waitingSince.remove(gone);
+        toldQueued.remove(gone);
         Tracked last = jobs.remove(gone);
         send(last.tag(), purged(last.view(), now));
       }
@@ -118,6 +146,22 @@ final class SlurmJobTracker {
         SlurmJobView v = last.view();
         send(last.tag(), SlurmJobView.GONE.equals(v.state()) ? v : purged(v, now));
       }
+    }
+  }
+
+  /**
+   * Sends, once, each placeholder still waiting {@link #QUEUED_SIGNAL_AFTER} after it was first
+   * listed: on every poll, whether the listing changed or not (an unchanged one answers 304).
+   */
+  private void tellStillQueued(Instant now) {
+    for (Map.Entry<Long, Instant> w : waitingSince.entrySet()) {
+      long id = w.getKey();
+      if (now.isBefore(w.getValue().plus(QUEUED_SIGNAL_AFTER)) || !toldQueued.add(id)) {
+        continue;
+      }
+      Tracked t = jobs.get(id);
+      metrics.event("slurm", "job");
+      send(t.tag(), t.view());
     }
   }
 

@@ -28,6 +28,7 @@ class FakeSlurmClient implements SlurmClient {
   final AtomicInteger nodeCalls = new AtomicInteger();
   final AtomicInteger jobCalls = new AtomicInteger();
   final AtomicInteger unchangedAnswers = new AtomicInteger();
+  final AtomicInteger unchangedJobAnswers = new AtomicInteger();
 
   synchronized void put(String name, String state, Set<String> flags, String reason) {
     nodes.put(
@@ -137,6 +138,7 @@ class FakeSlurmClient implements SlurmClient {
     }
     Instant now = Instant.ofEpochSecond(jobsVersion);
     if (since != null && since.equals(now)) {
+      unchangedJobAnswers.incrementAndGet();
       return Listing.unchanged(now);
     }
     return new Listing<>(true, new ArrayList<>(jobs.values()), now);

@@ -89,6 +89,32 @@ class SlurmJobTrackerTest extends WatcherTestBase {
   }
 
   @Test
+  void aJobStillWaitingSixSecondsAfterItWasFirstListedIsSentOnceSoItsPodIsToldItIsQueued()
+      throws Exception {
+    routes.byTag.put(UID, WF);
+    String soon = "uid-started-sooner";
+    String wfSoon = "schedule/ml/soon/" + soon;
+    routes.byTag.put(soon, wfSoon);
+    slurm.putPlaceholder(7, UID, "PENDING", List.of());
+    slurm.putPlaceholder(8, soon, "PENDING", List.of());
+    poll(0);
+    slurm.putPlaceholder(8, soon, "RUNNING", List.of("n1"));
+    poll(2);
+    assertEquals(List.of(), observed(WF), "first seen waiting: what the submit answered");
+    poll(5); // unchanged listings: the clock alone decides
+    assertEquals(List.of(), observed(WF), "not before " + SlurmJobTracker.QUEUED_SIGNAL_AFTER);
+    poll(6);
+    assertEquals(1, observed(WF).size());
+    assertEquals(7, observed(WF).get(0).id());
+    assertEquals("PENDING", observed(WF).get(0).state());
+    poll(7);
+    poll(30);
+    assertEquals(1, observed(WF).size(), "once");
+    assertEquals(List.of("RUNNING"), observed(wfSoon).stream().map(SlurmJobView::state).toList());
+    assertTrue(slurm.unchangedJobAnswers.get() > 0, "the case under test: 304 answers");
+  }
+
+  @Test
   void aJobWhoseOwnerAppearsLaterIsSentThen() throws Exception {
     slurm.putPlaceholder(7, UID, "RUNNING", List.of("n1"));
     routes.known = false; // pod cache not listed yet

@@ -27,8 +27,10 @@ import java.util.List;
  *       pod.
  *   <li>Pending: wait for the Slurm watcher's {@code jobObserved} signal. A job still waiting after
  *       {@link SchedulePhases#QUEUED_NOTICE_SECONDS} gets {@code SlurmScheduled=False} (reason
- *       {@code JobPending}) on its pod, after a re-read of both; one Slurm starts sooner never
- *       does, and its bind waits for no condition write.
+ *       {@code JobPending}) on its pod when the watcher says it still waits (it signals such a job
+ *       once, 6 s after it first listed it), or on the resync pass after a re-read of both; one
+ *       Slurm starts sooner never does, its bind waits for no condition write, and no timer of this
+ *       phase outlives it.
  *   <li>Binding: the job runs: map its Slurm node to the Kubernetes node of that node's slurmd pod,
  *       bind the pod there, set {@code SlurmScheduled=True}. An unknown mapping or a failed bind is
  *       retried on a timer (never a guess).

@@ -19,6 +19,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import dev.tandem.workflows.support.Versions;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,6 +46,9 @@ final class SchedulePhases {
    * A job Slurm ended names the ending even when the pod is gone too (Versions.JOB_ENDING_FIRST).
    */
   boolean jobEndingFirst;
+
+  /** {@code Versions.SIGNALLED_NOTICE}, once asked. */
+  private Boolean signalledNotice;
 
   SchedulePhases(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
     this.in = in;
@@ -160,8 +164,10 @@ final class SchedulePhases {
 
   /**
    * The job waits in Slurm's queue: tell the pod once it has waited {@link #QUEUED_NOTICE_SECONDS}
-   * in PENDING (the pass the notice's timer wakes re-reads the pod and the job first, so a job that
-   * started meanwhile is bound instead), then wait for the watcher's signal.
+   * in PENDING, then wait for the watcher's signal. The pass that finds the notice due is woken by
+   * the watcher's signal for a job still waiting ({@code Versions.SIGNALLED_NOTICE}), so its view
+   * is fresh; one woken by a timer (the resync, or before that version the notice's own timer)
+   * re-reads the pod and the job first, so a job that started meanwhile is bound instead.
    */
   private ScheduleStep waiting() {
     // Only PENDING waits: a job back in the queue after BINDING or RUNNING is PREEMPTED
@@ -171,10 +177,23 @@ final class SchedulePhases {
     }
     long left = s.phaseSinceMillis + QUEUED_NOTICE_SECONDS * 1000 - fx.now().toEpochMilli();
     if (left > 0) {
+      if (signalledNotice()) {
+        // The watcher signals a job still waiting after 6 s: no timer of ours outlives a job
+        // Slurm starts sooner and fires into the pod's last task (Versions.SIGNALLED_NOTICE).
+        return ScheduleStep.stay(s.phase, t.resyncSeconds());
+      }
       return ScheduleStep.stay(s.phase, Math.min(t.resyncSeconds(), (left + 999) / 1000));
     }
     s.queuedNoticed = fx.condition(SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, queuedMessage());
     return ScheduleStep.stay(s.phase, s.queuedNoticed ? t.resyncSeconds() : t.pollSeconds());
+  }
+
+  /** Asked only where the two rules differ: a pending pass before the notice is due. */
+  private boolean signalledNotice() {
+    if (signalledNotice == null) {
+      signalledNotice = Versions.of(Versions.SIGNALLED_NOTICE) >= 1;
+    }
+    return signalledNotice;
   }
 
   private String queuedMessage() {

@@ -347,6 +347,19 @@ public final class Versions {
    */
   public static final String WIDE_FIRST_WINDOW = "wide-first-window";
 
+  /**
+   * Version 1: a pod whose placeholder waits in Slurm's queue starts no timer of its own for the
+   * queued notice ({@link #QUEUED_NOTICE}): the Slurm watcher signals a job still waiting 6 s after
+   * it first listed it, once, and the notice is written on that signal (or on the resync pass, if
+   * no signal came). Before: the pending phase waited at most until the notice was due, 5 s after
+   * the submit. For a job Slurm started sooner, which is most of them, that timer was left running
+   * and fired into the pod's last task while it completed, so the server refused the completion
+   * ({@code UnhandledCommand}): a replay and a second release, for 9–28% of the pods in {@code
+   * tandem bench scheduling} (docs/benchmarks.md, "Sixteenth session"). Asked by a pending pass
+   * that finds the notice not yet due. Pod workflow.
+   */
+  public static final String SIGNALLED_NOTICE = "signalled-notice";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -385,7 +398,8 @@ public final class Versions {
           Map.entry(JOB_ENDING_FIRST, 1),
           Map.entry(FIRST_GONE_MEMBER, 1),
           Map.entry(RELEASE_STOPPED, 2),
-          Map.entry(WIDE_FIRST_WINDOW, 1));
+          Map.entry(WIDE_FIRST_WINDOW, 1),
+          Map.entry(SIGNALLED_NOTICE, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

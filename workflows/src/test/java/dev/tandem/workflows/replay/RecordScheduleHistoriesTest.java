@@ -197,6 +197,29 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-stuck-stopping", request("rec-stuck", Map.of(), 30));
   }
 
+  /**
+   * A job still queued when the watcher signals it once more, so its pod is told; then Slurm starts
+   * it and the pod is deleted ({@code Versions.SIGNALLED_NOTICE}; recorded from v28 on).
+   */
+  @Test
+  void recordSignalledNotice() {
+    Histories.assumeRecording();
+    world.slurmToK8s.put("n1", "k1");
+    PodRequest r = request("rec-queued", Map.of(), 30);
+    PodScheduleWorkflow wf = schedule(r, TUNING);
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf(r.uid());
+    env.sleep(java.time.Duration.ofSeconds(6));
+    wf.jobObserved(world.setJob(id, "PENDING", "Resources", List.of()));
+    await("told queued", 3, () -> !world.conditions.isEmpty());
+    wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
+    world.pods.remove(r.name());
+    wf.podObserved(PodView.absent(r.name()));
+    result(wf);
+    write("schedule-queued-signalled", r);
+  }
+
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
     Histories.record(client, name, wid, null);

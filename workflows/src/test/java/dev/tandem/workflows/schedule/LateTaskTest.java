@@ -41,7 +41,7 @@ class LateTaskTest extends GroupTestBase {
   }
 
   @Test
-  void aJobSeenRunningBeforeTheNoticeTimerFiredIsBoundWithoutARead() throws Exception {
+  void aJobSeenRunningBeforeThePendingTimerFiredIsBoundWithoutARead() throws Exception {
     world.slurmToK8s.put("n1", "k1");
     PodRequest r = request("late", Map.of(), 30);
     startWorker();
@@ -52,7 +52,7 @@ class LateTaskTest extends GroupTestBase {
         () -> wf.podObserved(FakeScheduling.pod("late", "uid-late", "Pending", null, false)));
     long id = world.jobOf("uid-late");
     wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
-    env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS + 2));
+    env.sleep(Duration.ofSeconds(TUNING.resyncSeconds() + 2));
     world.reads.clear();
     worker.resumePolling();
     await("running", 5, () -> in(wf, SchedulePhase.RUNNING));

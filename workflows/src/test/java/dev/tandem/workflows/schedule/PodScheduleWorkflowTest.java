@@ -10,6 +10,7 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
+import io.temporal.api.history.v1.HistoryEvent;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -204,28 +205,32 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
-  void aJobStillQueuedAfterTheNoticeDelayIsToldOnThePodAfterAReRead() {
+  void aJobStillQueuedIsToldOnThePodWhenTheWatcherSaysItStillWaits() {
     world.slurmToK8s.put("n1", "k1");
     PodScheduleWorkflow wf = schedule("queued");
     await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
     long id = world.jobOf("uid-queued");
-    world.setJob(id, "PENDING", "Resources", List.of());
-    int readsBefore = world.reads.size();
-    env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS - 2));
+    SlurmJobView waiting = world.setJob(id, "PENDING", "Resources", List.of());
+    // No timer of its own fires at the notice delay (Versions.SIGNALLED_NOTICE).
+    env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS + 2));
     assertTrue(
         world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty(),
-        "not before the notice delay: " + world.conditions);
+        "not without the watcher's word: " + world.conditions);
+    int readsBefore = world.reads.size();
+    wf.jobObserved(waiting); // the watcher's signal for a job still waiting after 6 s
     await(
         "the queued notice",
-        4,
+        2,
         () -> !world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty());
     Condition queued = world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0);
     assertEquals(Condition.FALSE, queued.status());
     assertEquals("JobPending", queued.reason());
     assertEquals("Slurm job " + id + " queued (Resources)", queued.message());
-    assertTrue(
-        world.reads.subList(readsBefore, world.reads.size()).contains("find uid-queued"),
-        "the job was re-read before the notice: " + world.reads);
+    assertEquals(
+        List.of(),
+        world.reads.subList(readsBefore, world.reads.size()),
+        "the signal's view is fresh: no re-read");
+    wf.jobObserved(waiting);
     env.sleep(Duration.ofSeconds(30));
     assertEquals(1, world.conditions(ScheduleConditions.SLURM_SCHEDULED).size(), "told once");
 
@@ -236,17 +241,69 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
-  void aJobStartedWhileTheNoticeWasDueIsBoundAndNeverShownQueued() {
+  void aJobReportedStillWaitingBeforeTheNoticeIsDueIsNotShownQueuedYet() {
+    PodScheduleWorkflow wf = schedule("early");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf("uid-early");
+    // Slurm gave a reason at once (a change the watcher sends), long before the notice is due.
+    wf.jobObserved(world.setJob(id, "PENDING", "Priority", List.of()));
+    env.sleep(Duration.ofSeconds(2));
+    assertTrue(world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty(), "not yet");
+  }
+
+  @Test
+  void aJobStillQueuedWithoutTheWatchersWordIsToldOnTheResyncPassAfterAReRead() {
+    PodScheduleWorkflow wf = schedule("unheard");
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.jobOf("uid-unheard");
+    world.setJob(id, "PENDING", "Resources", List.of());
+    int readsBefore = world.reads.size();
+    await(
+        "the queued notice on the resync pass",
+        TUNING.resyncSeconds() + 2,
+        () -> !world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty());
+    assertEquals(
+        "Slurm job " + id + " queued (Resources)",
+        world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0).message());
+    assertTrue(
+        world.reads.subList(readsBefore, world.reads.size()).contains("find uid-unheard"),
+        "the job was re-read before the notice: " + world.reads);
+  }
+
+  @Test
+  void aJobStartedWhoseSignalWasLostIsBoundOnTheResyncPassAndNeverShownQueued() {
     world.slurmToK8s.put("n1", "k1");
     PodScheduleWorkflow wf = schedule("late");
     await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
     long id = world.jobOf("uid-late");
-    // Slurm starts it, but the watcher's signal is lost: the notice's re-read finds it running.
+    // Slurm starts it, but the watcher's signal is lost: the resync's re-read finds it running.
     world.setJob(id, "RUNNING", "None", List.of("n1"));
-    await("running", SchedulePhases.QUEUED_NOTICE_SECONDS + 2, () -> in(wf, SchedulePhase.RUNNING));
+    await("running", TUNING.resyncSeconds() + 2, () -> in(wf, SchedulePhase.RUNNING));
     List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
     assertEquals(1, sched.size(), sched.toString());
     assertEquals("JobRunning", sched.get(0).reason());
+  }
+
+  @Test
+  void aJobSlurmStartsAtOnceLeavesNoTimerDueWhileItsPodCouldEnd() {
+    PodScheduleWorkflow wf = running("brief");
+    world.pods.remove("brief");
+    wf.podObserved(PodView.absent("brief"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    // Before Versions.SIGNALLED_NOTICE the pending pass waited for the notice's 5 s timer, which
+    // fired into the pod's last task when the pod ended about then (UnhandledCommand, a replay).
+    List<Long> timers =
+        client
+            .fetchHistory(PodScheduleWorkflowImpl.workflowId(request("brief", Map.of(), 30)))
+            .getEvents()
+            .stream()
+            .filter(HistoryEvent::hasTimerStartedEventAttributes)
+            .map(e -> e.getTimerStartedEventAttributes().getStartToFireTimeout().getSeconds())
+            .toList();
+    assertFalse(timers.isEmpty());
+    assertTrue(
+        timers.stream().allMatch(t -> t >= TUNING.resyncSeconds()),
+        "every wait is a resync: " + timers);
   }
 
   @Test
