@@ -111,6 +111,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
         s.problem = null; // a problem belongs to the phase that had it
         fx.timeline(step.event(), step.detail());
         if (s.phase.terminal()) {
+          awaitTheWatchersWord();
           sa.set(SearchAttributes.PHASE, s.phase.label());
           sa.flush();
           Workflow.setCurrentDetails(details());
@@ -173,7 +174,11 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       return;
     }
     boolean other = pod.exists() && pod.uid() != null && !pod.uid().equals(input.pod().uid());
-    s.pod = Observations.newerPod(s.pod, other ? PodView.absent(pod.name()) : pod);
+    PodView heard = other ? PodView.absent(pod.name()) : pod;
+    s.pod = Observations.newerPod(s.pod, heard);
+    if (ScheduleEffects.podDone(heard)) {
+      fx.podEndUnheard = false;
+    }
     dirty = true;
   }
 
@@ -209,6 +214,21 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       b.append("; problem: ").append(s.problem);
     }
     return b.toString();
+  }
+
+  /**
+   * The pod's end came from one of this workflow's calls (its eviction, its bind's or a read's
+   * answer), so the watcher's signal of the same change is on its way. A completion it lands on is
+   * refused by the server ({@code UnhandledCommand}) and the task replayed, so the run waits for
+   * that signal first, at most a poll interval ({@code Versions.HEAR_THE_END}).
+   */
+  private void awaitTheWatchersWord() {
+    if (s.phase != SchedulePhase.DONE
+        || !fx.podEndUnheard
+        || Versions.of(Versions.HEAR_THE_END) < 1) {
+      return;
+    }
+    Scoped.await(Duration.ofSeconds(input.tuning().pollSeconds()), () -> !fx.podEndUnheard);
   }
 
   private void maybeContinueAsNew() {

@@ -37,6 +37,13 @@ final class ScheduleEffects extends ActivityCalls {
   /** A pod's ending is announced and evicted in one call ({@code Versions.ONE_CALL_EVICT}). */
   boolean oneCallEvict;
 
+  /**
+   * A call's answer (an eviction, a bind, a read), not the watcher, showed first that the pod is
+   * gone or going: the watcher's signal of the same change is still to come ({@code
+   * Versions.HEAR_THE_END}). Not state: a continued run starts without it.
+   */
+  boolean podEndUnheard;
+
   ScheduleEffects(PodRequest pod, PodScheduleState s, int timelineLimit) {
     super(pod.ref(), () -> s.problem, p -> s.problem = p);
     this.pod = pod;
@@ -192,7 +199,9 @@ final class ScheduleEffects extends ActivityCalls {
     if (p == null) {
       return null;
     }
+    boolean before = podDone(s.pod);
     s.pod = Observations.newerPod(s.pod, sameUid(p) ? p : PodView.absent(pod.name()));
+    podEndUnheard |= !before && podDone(s.pod);
     return s.pod;
   }
 

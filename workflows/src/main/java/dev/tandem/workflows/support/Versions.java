@@ -354,11 +354,23 @@ public final class Versions {
    * no signal came). Before: the pending phase waited at most until the notice was due, 5 s after
    * the submit. For a job Slurm started sooner, which is most of them, that timer was left running
    * and fired into the pod's last task while it completed, so the server refused the completion
-   * ({@code UnhandledCommand}): a replay and a second release, for 9–28% of the pods in {@code
-   * tandem bench scheduling} (docs/benchmarks.md, "Sixteenth session"). Asked by a pending pass
-   * that finds the notice not yet due. Pod workflow.
+   * ({@code UnhandledCommand}): a replay and a second release, for 57 of the 300 pods of one {@code
+   * tandem bench scheduling} run, none of the warm-up's 100 after it (docs/benchmarks.md,
+   * "Sixteenth session"). Asked by a pending pass that finds the notice not yet due. Pod workflow.
    */
   public static final String SIGNALLED_NOTICE = "signalled-notice";
+
+  /**
+   * Version 1: a pod workflow that learned its pod's end (gone or going) from one of its own calls
+   * rather than from the watcher (the eviction's answer, a bind's answer that found the pod
+   * deleted, a re-read) waits, at most a poll interval, for the watcher's signal of that change
+   * before it completes. Before: it completed in the same task, the watcher's signal arrived while
+   * that task ran, and the server refused the completion ({@code UnhandledCommand}): a replay, for
+   * 18–20 of the 20 preempted pods of every {@code tandem bench scheduling} run and up to 53 of its
+   * 200 measured pods (docs/benchmarks.md, "Sixteenth session"). Asked only by a run about to
+   * complete with such news unheard. Pod workflow.
+   */
+  public static final String HEAR_THE_END = "hear-the-end";
 
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
@@ -399,7 +411,8 @@ public final class Versions {
           Map.entry(FIRST_GONE_MEMBER, 1),
           Map.entry(RELEASE_STOPPED, 2),
           Map.entry(WIDE_FIRST_WINDOW, 1),
-          Map.entry(SIGNALLED_NOTICE, 1));
+          Map.entry(SIGNALLED_NOTICE, 1),
+          Map.entry(HEAR_THE_END, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

@@ -220,6 +220,22 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-queued-signalled", r);
   }
 
+  /**
+   * A preempted pod its own eviction removed: the run waits for the watcher's signal of that before
+   * it completes ({@code Versions.HEAR_THE_END}; recorded from v29 on).
+   */
+  @Test
+  void recordHeardEnd() {
+    Histories.assumeRecording();
+    PodScheduleWorkflow wf = running("rec-heard");
+    wf.jobObserved(world.setJob(world.onlyJobId(), "PREEMPTED", "None", List.of("n1")));
+    await("evicted", 2, () -> world.evictions.size() == 1);
+    world.pods.remove("rec-heard");
+    wf.podObserved(PodView.absent("rec-heard"));
+    result(wf);
+    write("schedule-evicted-heard", request("rec-heard", Map.of(), 30));
+  }
+
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
     Histories.record(client, name, wid, null);

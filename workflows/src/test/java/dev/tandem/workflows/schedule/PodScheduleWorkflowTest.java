@@ -10,6 +10,7 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import java.time.Duration;
 import java.util.HashMap;
@@ -137,12 +138,41 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     List<String> timeline =
         wf.status().timeline().stream().map(e -> e.event() + ": " + e.detail()).toList();
     assertTrue(
-        timeline.stream()
-            .anyMatch(
-                e -> e.startsWith("preempted: Slurm preempted job " + id) && e.contains("gone")),
+        timeline.stream().anyMatch(e -> e.startsWith("preempted: Slurm preempted job " + id)),
         timeline.toString());
     assertTrue(timeline.stream().noneMatch(e -> e.startsWith("pod-ended")), timeline.toString());
     assertEquals(1, world.evictions.size(), world.evictions.toString());
+    // The watcher's signal landed on a task that did not complete the run: nothing was refused
+    // (Versions.HEAR_THE_END; before, the retry of the refused task saw both at once).
+    assertEquals(0, refusedTasks("race"), history("race").toString());
+  }
+
+  @Test
+  void aPodItsOwnEvictionRemovedWaitsForTheWatchersWordBeforeItCompletes() {
+    world.slurmToK8s.put("n1", "k1");
+    Tuning slowPoll = new Tuning(20, 30, 4000, 200, 120, true);
+    PodScheduleWorkflow wf = schedule(request("word", Map.of(), 30), slowPoll);
+    await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
+    await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    await("evicted", 5, () -> world.evictions.size() == 1 && in(wf, SchedulePhase.DONE));
+    // The eviction's answer showed the pod going; the run waits for the watcher to say so.
+    assertTrue(
+        history("word").stream()
+            .noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED),
+        "not completed before the watcher's word");
+    world.pods.remove("word");
+    wf.podObserved(PodView.absent("word"));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    assertEquals(0, refusedTasks("word"));
+  }
+
+  private long refusedTasks(String name) {
+    return history(name).stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
+        .count();
   }
 
   @Test
