@@ -308,22 +308,7 @@ public final class E2EStack implements AutoCloseable {
 
   /** {@code sbatch -w node --wrap "sleep seconds"}; returns the job id. */
   long sbatch(String node, int seconds) throws IOException, InterruptedException {
-    String out =
-        run(
-            List.of(
-                "sbatch",
-                "--parsable",
-                "-w",
-                node,
-                "-p",
-                "low",
-                "-o",
-                "/dev/null",
-                "-D",
-                "/tmp",
-                "--wrap",
-                "sleep " + seconds));
-    return Long.parseLong(out.trim().split(";")[0]);
+    return sbatch("low", node, false, seconds);
   }
 
   /**
@@ -331,22 +316,19 @@ public final class E2EStack implements AutoCloseable {
    * the higher tier, preempting what runs there in lower ones. Returns the job id.
    */
   long sbatchHigh(String node, int seconds) throws IOException, InterruptedException {
-    String out =
-        run(
-            List.of(
-                "sbatch",
-                "--parsable",
-                "-p",
-                "high",
-                "-w",
-                node,
-                "--exclusive",
-                "-o",
-                "/dev/null",
-                "-D",
-                "/tmp",
-                "--wrap",
-                "sleep " + seconds));
+    return sbatch("high", node, true, seconds);
+  }
+
+  /** {@code sbatch -p partition -w node [--exclusive] --wrap "sleep seconds"}; the job id. */
+  long sbatch(String partition, String node, boolean exclusive, int seconds)
+      throws IOException, InterruptedException {
+    List<String> cmd =
+        new ArrayList<>(List.of("sbatch", "--parsable", "-p", partition, "-w", node));
+    if (exclusive) {
+      cmd.add("--exclusive");
+    }
+    cmd.addAll(List.of("-o", "/dev/null", "-D", "/tmp", "--wrap", "sleep " + seconds));
+    String out = run(cmd);
     return Long.parseLong(out.trim().split(";")[0]);
   }
 

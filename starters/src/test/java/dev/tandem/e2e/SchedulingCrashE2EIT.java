@@ -191,22 +191,6 @@ class SchedulingCrashE2EIT {
   }
 
   private static long sbatchExclusive(String node) throws Exception {
-    String out =
-        e2e.run(
-            List.of(
-                "sbatch",
-                "--parsable",
-                "-p",
-                "low",
-                "-w",
-                node,
-                "--exclusive",
-                "-o",
-                "/dev/null",
-                "-D",
-                "/tmp",
-                "--wrap",
-                "sleep 300"));
-    return Long.parseLong(out.trim().split(";")[0]);
+    return e2e.sbatch("low", node, true, 300);
   }
 }
