@@ -47,9 +47,6 @@ final class SchedulePhases {
    */
   boolean jobEndingFirst;
 
-  /** {@code Versions.SIGNALLED_NOTICE}, once asked. */
-  private Boolean signalledNotice;
-
   SchedulePhases(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
     this.in = in;
     this.s = s;
@@ -188,12 +185,12 @@ final class SchedulePhases {
     return ScheduleStep.stay(s.phase, s.queuedNoticed ? t.resyncSeconds() : t.pollSeconds());
   }
 
-  /** Asked only where the two rules differ: a pending pass before the notice is due. */
-  private boolean signalledNotice() {
-    if (signalledNotice == null) {
-      signalledNotice = Versions.of(Versions.SIGNALLED_NOTICE) >= 1;
-    }
-    return signalledNotice;
+  /**
+   * Asked only where the two rules differ: a pending pass before the notice is due (the first
+   * answer holds for the run, so asking again adds nothing).
+   */
+  private static boolean signalledNotice() {
+    return Versions.of(Versions.SIGNALLED_NOTICE) >= 1;
   }
 
   private String queuedMessage() {
