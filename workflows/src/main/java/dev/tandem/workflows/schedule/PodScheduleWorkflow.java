@@ -19,7 +19,7 @@ public interface PodScheduleWorkflow {
   /**
    * The workflow task timeout its starters set (Temporal's default, stated so that it cannot change
    * under the workflow): a task a crashed worker held is tried again only after it, which is what
-   * lets the first task's submit skip the listing ({@code SchedulePhases}).
+   * lets the first task's submit skip the listing ({@code PlaceholderCare}).
    */
   Duration TASK_TIMEOUT = Duration.ofSeconds(10);
 

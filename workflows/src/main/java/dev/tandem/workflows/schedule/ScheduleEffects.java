@@ -75,7 +75,7 @@ final class ScheduleEffects extends ActivityCalls {
     return call("submit job", () -> api("submit placeholder job").submitPlaceholder(job));
   }
 
-  /** The workflow's first submit: no listing for the tag first (see {@link SchedulePhases}). */
+  /** The workflow's first submit: no listing for the tag first (see {@link PlaceholderCare}). */
   SlurmJobView submitFirst(PlaceholderJob job) {
     return call("submit job", () -> api("submit placeholder job").submitFirstPlaceholder(job));
   }

@@ -18,7 +18,6 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
-import dev.tandem.workflows.schedule.PodScheduleState.Ending;
 import dev.tandem.workflows.support.Versions;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +37,7 @@ final class SchedulePhases {
   private final ScheduleEffects fx;
   private final Tuning t;
   private final PlaceholderCare care;
+  private final ScheduleEnding ending;
 
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
   boolean refresh;
@@ -53,6 +53,7 @@ final class SchedulePhases {
     this.fx = fx;
     this.t = in.tuning();
     this.care = new PlaceholderCare(in, s, fx);
+    this.ending = new ScheduleEnding(in, s, fx);
   }
 
   ScheduleStep handle() {
@@ -63,7 +64,7 @@ final class SchedulePhases {
       case VALIDATING -> validating();
       case SUBMITTING -> submitting();
       case PENDING, BINDING, RUNNING -> scheduled();
-      case EVICTING -> evicting();
+      case EVICTING -> ending.evicting(refresh);
       case CANCELLING -> care.cancelling();
       case INVALID, DONE -> ScheduleStep.stay(s.phase, 0);
     };
@@ -108,7 +109,7 @@ final class SchedulePhases {
       fx.refreshPod();
     }
     if (ScheduleEffects.podDone(s.pod)) {
-      return cancel(describe(s.pod) + " before its job was submitted");
+      return ending.cancel(ScheduleEnding.describe(s.pod) + " before its job was submitted");
     }
     SlurmJobView job = care.submit(PlaceholderJobs.from(in.pod(), in.config()));
     if (job == null) {
@@ -132,11 +133,11 @@ final class SchedulePhases {
     }
     JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
     if (ScheduleEffects.podDone(s.pod)) {
-      return cancel(describe(s.pod), jobEndingFirst ? o : null);
+      return ending.cancel(ScheduleEnding.describe(s.pod), jobEndingFirst ? o : null);
     }
     switch (o) {
       case PREEMPTED, ENDED -> {
-        return evict(o);
+        return ending.evict(o);
       }
       case UNKNOWN -> {
         if (s.job != null) {
@@ -238,7 +239,7 @@ final class SchedulePhases {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
     if (ScheduleEffects.podDone(p)) {
-      return cancel(describe(p));
+      return ending.cancel(ScheduleEnding.describe(p));
     }
     if (!k8s.equals(p.k8sNode())) {
       s.problem = "the pod is on " + p.k8sNode() + ", not on " + k8s + " where its job runs";
@@ -258,81 +259,5 @@ final class SchedulePhases {
     }
     return ScheduleStep.to(
         RUNNING, "bound", "to " + k8s + ": Slurm job " + s.jobId + " on Slurm node " + s.slurmNode);
-  }
-
-  private ScheduleStep evict(JobOutlook o) {
-    boolean preempted = o == JobOutlook.PREEMPTED;
-    s.ending = Ending.of(s.job, preempted);
-    return ScheduleStep.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
-  }
-
-  /**
-   * Announces the ending on the pod (condition, event), evicts the pod, then cancels the job if
-   * Slurm still holds it (a requeued or suspended placeholder must not run again without its pod).
-   */
-  private ScheduleStep evicting() {
-    if (refresh) {
-      fx.refreshPod();
-    }
-    Ending e = s.ending;
-    PodView evicted = null;
-    if (!s.endingAnnounced && fx.oneCallEvict && !ScheduleEffects.podDone(s.pod)) {
-      // Condition, event and eviction in one call (Versions.ONE_CALL_EVICT).
-      Announced a = fx.announceAndEvict(e.conditionType(), e.reason(), e.message());
-      if (a == null) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
-      }
-      s.endingAnnounced = true;
-      evicted = a.pod(); // null: no answer, evicted again below
-    }
-    if (!s.endingAnnounced) {
-      if (!fx.condition(e.conditionType(), Condition.TRUE, e.reason(), e.message())) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
-      }
-      fx.event(true, e.conditionType(), e.message());
-      s.endingAnnounced = true;
-    }
-    if (!ScheduleEffects.podDone(s.pod)) {
-      PodView p = evicted != null ? evicted : fx.evict(e.message());
-      if (p == null) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
-      }
-      if (!ScheduleEffects.podDone(p)) {
-        s.problem = "the pod's eviction was refused for now (e.g. a PodDisruptionBudget); retrying";
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
-      }
-    }
-    if (!JobOutlook.finished(s.job) && !fx.cancelJob(s.jobId, e.message())) {
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
-    }
-    return ScheduleStep.to(DONE, "evicted", e.message());
-  }
-
-  private ScheduleStep cancel(String why) {
-    return cancel(why, null);
-  }
-
-  /**
-   * The pod ended, so its job is cancelled. When Slurm had ended the job too (preempted, failed,
-   * timed out), the timeline names that first: a pod evicted for its preempted job with a short
-   * grace period can be gone before the workflow task that evicted it completes; the server then
-   * refuses the task (a signal arrived meanwhile), and its retry sees both at once. Only the
-   * timeline's words depend on it: the step, and the reason the job is cancelled with, do not.
-   */
-  private ScheduleStep cancel(String why, JobOutlook o) {
-    s.cancelReason = why;
-    if (o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED) {
-      boolean preempted = o == JobOutlook.PREEMPTED;
-      String ended = Ending.what(s.job, preempted) + ", and the pod is gone (" + why + ")";
-      return ScheduleStep.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
-    }
-    return ScheduleStep.to(CANCELLING, "pod-ended", why);
-  }
-
-  private static String describe(PodView p) {
-    if (p == null || !p.exists()) {
-      return "pod deleted";
-    }
-    return p.terminating() ? "pod being deleted" : "pod " + p.phase();
   }
 }
