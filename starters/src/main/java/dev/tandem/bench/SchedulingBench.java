@@ -76,6 +76,10 @@ public final class SchedulingBench {
   /** namespace/name → uid of a few measured pods, whose workflow histories show a pod's cost. */
   private final Map<String, String> samplePods = new java.util.TreeMap<>();
 
+  /** Part ("warm-up", "measured", "preempted") → namespace/name → uid of the pods it created. */
+  private final Map<String, Map<String, String>> partPods =
+      java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>());
+
   private final String runId = Long.toString(System.currentTimeMillis() % 100_000_000L, 36);
 
   /**
@@ -133,6 +137,7 @@ public final class SchedulingBench {
     out.flush();
     try (BenchPods bp = new BenchPods(k8s, namespace, id, partition)) {
       Run pods = new PodChurn(bp, id).run(w, uids);
+      partPods.put("warm-up", qualified(bp.uids()));
       out.println(SchedulingFigures.describe("  warm-up pods", pods));
       awaitPlaceholdersCancelled(bp, uids);
       Run raw = new RawSlurmRun(slurm, partition, id).run(w);
@@ -194,6 +199,7 @@ public final class SchedulingBench {
         CpuShares.Sample c0 = cpu.take();
         pods = new PodChurn(bp, runId).run(n, uids);
         CpuShares.Sample c1 = cpu.take();
+        partPods.put("measured", qualified(bp.uids()));
         bp.uids().entrySet().stream()
             .sorted(Map.Entry.comparingByKey())
             .limit(5)
@@ -230,6 +236,9 @@ public final class SchedulingBench {
         }
         pre = new PreemptionTrials(bp, slurm, slurmConf, runId, slurmPoll, out).run(preemptions);
       } finally {
+        Map<String, String> preempted = new java.util.TreeMap<>(qualified(bp.uids()));
+        preempted.keySet().removeAll(partPods.getOrDefault("measured", Map.of()).keySet());
+        partPods.put("preempted", preempted);
         int left = bp.deleteAll(Duration.ofSeconds(60));
         if (left > 0) {
           out.printf("WARNING: %d bench pods still listed after deletion%n", left);
@@ -275,6 +284,22 @@ public final class SchedulingBench {
       return line;
     } catch (RuntimeException e) {
       return "  Slurm's jobs could not be listed: " + e.getMessage();
+    }
+  }
+
+  private Map<String, String> qualified(Map<String, String> byName) {
+    Map<String, String> q = new java.util.TreeMap<>();
+    byName.forEach((name, uid) -> q.put(namespace + "/" + name, uid));
+    return q;
+  }
+
+  /**
+   * Part ("warm-up", "measured", "preempted", in that order) → namespace/name → uid of every pod
+   * Tandem scheduled in it (not the floor's), for {@link RefusedTasks}.
+   */
+  public Map<String, Map<String, String>> partPods() {
+    synchronized (partPods) {
+      return new java.util.LinkedHashMap<>(partPods);
     }
   }
 

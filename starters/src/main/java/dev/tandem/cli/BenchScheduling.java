@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.bench.RefusedTasks;
 import dev.tandem.bench.SchedulingBench;
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
@@ -78,7 +79,9 @@ final class BenchScheduling implements Callable<Integer> {
       names = "--histories",
       description =
           "write the Temporal histories of five measured pods' scheduling workflows into this"
-              + " directory (JSON, as the Temporal CLI exports them), to see what a pod costs")
+              + " directory (JSON, as the Temporal CLI exports them), to see what a pod costs, and"
+              + " into DIR/refused those of every pod whose workflow had a task refused or timed"
+              + " out")
   Path histories;
 
   @Option(
@@ -155,6 +158,8 @@ final class BenchScheduling implements Callable<Integer> {
               out);
       SchedulingBench.Result r = bench.run(warmup, pods, preemptions);
       writeHistories(temporal, bench.samplePods(), out);
+      new RefusedTasks(temporal)
+          .report(bench.partPods(), histories == null ? null : histories.resolve("refused"), out);
       return r.allPass(poll) ? 0 : 1;
     } finally {
       NodeSetResources.generic(stack.kubernetes())
