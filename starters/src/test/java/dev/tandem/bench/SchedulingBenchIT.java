@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code tandem bench scheduling} end to end at 12 pods on the real local Slurm: every part runs
  * (Tandem's pods, the raw jobs, the floor through {@link FloorScheduler}), each brings all its
  * items through, the floor makes no failed call and leaves no job behind, and the floor's line
- * compares it with both targets. No timing target is asserted: this is a 2-core machine shared with
- * the rest of the build.
+ * compares it with both targets, and every measured pod's history is read for refused tasks. No
+ * timing target is asserted: this is a 2-core machine shared with the rest of the build.
  */
 class SchedulingBenchIT {
   @Test
@@ -62,5 +62,10 @@ class SchedulingBenchIT {
                     + " (within reach here|OUT OF REACH here); pods/floor = [0-9.]+")
             .matcher(out);
     assertTrue(floor.find(), out);
+    // Every measured pod's workflow history was read for its refused or timed-out tasks
+    // (RefusedTasks): a wrong workflow id would show as histories that could not be read.
+    assertTrue(
+        Pattern.compile("(?m)^  measured: \\d+ of 12 pods, \\d+ tasks").matcher(out).find(), out);
+    assertFalse(out.contains("could not be read"), out);
   }
 }
