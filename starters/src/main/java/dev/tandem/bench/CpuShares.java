@@ -11,15 +11,20 @@ import java.util.stream.Stream;
 /**
  * Where the machine's CPU went during one part of a benchmark: the CPU seconds of the bench's own
  * JVM (which hosts the local Kubernetes API, the Temporal test server and the kubelet), the worker
- * JVM, and Slurm's daemons (slurmctld, slurmrestd, every slurmd summed), read from {@code /proc}
- * before and after the part. The figure per item (pod or raw job) says what one costs the whole
- * stack, which the rates alone do not: on two shared cores a part is as fast as its CPU allows.
- * Without {@code /proc} (not Linux) it reports nothing rather than fail the bench.
+ * JVM, Slurm's daemons (slurmctld, slurmrestd, every slurmd summed), the other processes, and the
+ * processes that ended in between ({@link #ended}), read from {@code /proc} before and after the
+ * part. The figure per item (pod or raw job) says what one costs the whole stack, which the rates
+ * alone do not: on two shared cores a part is as fast as its CPU allows. Without {@code /proc} (not
+ * Linux) it reports nothing rather than fail the bench.
  */
 final class CpuShares {
   /** CPU seconds per process group, and the machine's busy seconds, at one moment. */
   record Sample(
-      long nanos, Map<String, Double> seconds, Map<Long, Double> others, double[] machine) {
+      long nanos,
+      Map<String, Double> seconds,
+      Map<Long, Double> others,
+      Map<Long, double[]> times,
+      double[] machine) {
     double machineBusy() {
       return machine.length == 0 ? 0 : machine[0] + machine[1] + machine[2] + machine[3];
     }
@@ -45,6 +50,7 @@ final class CpuShares {
       s.put(daemon, 0.0);
     }
     Map<Long, Double> others = new java.util.HashMap<>();
+    Map<Long, double[]> times = new java.util.HashMap<>();
     long self = ProcessHandle.current().pid();
     try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
       procs
@@ -52,20 +58,25 @@ final class CpuShares {
           .forEach(
               p -> {
                 long pid = Long.parseLong(p.getFileName().toString());
+                double[] t = times(pid);
+                if (t != null) {
+                  times.put(pid, t);
+                }
                 if (pid == self || pid == workerPid) {
                   return;
                 }
                 String comm = comm(p);
+                double own = t == null ? 0 : t[0];
                 if (comm != null && DAEMONS.contains(comm)) {
-                  s.merge(comm, cpu(pid), Double::sum);
+                  s.merge(comm, own, Double::sum);
                 } else {
-                  others.put(pid, cpu(pid));
+                  others.put(pid, own);
                 }
               });
     } catch (IOException | RuntimeException e) {
-      return new Sample(System.nanoTime(), Map.of(), Map.of(), new double[0]);
+      return new Sample(System.nanoTime(), Map.of(), Map.of(), Map.of(), new double[0]);
     }
-    return new Sample(System.nanoTime(), s, others, machine());
+    return new Sample(System.nanoTime(), s, others, times, machine());
   }
 
   /** One line: CPU seconds by group between {@code a} and {@code b}, and per item. */
@@ -88,6 +99,9 @@ final class CpuShares {
     }
     total += others;
     groups.append(String.format(Locale.ROOT, ", other processes %.1f", others));
+    double ended = ended(a.times(), b.times());
+    total += ended;
+    groups.append(String.format(Locale.ROOT, ", processes that ended %.1f", ended));
     int cores = Runtime.getRuntime().availableProcessors();
     String machine = "";
     if (a.machine().length == 4 && b.machine().length == 4) {
@@ -111,6 +125,36 @@ final class CpuShares {
         machine,
         groups,
         items == 0 ? 0 : 1000 * total / items);
+  }
+
+  /**
+   * CPU seconds of the processes that ended between {@code a} and {@code b} (each Slurm job's
+   * slurmstepd, batch shell and the like, which no live process shows): the growth of every live
+   * process's reaped children's time (cutime + cstime; orphans are reaped by pid 1, which is
+   * alive), less what the processes alive at {@code a} and gone at {@code b} had used by then,
+   * since their whole lives went into their parents' figures when they were reaped. A process that
+   * ended but is not yet reaped still shows in /proc and counts as live.
+   */
+  static double ended(Map<Long, double[]> a, Map<Long, double[]> b) {
+    double d = 0;
+    for (Map.Entry<Long, double[]> e : b.entrySet()) {
+      double[] before = a.get(e.getKey());
+      d += e.getValue()[1] - (before == null ? 0 : before[1]);
+    }
+    for (Map.Entry<Long, double[]> e : a.entrySet()) {
+      if (!b.containsKey(e.getKey())) {
+        d -= e.getValue()[0] + e.getValue()[1];
+      }
+    }
+    return Math.max(0, d);
+  }
+
+  private static double[] times(long pid) {
+    try {
+      return ProcStats.cpuAndReapedSeconds(pid);
+    } catch (RuntimeException e) {
+      return null; // the process ended meanwhile
+    }
   }
 
   private static double cpu(long pid) {

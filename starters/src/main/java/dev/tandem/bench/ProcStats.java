@@ -22,11 +22,29 @@ final class ProcStats {
 
   /** utime + stime of the process, in seconds. */
   static double cpuSeconds(long pid) {
+    String[] f = statFields(pid);
+    // utime (14) is f[11] and stime (15) f[12].
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+  }
+
+  /**
+   * The process's own CPU seconds (utime + stime) and those of its children that ended and were
+   * waited for (cutime + cstime), from one read of its stat file.
+   */
+  static double[] cpuAndReapedSeconds(long pid) {
+    String[] f = statFields(pid);
+    // cutime (16) is f[13] and cstime (17) f[14].
+    return new double[] {
+      (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND,
+      (Long.parseLong(f[13]) + Long.parseLong(f[14])) / TICKS_PER_SECOND
+    };
+  }
+
+  /** The fields of /proc/<pid>/stat after comm: f[0] is field 3 (state). */
+  private static String[] statFields(long pid) {
     String stat = read(Path.of("/proc", Long.toString(pid), "stat"));
     // Field 2 (comm) may hold spaces: count fields after its closing parenthesis.
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-    // f[0] is field 3 (state), so utime (14) is f[11] and stime (15) f[12].
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+    return stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
   }
 
   /** VmRSS of the process, in bytes. */
