@@ -7,11 +7,13 @@ import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmException;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.model.SlurmJobView;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -122,13 +124,56 @@ final class PlaceholderSubmitter {
    */
   private SlurmJobView submitNow(
       String what, String tag, dev.tandem.workflows.schedule.PlaceholderJob job) {
-    long id = slurm.submit(submission(tag, job));
+    long id;
+    try {
+      id = slurm.submit(submission(tag, job));
+    } catch (SlurmRejectedException e) {
+      throw SlurmFailures.refusedSubmit(asked(job), e);
+    }
     log.info("{}: submitted job {}", what, id);
     PlaceholderJob queued =
         new PlaceholderJob(
             tag, id, "PENDING", null, List.of(), 0, PlaceholderJob.Phase.WAITING, null, null);
     index.put(queued);
     return view(queued);
+  }
+
+  /**
+   * What the placeholder asks Slurm for, in the words of a refusal's message: {@code 1 node with
+   * 500 CPUs and 256 MiB, partition tandem}. Slurm's refusals do not say which part it could not
+   * give (a node with that many CPUs, that partition, ...), so the message shows all of it.
+   */
+  static String asked(dev.tandem.workflows.schedule.PlaceholderJob job) {
+    StringBuilder b = new StringBuilder();
+    b.append(job.nodes()).append(job.nodes() == 1 ? " node" : " nodes");
+    b.append(" with ").append(job.cpusPerNode()).append(job.cpusPerNode() == 1 ? " CPU" : " CPUs");
+    if (job.memoryMbPerNode() > 0) {
+      b.append(" and ").append(job.memoryMbPerNode()).append(" MiB");
+    }
+    if (blankToNull(job.gresPerNode()) != null) {
+      b.append(", GRES ").append(job.gresPerNode());
+    }
+    if (job.nodes() > 1) {
+      b.append(" each");
+    }
+    appendIf(b, "partition", job.partition());
+    appendIf(b, "QOS", job.qos());
+    appendIf(b, "account", job.account());
+    appendIf(b, "reservation", job.reservation());
+    if (job.timeLimitMinutes() != null) {
+      b.append(", time limit ").append(job.timeLimitMinutes()).append(" min");
+    }
+    if (job.exclusivity() != null
+        && job.exclusivity() != dev.tandem.workflows.schedule.Exclusivity.NONE) {
+      b.append(", exclusive=").append(job.exclusivity().name().toLowerCase(Locale.ROOT));
+    }
+    return b.toString();
+  }
+
+  private static void appendIf(StringBuilder b, String what, String value) {
+    if (blankToNull(value) != null) {
+      b.append(", ").append(what).append(' ').append(value);
+    }
   }
 
   List<SlurmJobView> find(String tag) {

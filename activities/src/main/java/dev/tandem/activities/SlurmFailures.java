@@ -33,6 +33,28 @@ final class SlurmFailures {
     return ApplicationFailure.newFailureWithCause(message, UNAVAILABLE, e);
   }
 
+  /**
+   * Slurm refused a placeholder's submit for good: the workflow shows the message on the pod
+   * ({@code InvalidPod}), so it says what was asked and what to do, with Slurm's words first.
+   */
+  static ApplicationFailure refusedSubmit(String asked, SlurmRejectedException e) {
+    String words = e.slurmMessage() == null ? "" : e.slurmMessage().trim();
+    // Slurm 22.05's slurmrestd puts the number in front of its words too: "[2014] Requested ...".
+    String prefix = "[" + e.errorNumber() + "]";
+    if (words.startsWith(prefix)) {
+      words = words.substring(prefix.length()).trim();
+    }
+    String message =
+        (words.isEmpty() ? "refused" : words)
+            + " (Slurm error "
+            + e.errorNumber()
+            + "), asking for "
+            + asked
+            + "; change the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
+            + " create the pod again";
+    return ApplicationFailure.newNonRetryableFailureWithCause(message, SlurmActivities.REJECTED, e);
+  }
+
   static ApplicationFailure rejected(String message) {
     return ApplicationFailure.newNonRetryableFailure(message, SlurmActivities.REJECTED);
   }

@@ -206,6 +206,29 @@ class PlaceholderSubmitterTest {
   }
 
   @Test
+  void aRefusedSubmitSaysWhatWasAskedInSlurmsWordsAndWhatToDo() {
+    listing();
+    // Slurm 22.05's slurmrestd repeats the number in front of its words.
+    when(slurm.submit(any()))
+        .thenThrow(
+            new SlurmRejectedException(
+                2014, "[2014] Requested node configuration is not available", "submit job 'x'"));
+    ApplicationFailure refused =
+        assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "gpu")));
+    assertEquals(SlurmActivities.REJECTED, refused.getType());
+    assertTrue(refused.isNonRetryable());
+    assertEquals(
+        "Requested node configuration is not available (Slurm error 2014), asking for 2 nodes"
+            + " with 3 CPUs and 1536 MiB, GRES gpu:a100:2 each, partition gpu, QOS normal,"
+            + " account research, reservation maint, time limit 90 min, exclusive=user; change"
+            + " the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
+            + " create the pod again",
+        refused.getOriginalMessage());
+    // The client's exception stays attached (Versions.REFUSAL_WITH_CAUSE reads the outer type).
+    assertTrue(refused.getCause() instanceof SlurmRejectedException, String.valueOf(refused));
+  }
+
+  @Test
   void aSubmitIsOneRequestAndAnswersTheJobQueued() {
     listing();
     when(slurm.submit(any())).thenReturn(78L);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * Kubernetes API and kubelet, Temporal's test server, the worker as its own JVM): a pod with {@code
  * schedulerName: tandem-slurm} is bound where Slurm runs its placeholder job; a real high-priority
  * job preempts it and the pod is evicted with the reason; deleting the pod ends the job; an invalid
- * pod gets a condition and an event and no job.
+ * pod, and one Slurm refuses, gets a condition and an event and no job.
  */
 class SchedulingE2EIT {
   /** The local Slurm's KillWait (scripts/lib/slurm-local-setup.sh). */
@@ -187,6 +187,38 @@ class SchedulingE2EIT {
     assertEquals(1, pods.jobs(uid(fixed)).size());
     pods.delete("invalid-1");
     pods.awaitGone("invalid-1");
+  }
+
+  @Test
+  void aPodNoSlurmNodeCanHoldIsInvalidInSlurmsWordsAndTheNextPodIsStillScheduled() {
+    // Passes Tandem's own checks (requests present and positive), but the pool's nodes declare 32
+    // CPUs each: the real Slurm refuses the placeholder at submit, for good.
+    Pod big = pods.create("too-big-1", Map.of(), Map.of("cpu", "500", "memory", "256Mi"));
+    PodCondition c = pods.awaitCondition("too-big-1", "SlurmScheduled", "False");
+    assertEquals("InvalidPod", c.getReason(), c.getMessage());
+    assertTrue(c.getMessage().contains("Slurm refused the placeholder job"), c.getMessage());
+    assertTrue(
+        c.getMessage()
+            .contains(
+                "Requested node configuration is not available (Slurm error 2014), asking for 1"
+                    + " node with 500 CPUs and 256 MiB, partition tandem; change the pod's"
+                    + " requests"),
+        c.getMessage());
+    Event ev = pods.awaitEvent("too-big-1", "InvalidPod");
+    assertEquals("Warning", ev.getType());
+    assertEquals(c.getMessage(), ev.getMessage());
+    // Slurm 22.05 keeps a record of the refused submit, ended at once (FAILED, BadConstraints);
+    // nothing of it runs or waits, and Tandem submits no other.
+    List<PlaceholderJob> jobs = pods.jobs(uid(big));
+    assertTrue(pods.liveJobs(uid(big)).isEmpty(), "nothing live for a refused pod: " + jobs);
+    assertTrue(jobs.size() <= 1, "one submit, not one every poll: " + jobs);
+    assertEquals(null, pods.get("too-big-1").orElseThrow().getSpec().getNodeName());
+
+    // Nothing is wedged: a pod that fits is bound while the refused one stays.
+    Pod fits = pods.create("fits-1", Map.of());
+    pods.awaitBound("fits-1");
+    assertEquals(1, pods.jobs(uid(fits)).size());
+    assertEquals(null, pods.get("too-big-1").orElseThrow().getSpec().getNodeName());
   }
 
   /** The one job Slurm lists with the pod's uid tag. */

@@ -5,6 +5,7 @@ import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Scoped;
+import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -71,13 +72,31 @@ abstract class ActivityCalls {
         t = t.getCause();
       }
       String msg = t instanceof ApplicationFailure af ? af.getOriginalMessage() : t.getMessage();
-      if (t instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
-        slurmRefused = msg;
-      }
+      slurmRefused = refusal(e, t, msg);
       log.warn("{}: cannot {}: {}", ref, what, msg);
       setProblem.accept("cannot " + what + ": " + msg);
       return null;
     }
+  }
+
+  /**
+   * Slurm's words if the failure is its refusal for good, else null. The activity's own failure
+   * ({@code e}'s cause) says so by its type, {@link SlurmActivities#REJECTED}; the real activities
+   * attach the Slurm client's exception to it as its cause, so the innermost failure ({@code root})
+   * is of that exception's type. Before {@code Versions.REFUSAL_WITH_CAUSE} only the innermost was
+   * looked at: a refusal with a cause was taken for a passing failure and the submit retried every
+   * poll, the pod never told. The version is asked only where the two rules differ.
+   */
+  private static String refusal(ActivityFailure e, Throwable root, String rootMessage) {
+    if (root instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
+      return rootMessage;
+    }
+    if (e.getCause() instanceof ApplicationFailure af
+        && SlurmActivities.REJECTED.equals(af.getType())
+        && Versions.of(Versions.REFUSAL_WITH_CAUSE) >= 1) {
+      return af.getOriginalMessage();
+    }
+    return null;
   }
 
   /** Cancels job {@code id}; false if Slurm could not be reached (retry later). */

@@ -372,6 +372,18 @@ public final class Versions {
    */
   public static final String HEAR_THE_END = "hear-the-end";
 
+  /**
+   * Version 1: a call's failure is Slurm's refusal for good when the activity's own failure is of
+   * type {@code SlurmRejected}, also when it carries a cause, as the real activities' failures do
+   * (the Slurm client's exception). Before: only the innermost failure's type counted, so with the
+   * real activities a placeholder Slurm refused (a pod asking for more than any node has, an
+   * unknown partition) was submitted again every poll, and the pod was never told it is invalid; on
+   * Slurm 22.05 a refused submit can leave a FAILED job with the tag (BadConstraints), which the
+   * next submit found and the pod was evicted for. Asked only for a refusal with a cause. Pod and
+   * group workflows.
+   */
+  public static final String REFUSAL_WITH_CAUSE = "refusal-with-cause";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -412,7 +424,8 @@ public final class Versions {
           Map.entry(RELEASE_STOPPED, 2),
           Map.entry(WIDE_FIRST_WINDOW, 1),
           Map.entry(SIGNALLED_NOTICE, 1),
-          Map.entry(HEAR_THE_END, 1));
+          Map.entry(HEAR_THE_END, 1),
+          Map.entry(REFUSAL_WITH_CAUSE, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

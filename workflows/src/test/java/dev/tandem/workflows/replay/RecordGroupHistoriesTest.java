@@ -124,6 +124,25 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     write("group-stopping");
   }
 
+  /**
+   * Slurm refuses the group's job for good, reported as the real activities report it (with the
+   * Slurm client's exception as the refusal's cause), then the members are deleted. Recorded before
+   * {@code Versions.REFUSAL_WITH_CAUSE} (v29 tag) and after it (v30).
+   */
+  @Test
+  void recordRefusedWithCause() {
+    Histories.assumeRecording();
+    world.refuseSubmit = "Invalid partition name specified";
+    join(member("a", 2));
+    PodGroupWorkflow wf = join(member("b", 2));
+    env.sleep(Duration.ofSeconds(5));
+    for (String n : List.of("a", "b")) {
+      delete(wf, member(n, 2));
+    }
+    result(wf);
+    write("group-refused-caused");
+  }
+
   private void write(String name) {
     Histories.record(client, name, groupId(), null);
   }

@@ -236,6 +236,27 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     write("schedule-evicted-heard", request("rec-heard", Map.of(), 30));
   }
 
+  /**
+   * Slurm refuses the placeholder for good, reported as the real activities report it (a refusal
+   * with the Slurm client's exception as its cause). Recorded before {@code
+   * Versions.REFUSAL_WITH_CAUSE} (v29 tag: the run retried the submit every poll until its pod was
+   * deleted) and after it (v30: the pod is invalid at once).
+   */
+  @Test
+  void recordRefusedWithCause() {
+    Histories.assumeRecording();
+    world.refuseSubmit = "Invalid partition name specified";
+    PodRequest r = request("rec-refused", Map.of(), 30);
+    PodScheduleWorkflow wf = schedule(r, TUNING);
+    env.sleep(java.time.Duration.ofSeconds(5)); // time for a few of the old rule's retries
+    if (!in(wf, SchedulePhase.INVALID)) {
+      world.pods.remove(r.name());
+      wf.podObserved(PodView.absent(r.name()));
+    }
+    result(wf);
+    write("schedule-refused-caused", r);
+  }
+
   private void write(String name, dev.tandem.workflows.schedule.PodRequest pod) {
     String wid = PodScheduleWorkflowImpl.workflowId(pod);
     Histories.record(client, name, wid, null);

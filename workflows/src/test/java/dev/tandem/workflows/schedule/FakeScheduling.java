@@ -30,6 +30,9 @@ public class FakeScheduling implements SchedulingActivities {
   /** Calls of {@link #submitFirstPlaceholder}. */
   public int firstSubmits;
 
+  /** Every submit asked for, first or not, refused or not. */
+  public int submitAttempts;
+
   public final List<Long> cancelled = new ArrayList<>();
 
   /** Jobs released ({@link #releaseJob}), also in {@link #cancelled}. */
@@ -118,8 +121,9 @@ public class FakeScheduling implements SchedulingActivities {
 
   @Override
   public synchronized SlurmJobView submitPlaceholder(PlaceholderJob job) {
+    submitAttempts++;
     if (refuseSubmit != null) {
-      throw ApplicationFailure.newNonRetryableFailure(refuseSubmit, SlurmActivities.REJECTED);
+      throw refusal(refuseSubmit);
     }
     for (SlurmJobView j : jobs.values()) {
       if (j.name().equals(job.name()) && !j.state().equals("CANCELLED")) {
@@ -130,6 +134,18 @@ public class FakeScheduling implements SchedulingActivities {
       }
     }
     return submitNew(job);
+  }
+
+  /**
+   * Slurm's refusal as the real activities report it (activities' {@code SlurmFailures}): a
+   * non-retryable {@link SlurmActivities#REJECTED} failure whose cause is the Slurm client's own
+   * exception, which reaches the workflow as a nested failure of that exception's type.
+   */
+  static ApplicationFailure refusal(String message) {
+    return ApplicationFailure.newNonRetryableFailureWithCause(
+        message,
+        SlurmActivities.REJECTED,
+        new IllegalStateException("submit job: Slurm error 2000: " + message));
   }
 
   /** Queues a new job for {@code job} (the answer may be lost on purpose). */
@@ -162,8 +178,9 @@ public class FakeScheduling implements SchedulingActivities {
   @Override
   public synchronized SlurmJobView submitFirstPlaceholder(PlaceholderJob job) {
     firstSubmits++;
+    submitAttempts++;
     if (refuseSubmit != null) {
-      throw ApplicationFailure.newNonRetryableFailure(refuseSubmit, SlurmActivities.REJECTED);
+      throw refusal(refuseSubmit);
     }
     return submitNew(job);
   }

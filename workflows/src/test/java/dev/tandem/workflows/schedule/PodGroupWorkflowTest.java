@@ -349,6 +349,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
     join(member("a", 2));
     PodGroupWorkflow wf = join(member("b", 2));
     await("invalid", 10, () -> in(wf, GroupPhase.INVALID));
+    assertEquals(1, world.submitAttempts, "one submit, not one every poll");
     assertEquals(
         "group g cannot run: Slurm refused the group's placeholder job: Invalid partition name"
             + " specified",

@@ -198,9 +198,13 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
 
   @Test
   void slurmRefusingTheJobMakesThePodInvalid() {
+    // Refused as the real activities refuse: with the Slurm client's exception as the cause
+    // (Versions.REFUSAL_WITH_CAUSE; before, the submit was retried every poll).
     world.refuseSubmit = "Invalid partition name specified";
     PodScheduleWorkflow wf = schedule("refused");
+    await("invalid", 10, () -> in(wf, SchedulePhase.INVALID));
     assertEquals(SchedulePhase.INVALID, result(wf));
+    assertEquals(1, world.submitAttempts, "one submit, not one every poll");
     assertEquals(
         "Slurm refused the placeholder job: Invalid partition name specified",
         world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0).message());
