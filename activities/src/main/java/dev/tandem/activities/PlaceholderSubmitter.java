@@ -68,7 +68,7 @@ final class PlaceholderSubmitter {
     String tag = checkedTag(job);
     String what = "submit placeholder " + job.name();
     try {
-      Optional<SlurmJobView> existing = existing(what, index.find(tag));
+      Optional<SlurmJobView> existing = existing(what, index.find(tag), job);
       return existing.isPresent() ? existing.get() : submitNow(what, tag, job);
     } catch (SlurmException e) {
       throw SlurmFailures.translate(what, e);
@@ -88,7 +88,7 @@ final class PlaceholderSubmitter {
     String tag = checkedTag(job);
     String what = "submit placeholder " + job.name() + " (first)";
     try {
-      Optional<SlurmJobView> existing = existing(what, index.known(tag));
+      Optional<SlurmJobView> existing = existing(what, index.known(tag), job);
       return existing.isPresent() ? existing.get() : submitNow(what, tag, job);
     } catch (SlurmException e) {
       throw SlurmFailures.translate(what, e);
@@ -96,7 +96,8 @@ final class PlaceholderSubmitter {
   }
 
   /** Steps 2 and 3: the job a tag already has, if any. */
-  private Optional<SlurmJobView> existing(String what, List<PlaceholderJob> tagged) {
+  private Optional<SlurmJobView> existing(
+      String what, List<PlaceholderJob> tagged, dev.tandem.workflows.schedule.PlaceholderJob job) {
     Optional<PlaceholderJob> live =
         tagged.stream().filter(p -> !p.over()).min(Comparator.comparingLong(PlaceholderJob::jobId));
     if (live.isPresent()) {
@@ -105,6 +106,18 @@ final class PlaceholderSubmitter {
     }
     Optional<PlaceholderJob> ended =
         tagged.stream().max(Comparator.comparingLong(PlaceholderJob::jobId));
+    if (ended.isPresent() && refusedAtSubmit(ended.get())) {
+      // Slurm 22.05 keeps a record of a submit it refused (FAILED, BadConstraints, never on a
+      // node). Found by a retried submit (the refusal's answer, or the task that took it, was
+      // lost), it is the same refusal, not a job of the pod that ended: the pod is invalid.
+      throw SlurmFailures.rejected(
+          "Slurm ended job "
+              + ended.get().jobId()
+              + " at once (FAILED, BadConstraints): it cannot give what was asked, asking for "
+              + asked(job)
+              + "; change the pod's requests or tandem.dev/* annotations to what Slurm can give,"
+              + " then create the pod again");
+    }
     if (ended.isPresent()) {
       log.info(
           "{}: job {} with this tag already ended ({}); not submitting another",
@@ -114,6 +127,13 @@ final class PlaceholderSubmitter {
       return Optional.of(view(ended.get()));
     }
     return Optional.empty();
+  }
+
+  /** A tagged job Slurm failed at once because it can never give what the job asks. */
+  static boolean refusedAtSubmit(PlaceholderJob j) {
+    return "FAILED".equals(j.state())
+        && "BadConstraints".equals(j.stateReason())
+        && j.nodes().isEmpty();
   }
 
   /**

@@ -174,6 +174,45 @@ class PlaceholderSubmitterTest {
   }
 
   @Test
+  void theFailedRecordOfARefusedSubmitFoundByARetryIsTheSameRefusal() {
+    // Slurm 22.05 keeps a submit it refused as FAILED, BadConstraints, never on a node.
+    SlurmJob failed =
+        new SlurmJob(
+            14L,
+            "tandem-pod-" + UID,
+            "tandem.dev/pod-uid=" + UID,
+            "FAILED",
+            Set.of(),
+            "BadConstraints",
+            "",
+            List.of(),
+            "low",
+            null,
+            null,
+            null,
+            0,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null);
+    listing(failed);
+    ApplicationFailure refused =
+        assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "low")));
+    assertEquals(SlurmActivities.REJECTED, refused.getType());
+    assertTrue(refused.isNonRetryable());
+    assertTrue(
+        refused
+            .getOriginalMessage()
+            .startsWith(
+                "Slurm ended job 14 at once (FAILED, BadConstraints): it cannot give what was"
+                    + " asked, asking for 2 nodes with 3 CPUs"),
+        refused.getOriginalMessage());
+    verify(slurm, never()).submit(any());
+  }
+
+  @Test
   void anUnknownStateCountsAsLive() {
     listing(tagged(13L, UID, "SOME_NEW_STATE", 0));
     assertEquals(

@@ -7,6 +7,7 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.schedule.GroupMember;
 import dev.tandem.workflows.schedule.PodRequest;
 import dev.tandem.workflows.schedule.ScheduleAnnotations;
+import dev.tandem.workflows.schedule.ScheduleConditions;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -96,7 +97,28 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
       return new Route(Names.podGroupWorkflowId(meta.getNamespace(), group), waiting, group);
     }
     String id = Names.scheduleWorkflowId(meta.getNamespace(), meta.getName(), meta.getUid());
-    return new Route(id, waiting, null);
+    return new Route(id, waiting && !markedInvalid(pod), null);
+  }
+
+  /**
+   * The pod carries {@code SlurmScheduled=False} reason {@code InvalidPod}: its workflow ended
+   * INVALID, for good. A signal-with-start to a closed workflow starts a new run, so without this
+   * every resync and every watcher restart ran the pod's workflow again: the validation's event
+   * once more, and for a pod Slurm refused a submit again, whose answer on Slurm 22.05 can be the
+   * FAILED record the first refusal left, for which the new run evicted the pod. A pod whose
+   * request changes in place (its annotations) is still started ({@link #onUpdate}). Gang members
+   * are left alone: their group's workflow does not end when it is invalid.
+   */
+  static boolean markedInvalid(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return false;
+    }
+    return pod.getStatus().getConditions().stream()
+        .anyMatch(
+            c ->
+                ScheduleConditions.SLURM_SCHEDULED.equals(c.getType())
+                    && "False".equals(c.getStatus())
+                    && ScheduleConditions.INVALID_POD.equals(c.getReason()));
   }
 
   @Override
@@ -122,10 +144,12 @@ public final class SchedulingPodWatcher extends InformerWatcher<Pod> implements 
     }
     // A gang's workflow keeps its members' requests, and a waiting pod's request goes with its
     // signal-with-start; a placed single pod's workflow acts on the view only.
-    if (route.group() != null || route.start()) {
+    // A pod marked invalid whose request changed in place is started again: the new run decides.
+    Route start = route.group() != null ? route : new Route(route.workflowId(), waiting(pod), null);
+    if (start.group() != null || start.start()) {
       PodRequest request = SchedulingPods.request(pod);
       if (!SchedulingPods.request(old).equals(request)) {
-        send(pod, route, after, request);
+        send(pod, start, after, request);
       }
     }
   }

@@ -293,6 +293,50 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
   }
 
   @Test
+  void aPodMarkedInvalidIsNotStartedAgainOnResyncButARequestChangedInPlaceIs() throws Exception {
+    watcher.close();
+    watcher = watcher(Duration.ofSeconds(1));
+    create("bad-0");
+    Wait.until("start", () -> !starts().isEmpty());
+    // The workflow's verdict, as it writes it before it ends INVALID.
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("bad-0")
+        .editStatus(
+            x ->
+                new PodBuilder(x)
+                    .editOrNewStatus()
+                    .addNewCondition()
+                    .withType("SlurmScheduled")
+                    .withStatus("False")
+                    .withReason("InvalidPod")
+                    .withMessage("Slurm refused the placeholder job: ...")
+                    .endCondition()
+                    .endStatus()
+                    .build());
+    Thread.sleep(1500); // the update reaches the informer's cache
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    int before = starts().size();
+    Thread.sleep(3500); // three resync passes at 1 s
+    assertTrue(coalescer.drain(Duration.ofSeconds(5)));
+    assertEquals(before, starts().size(), "a pod marked invalid is not started again: " + starts());
+
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("bad-0")
+        .edit(
+            x ->
+                new PodBuilder(x)
+                    .editMetadata()
+                    .addToAnnotations("tandem.dev/partition", "other")
+                    .endMetadata()
+                    .build());
+    Wait.until("fixed in place: started again", () -> starts().size() == before + 1);
+  }
+
+  @Test
   void aRestartedWatcherSendsSignalWithStartAgainToTheSameWorkflow() throws Exception {
     Pod p = create("train-0");
     Wait.until("start", () -> starts().size() == 1);
