@@ -115,8 +115,7 @@ final class PlaceholderSubmitter {
               + ended.get().jobId()
               + " at once (FAILED, BadConstraints): it cannot give what was asked, asking for "
               + asked(job)
-              + "; change the pod's requests or tandem.dev/* annotations to what Slurm can give,"
-              + " then create the pod again");
+              + SlurmFailures.WHAT_TO_DO);
     }
     if (ended.isPresent()) {
       log.info(

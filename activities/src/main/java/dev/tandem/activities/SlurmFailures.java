@@ -37,6 +37,11 @@ final class SlurmFailures {
    * Slurm refused a placeholder's submit for good: the workflow shows the message on the pod
    * ({@code InvalidPod}), so it says what was asked and what to do, with Slurm's words first.
    */
+  /** The end of every refused placeholder's message: what the pod's owner does about it. */
+  static final String WHAT_TO_DO =
+      "; change the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
+          + " create the pod again";
+
   static ApplicationFailure refusedSubmit(String asked, SlurmRejectedException e) {
     String words = e.slurmMessage() == null ? "" : e.slurmMessage().trim();
     // Slurm 22.05's slurmrestd puts the number in front of its words too: "[2014] Requested ...".
@@ -50,8 +55,7 @@ final class SlurmFailures {
             + e.errorNumber()
             + "), asking for "
             + asked
-            + "; change the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
-            + " create the pod again";
+            + WHAT_TO_DO;
     return ApplicationFailure.newNonRetryableFailureWithCause(message, SlurmActivities.REJECTED, e);
   }
 

@@ -69,13 +69,17 @@ class PlaceholderSubmitterTest {
   }
 
   static SlurmJob tagged(long id, String uid, String state, int restarts) {
+    return tagged(id, uid, state, "None", restarts);
+  }
+
+  static SlurmJob tagged(long id, String uid, String state, String reason, int restarts) {
     return new SlurmJob(
         id,
         "tandem-pod-" + uid,
         "tandem.dev/pod-uid=" + uid,
         state,
         Set.of(),
-        "None",
+        reason,
         "RUNNING".equals(state) ? "c1" : "",
         "RUNNING".equals(state) ? List.of("c1") : List.of(),
         "low",
@@ -176,27 +180,7 @@ class PlaceholderSubmitterTest {
   @Test
   void theFailedRecordOfARefusedSubmitFoundByARetryIsTheSameRefusal() {
     // Slurm 22.05 keeps a submit it refused as FAILED, BadConstraints, never on a node.
-    SlurmJob failed =
-        new SlurmJob(
-            14L,
-            "tandem-pod-" + UID,
-            "tandem.dev/pod-uid=" + UID,
-            "FAILED",
-            Set.of(),
-            "BadConstraints",
-            "",
-            List.of(),
-            "low",
-            null,
-            null,
-            null,
-            0,
-            null,
-            null,
-            null,
-            null,
-            null,
-            null);
+    SlurmJob failed = tagged(14L, UID, "FAILED", "BadConstraints", 0);
     listing(failed);
     ApplicationFailure refused =
         assertThrows(ApplicationFailure.class, () -> submitter.submit(placeholder(UID, "low")));
