@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * bound so its placeholder job is cancelled and its Slurm slot freed (N may exceed the slots).
  *
  * <ol>
- *   <li>The pods are created from {@link #CREATORS} threads, as fast as the API answers; a pod's
- *       clock starts when its create is answered.
+ *   <li>The pods are created from {@link #CREATORS} threads, as fast as the API answers, or paced
+ *       ({@link Offer}); a pod's clock starts when its create is answered.
  *   <li>{@link BenchPods}' watch stops a pod's clock at the first event with {@code spec.nodeName}
  *       and deletes the pod.
  *   <li>The run ends when every pod was bound, when none was bound for {@link #STALL}, or at an
@@ -29,31 +28,32 @@ final class PodChurn {
 
   private final BenchPods pods;
   private final String runId;
+  private final Offer offer;
 
-  PodChurn(BenchPods pods, String runId) {
+  PodChurn(BenchPods pods, String runId, Offer offer) {
     this.pods = pods;
     this.runId = runId;
+    this.offer = offer;
   }
 
   /** Runs N pods; the uids of the created pods are added to {@code uids}. */
   Run run(int n, List<String> uids) throws InterruptedException {
     Map<String, Long> created = new ConcurrentHashMap<>();
     List<String> createdUids = java.util.Collections.synchronizedList(new ArrayList<>());
-    ExecutorService creators = Executors.newFixedThreadPool(CREATORS);
-    for (int i = 0; i < n; i++) {
-      String name = "bench-" + runId + "-" + i;
-      creators.execute(
-          () -> {
-            try {
-              createdUids.add(pods.create(name, true, false));
-              created.put(name, System.nanoTime());
-            } catch (RuntimeException e) {
-              // counted below as never created
-            }
-          });
-    }
-    creators.shutdown();
-    creators.awaitTermination(2, TimeUnit.MINUTES);
+    ExecutorService creators =
+        offer.start(
+            n,
+            CREATORS,
+            i -> {
+              String name = "bench-" + runId + "-" + i;
+              try {
+                createdUids.add(pods.create(name, true, false));
+                created.put(name, System.nanoTime());
+              } catch (RuntimeException e) {
+                // counted below as never created
+              }
+            });
+    creators.awaitTermination(offer.span(n).plusMinutes(2).toMillis(), TimeUnit.MILLISECONDS);
     long end = System.nanoTime() + Duration.ofMinutes(2).plusSeconds(n).toNanos();
     int lastCount = -1;
     long lastProgress = System.nanoTime();

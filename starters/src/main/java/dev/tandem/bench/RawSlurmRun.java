@@ -22,9 +22,9 @@ import java.util.function.BiConsumer;
  *
  * <ol>
  *   <li>N jobs of the pods' size (1 CPU, 64 MiB, same partition, sleeping) are submitted from
- *       {@link PodChurn#CREATORS} threads; a job's clock starts when its submit is answered. Their
- *       names carry the run id but NOT the placeholder tag, so Tandem never takes them for orphaned
- *       placeholders.
+ *       {@link PodChurn#CREATORS} threads, offered as the pods were ({@link Offer}); a job's clock
+ *       starts when its submit is answered. Their names carry the run id but NOT the placeholder
+ *       tag, so Tandem never takes them for orphaned placeholders.
  *   <li>One incremental {@code listJobs(since)} every {@link #EVERY} stops a job's clock when it
  *       shows RUNNING and cancels it, which frees its slot as deleting a pod does.
  *   <li>The run ends as {@link PodChurn}'s does; then every job of the run still listed and not
@@ -37,24 +37,26 @@ final class RawSlurmRun {
   private final SlurmClient slurm;
   private final String partition;
   private final String prefix;
+  private final Offer offer;
   private final List<Double> listingsMs = Collections.synchronizedList(new ArrayList<>());
 
-  RawSlurmRun(SlurmClient slurm, String partition, String runId) {
+  RawSlurmRun(SlurmClient slurm, String partition, String runId, Offer offer) {
     this.slurm = slurm;
     this.partition = partition;
     this.prefix = "tandem-bench-raw-" + runId + "-";
+    this.offer = offer;
   }
 
   Run run(int n) throws InterruptedException {
     Map<String, Long> submitted = new ConcurrentHashMap<>();
     Map<String, Long> running = new ConcurrentHashMap<>();
-    ExecutorService submitters = Executors.newFixedThreadPool(PodChurn.CREATORS);
     ExecutorService cancellers = Executors.newFixedThreadPool(4);
-    try {
-      for (int i = 0; i < n; i++) {
-        String name = prefix + i;
-        submitters.execute(
-            () -> {
+    ExecutorService submitters =
+        offer.start(
+            n,
+            PodChurn.CREATORS,
+            i -> {
+              String name = prefix + i;
               try {
                 slurm.submit(job(name, "raw", partition));
                 submitted.put(name, System.nanoTime());
@@ -62,10 +64,10 @@ final class RawSlurmRun {
                 // counted as never running
               }
             });
-      }
-      submitters.shutdown();
+    try {
       Instant since = null;
-      long end = System.nanoTime() + Duration.ofMinutes(2).plusSeconds(n).toNanos();
+      long end =
+          System.nanoTime() + Duration.ofMinutes(2).plusSeconds(n).plus(offer.span(n)).toNanos();
       long lastProgress = System.nanoTime();
       int lastCount = 0;
       while (System.nanoTime() < end

@@ -51,10 +51,18 @@ public final class SchedulingBench {
 
   /** What one run measured. */
   public record Result(
-      Run pods, Run raw, Run floor, PreemptionTrials.Result preemption, int leftoverPlaceholders) {
-    /** Every target met, and Tandem cancelled every placeholder of a deleted pod. */
+      Run pods,
+      Run raw,
+      Run floor,
+      PreemptionTrials.Result preemption,
+      int leftoverPlaceholders,
+      Offer offer) {
+    /**
+     * Every target met, and Tandem cancelled every placeholder of a deleted pod. A paced run never
+     * passes: it does not measure throughput.
+     */
     public boolean allPass(Duration slurmPoll) {
-      return SchedulingFigures.throughput(pods, raw) == Verdict.PASS
+      return SchedulingFigures.throughput(pods, raw, offer) == Verdict.PASS
           && SchedulingFigures.bindLatency(pods, raw) == Verdict.PASS
           && SchedulingFigures.preemption(preemption.preemptToEvictMs(), slurmPoll) == Verdict.PASS
           && leftoverPlaceholders == 0;
@@ -72,6 +80,7 @@ public final class SchedulingBench {
   private final PrintWriter out;
   private final CpuShares cpu;
   private final CounterDiff counters;
+  private final Offer offer;
 
   /** namespace/name → uid of a few measured pods, whose workflow histories show a pod's cost. */
   private final Map<String, String> samplePods = new java.util.TreeMap<>();
@@ -89,6 +98,7 @@ public final class SchedulingBench {
    * @param slurmPoll the worker's Slurm poll interval (the preemption target depends on it)
    * @param workerPid the worker JVM's pid, for the CPU each part cost (0: not known)
    * @param temporal the stack's Temporal, for the floor ({@link FloorScheduler}); null: no floor
+   * @param offer how the measured parts offer their items (the warm-up offers them all at once)
    */
   public SchedulingBench(
       KubernetesClient k8s,
@@ -100,6 +110,7 @@ public final class SchedulingBench {
       URI metrics,
       Duration slurmPoll,
       long workerPid,
+      Offer offer,
       PrintWriter out) {
     this.k8s = k8s;
     this.slurm = slurm;
@@ -112,6 +123,7 @@ public final class SchedulingBench {
     this.out = out;
     this.cpu = new CpuShares(workerPid);
     this.counters = new CounterDiff(metrics);
+    this.offer = offer;
   }
 
   /**
@@ -136,15 +148,15 @@ public final class SchedulingBench {
         id, w, w, temporal == null ? "" : ", then " + w + " through the floor");
     out.flush();
     try (BenchPods bp = new BenchPods(k8s, namespace, id, partition)) {
-      Run pods = new PodChurn(bp, id).run(w, uids);
+      Run pods = new PodChurn(bp, id, Offer.BURST).run(w, uids);
       partPods.put("warm-up", qualified(bp.uids()));
       out.println(SchedulingFigures.describe("  warm-up pods", pods));
       awaitPlaceholdersCancelled(bp, uids);
-      Run raw = new RawSlurmRun(slurm, partition, id).run(w);
+      Run raw = new RawSlurmRun(slurm, partition, id, Offer.BURST).run(w);
       out.println(SchedulingFigures.describe("  warm-up raw", raw));
       out.flush();
       if (temporal != null) {
-        out.println(SchedulingFigures.describe("  warm-up floor", floor(id + "f", w)));
+        out.println(SchedulingFigures.describe("  warm-up floor", floor(id + "f", w, Offer.BURST)));
         out.flush();
       }
     }
@@ -154,10 +166,10 @@ public final class SchedulingBench {
    * The floor: N pods through {@link FloorScheduler} instead of Tandem, churned as {@link PodChurn}
    * churns Tandem's, then waited for (bounded) until the floor cancelled every job.
    */
-  private Run floor(String id, int n) throws InterruptedException {
+  private Run floor(String id, int n, Offer offered) throws InterruptedException {
     try (BenchPods bp = new BenchPods(k8s, namespace, id, partition, FloorScheduler.SCHEDULER);
         FloorScheduler fs = new FloorScheduler(k8s, slurm, temporal, namespace, id, partition)) {
-      Run r = new PodChurn(bp, id).run(n, new ArrayList<>());
+      Run r = new PodChurn(bp, id, offered).run(n, new ArrayList<>());
       out.println(Latencies.summary("  floor job listings", fs.listingsMs()));
       bp.deleteAll(Duration.ofSeconds(60));
       int open = fs.awaitDrained(CANCEL_LIMIT);
@@ -178,14 +190,15 @@ public final class SchedulingBench {
       throws InterruptedException, IOException {
     out.printf(
         "run %s: %d pods, then %d raw jobs, %sthen %d preemptions (partition %s, Slurm poll %d"
-            + " ms)%n",
+            + " ms); pods and jobs offered %s%n",
         runId,
         n,
         n,
         temporal == null ? "" : "then " + n + " through the floor, ",
         preemptions,
         partition,
-        slurmPoll.toMillis());
+        slurmPoll.toMillis(),
+        offer.describe());
     out.println(jobTable(n));
     out.flush();
     Run pods;
@@ -197,7 +210,7 @@ public final class SchedulingBench {
       try {
         Map<String, Double> m0 = counters.take();
         CpuShares.Sample c0 = cpu.take();
-        pods = new PodChurn(bp, runId).run(n, uids);
+        pods = new PodChurn(bp, runId, offer).run(n, uids);
         CpuShares.Sample c1 = cpu.take();
         partPods.put("measured", qualified(bp.uids()));
         bp.uids().entrySet().stream()
@@ -213,7 +226,7 @@ public final class SchedulingBench {
         out.println(jobTable(n));
         Map<String, Double> m2 = counters.take();
         CpuShares.Sample c2 = cpu.take();
-        RawSlurmRun rawRun = new RawSlurmRun(slurm, partition, runId);
+        RawSlurmRun rawRun = new RawSlurmRun(slurm, partition, runId, offer);
         raw = rawRun.run(n);
         CpuShares.Sample c3 = cpu.take();
         Map<String, Double> m3 = counters.take();
@@ -228,7 +241,7 @@ public final class SchedulingBench {
         // (docs/benchmarks.md, "Fifteenth session").
         if (temporal != null) {
           CpuShares.Sample c4 = cpu.take();
-          floor = floor(runId + "f", n);
+          floor = floor(runId + "f", n, offer);
           CpuShares.Sample c5 = cpu.take();
           out.println(SchedulingFigures.describe("floor create -> bind", floor));
           out.println(CpuShares.describe("  floor", c4, c5, n));
@@ -247,7 +260,7 @@ public final class SchedulingBench {
       }
     }
     print(pods, raw, floor, pre, leftovers);
-    return new Result(pods, raw, floor, pre, leftovers);
+    return new Result(pods, raw, floor, pre, leftovers, offer);
   }
 
   /**
@@ -380,7 +393,10 @@ public final class SchedulingBench {
         "throughput pods/raw = %.2f (target >= %.1f): %s%n",
         pods.perSecond() / raw.perSecond(),
         SchedulingFigures.THROUGHPUT_SHARE,
-        SchedulingFigures.throughput(pods, raw));
+        SchedulingFigures.throughput(pods, raw, offer));
+    if (offer.paced()) {
+      out.println(SchedulingFigures.pacedLine(pods, raw, offer));
+    }
     out.printf(
         Locale.ROOT,
         "p50 pods - raw = %+.1f ms (target <= +%.0f ms): %s%n",
@@ -388,7 +404,7 @@ public final class SchedulingBench {
         SchedulingFigures.BIND_P50_SLACK_MS,
         SchedulingFigures.bindLatency(pods, raw));
     if (floor != null) {
-      out.println(SchedulingFigures.floorLine(pods, raw, floor));
+      out.println(SchedulingFigures.floorLine(pods, raw, floor, offer));
     }
     out.println(Latencies.summary("Slurm preempt -> evict", pre.preemptToEvictMs()));
     out.println(Latencies.summary("preemptTime (whole s) -> evict", pre.preemptTimeToEvictMs()));

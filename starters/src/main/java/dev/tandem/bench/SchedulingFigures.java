@@ -22,11 +22,21 @@ public final class SchedulingFigures {
 
   private SchedulingFigures() {}
 
-  /** A verdict; no samples is never a pass (fail closed). */
+  /**
+   * A paced side that finished its items below this share of the rate it would have reached with
+   * every item taking its median latency fell behind: its latencies hold a queue.
+   */
+  public static final double KEPT_UP_SHARE = 0.95;
+
+  /**
+   * A verdict; no samples is never a pass (fail closed), nor is a figure the run did not measure (a
+   * paced run's throughput: both sides get the offered rate).
+   */
   public enum Verdict {
     PASS,
     MISS,
-    NO_DATA
+    NO_DATA,
+    NOT_MEASURED
   }
 
   /**
@@ -75,6 +85,14 @@ public final class SchedulingFigures {
     return Latencies.percentile(s, p);
   }
 
+  /**
+   * Pods reach at least {@link #THROUGHPUT_SHARE} of raw slurmrestd's throughput, when both were
+   * offered all at once; a paced run measures none ({@link Verdict#NOT_MEASURED}).
+   */
+  public static Verdict throughput(Run pods, Run raw, Offer offer) {
+    return offer.paced() ? Verdict.NOT_MEASURED : throughput(pods, raw);
+  }
+
   /** Pods reach at least {@link #THROUGHPUT_SHARE} of raw slurmrestd's throughput. */
   public static Verdict throughput(Run pods, Run raw) {
     if (incomplete(pods) || incomplete(raw)) {
@@ -111,13 +129,18 @@ public final class SchedulingFigures {
    * pods' share of the floor shows how much of what is reachable Tandem reaches.
    */
   public static String floorLine(Run pods, Run raw, Run floor) {
+    return floorLine(pods, raw, floor, Offer.BURST);
+  }
+
+  /** {@link #floorLine(Run, Run, Run)} of a run whose items were offered as {@code offer} says. */
+  public static String floorLine(Run pods, Run raw, Run floor, Offer offer) {
     return String.format(
         Locale.ROOT,
         "floor (required calls only): floor/raw = %.2f, target %.1f %s; p50 floor - raw = %+.1f ms,"
             + " target +%.0f ms %s; pods/floor = %.2f, p50 pods - floor = %+.1f ms",
         floor.perSecond() / raw.perSecond(),
         THROUGHPUT_SHARE,
-        reach(throughput(floor, raw)),
+        reach(throughput(floor, raw, offer)),
         floor.p50() - raw.p50(),
         BIND_P50_SLACK_MS,
         reach(bindLatency(floor, raw)),
@@ -131,7 +154,37 @@ public final class SchedulingFigures {
       case PASS -> "within reach here";
       case MISS -> "OUT OF REACH here";
       case NO_DATA -> "(floor: no data)";
+      case NOT_MEASURED -> "(not measured: paced)";
     };
+  }
+
+  /**
+   * A paced run's line: how fast each side kept up with the offered rate. A side that kept up
+   * finished its last item about its median latency after that item was due; one that reached less
+   * than {@link #KEPT_UP_SHARE} of the rate that would give fell behind, so its latencies hold a
+   * queue, not only its own path.
+   */
+  public static String pacedLine(Run pods, Run raw, Offer offer) {
+    return String.format(
+        Locale.ROOT,
+        "paced %s: pods bound %.1f a second (%s), raw jobs RUNNING %.1f a second (%s); the"
+            + " throughput target needs a run without --rate",
+        offer.describe(),
+        pods.perSecond(),
+        keptUp(pods, offer),
+        raw.perSecond(),
+        keptUp(raw, offer));
+  }
+
+  /** "kept up" or "FELL BEHIND: latencies include a queue", of a paced run's side. */
+  static String keptUp(Run r, Offer offer) {
+    if (incomplete(r)) {
+      return "lost items";
+    }
+    double ideal = r.wanted() / (offer.span(r.wanted()).toNanos() / 1e9 + r.p50() / 1e3);
+    return r.perSecond() >= KEPT_UP_SHARE * ideal
+        ? "kept up"
+        : "FELL BEHIND: latencies include a queue";
   }
 
   /** A run that lost items gives no throughput to compare: some never finished. */

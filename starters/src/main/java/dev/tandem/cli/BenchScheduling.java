@@ -1,5 +1,6 @@
 package dev.tandem.cli;
 
+import dev.tandem.bench.Offer;
 import dev.tandem.bench.RefusedTasks;
 import dev.tandem.bench.SchedulingBench;
 import dev.tandem.dev.DevStack;
@@ -95,12 +96,28 @@ final class BenchScheduling implements Callable<Integer> {
               + " (default ${DEFAULT-VALUE}; --no-floor: skip it)")
   boolean floor;
 
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      description =
+          "offer the measured pods, raw jobs and floor pods at this many a second instead of all"
+              + " at once (from 0.5; default 0: all at once), to time each side's latency at a"
+              + " load the machine carries; such a run does not measure throughput, so it never"
+              + " passes that target")
+  double rate;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     Duration poll = Durations.parse(slurmPoll);
+    Offer offer;
+    try {
+      offer = Offer.of(rate, pods);
+    } catch (IllegalArgumentException e) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
     Path dir = Files.createTempDirectory("tandem-bench-");
     out.printf("starting a local stack (Slurm poll interval %s)%n", slurmPoll);
     // The stack's stand-in servers run in this JVM: say how it compiles (./tandem's note).
@@ -134,14 +151,15 @@ final class BenchScheduling implements Callable<Integer> {
         for (int i = 0; i < replicas; i++) {
           BenchCommand.Watchers.awaitReady(temporal, nodeSet + "-" + i, Duration.ofMinutes(2));
         }
-        return measure(stack, temporal, poll, out);
+        return measure(stack, temporal, poll, offer, out);
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
       }
     }
   }
 
-  private int measure(DevStack stack, WorkflowClient temporal, Duration poll, PrintWriter out)
+  private int measure(
+      DevStack stack, WorkflowClient temporal, Duration poll, Offer offer, PrintWriter out)
       throws Exception {
     try (SlurmClient slurm = SlurmClients.create(SlurmClientConfig.fromEnv(stack.slurm().env()))) {
       SchedulingBench bench =
@@ -155,6 +173,7 @@ final class BenchScheduling implements Callable<Integer> {
               URI.create("http://127.0.0.1:" + stack.metricsPort() + "/metrics"),
               poll,
               stack.worker().pid(),
+              offer,
               out);
       SchedulingBench.Result r = bench.run(warmup, pods, preemptions);
       writeHistories(temporal, bench.samplePods(), out);

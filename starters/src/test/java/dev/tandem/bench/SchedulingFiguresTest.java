@@ -82,4 +82,33 @@ class SchedulingFiguresTest {
     assertEquals(Verdict.MISS, SchedulingFigures.preemption(List.of(100.0, 3001.0), poll));
     assertEquals(Verdict.NO_DATA, SchedulingFigures.preemption(List.of(), poll));
   }
+
+  @Test
+  void aPacedRunMeasuresNoThroughputAndSoNeverPassesThatTarget() {
+    Offer paced = new Offer(5);
+    Run raw = new Run(2, 0, S, List.of(1.0, 1.0));
+    Run pods = new Run(2, 0, S, List.of(1.0, 1.0));
+    assertEquals(Verdict.PASS, SchedulingFigures.throughput(pods, raw, Offer.BURST));
+    assertEquals(Verdict.NOT_MEASURED, SchedulingFigures.throughput(pods, raw, paced));
+    assertTrue(
+        SchedulingFigures.floorLine(pods, raw, pods, paced)
+            .contains("target 0.8 (not measured: paced)"));
+    assertEquals(
+        Verdict.PASS, SchedulingFigures.bindLatency(pods, raw), "latency is compared all the same");
+  }
+
+  @Test
+  void aPacedSideKeptUpWhenItsLastItemEndedAboutItsMedianAfterItWasDue() {
+    Offer paced = new Offer(10);
+    // 11 items due over 1 s; each took 200 ms: the last ended at 1.2 s.
+    List<Double> fifth = java.util.Collections.nCopies(11, 200.0);
+    Run kept = new Run(11, 0, 1_200_000_000L, fifth);
+    // The same median, but the last ended at 3 s: a queue built up.
+    Run behind = new Run(11, 0, 3 * S, fifth);
+    assertEquals("kept up", SchedulingFigures.keptUp(kept, paced));
+    assertEquals("FELL BEHIND: latencies include a queue", SchedulingFigures.keptUp(behind, paced));
+    assertEquals("lost items", SchedulingFigures.keptUp(new Run(12, 0, S, fifth), paced));
+    String line = SchedulingFigures.pacedLine(kept, behind, paced);
+    assertTrue(line.startsWith("paced at 10.0 a second: pods bound 9.2 a second (kept up)"), line);
+  }
 }
