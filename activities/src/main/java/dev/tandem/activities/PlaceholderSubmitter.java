@@ -115,7 +115,7 @@ final class PlaceholderSubmitter {
               + ended.get().jobId()
               + " at once (FAILED, BadConstraints): it cannot give what was asked, asking for "
               + asked(job)
-              + SlurmFailures.WHAT_TO_DO);
+              + SlurmFailures.whatToDo(job.nodes() > 1));
     }
     if (ended.isPresent()) {
       log.info(
@@ -147,7 +147,7 @@ final class PlaceholderSubmitter {
     try {
       id = slurm.submit(submission(tag, job));
     } catch (SlurmRejectedException e) {
-      throw SlurmFailures.refusedSubmit(asked(job), e);
+      throw SlurmFailures.refusedSubmit(asked(job), job.nodes() > 1, e);
     }
     log.info("{}: submitted job {}", what, id);
     PlaceholderJob queued =

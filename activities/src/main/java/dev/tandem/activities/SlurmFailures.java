@@ -34,15 +34,23 @@ final class SlurmFailures {
   }
 
   /**
-   * Slurm refused a placeholder's submit for good: the workflow shows the message on the pod
-   * ({@code InvalidPod}), so it says what was asked and what to do, with Slurm's words first.
+   * The end of every refused placeholder's message: what the owner of the pod, or of a gang's pods,
+   * does about it.
    */
-  /** The end of every refused placeholder's message: what the pod's owner does about it. */
-  static final String WHAT_TO_DO =
-      "; change the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
-          + " create the pod again";
+  static String whatToDo(boolean gang) {
+    return gang
+        ? "; change the members' requests or tandem.dev/* annotations to what Slurm can give, then"
+            + " create the gang's pods again"
+        : "; change the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
+            + " create the pod again";
+  }
 
-  static ApplicationFailure refusedSubmit(String asked, SlurmRejectedException e) {
+  /**
+   * Slurm refused a placeholder's submit for good: the workflow shows the message on the pod
+   * ({@code InvalidPod}) or on every member of a gang ({@code GroupInvalid}), so it says what was
+   * asked and what to do, with Slurm's words first.
+   */
+  static ApplicationFailure refusedSubmit(String asked, boolean gang, SlurmRejectedException e) {
     String words = e.slurmMessage() == null ? "" : e.slurmMessage().trim();
     // Slurm 22.05's slurmrestd puts the number in front of its words too: "[2014] Requested ...".
     String prefix = "[" + e.errorNumber() + "]";
@@ -55,7 +63,7 @@ final class SlurmFailures {
             + e.errorNumber()
             + "), asking for "
             + asked
-            + WHAT_TO_DO;
+            + whatToDo(gang);
     return ApplicationFailure.newNonRetryableFailureWithCause(message, SlurmActivities.REJECTED, e);
   }
 

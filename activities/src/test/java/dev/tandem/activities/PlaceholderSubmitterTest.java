@@ -244,11 +244,37 @@ class PlaceholderSubmitterTest {
         "Requested node configuration is not available (Slurm error 2014), asking for 2 nodes"
             + " with 3 CPUs and 1536 MiB, GRES gpu:a100:2 each, partition gpu, QOS normal,"
             + " account research, reservation maint, time limit 90 min, exclusive=user; change"
-            + " the pod's requests or tandem.dev/* annotations to what Slurm can give, then"
-            + " create the pod again",
+            + " the members' requests or tandem.dev/* annotations to what Slurm can give, then"
+            + " create the gang's pods again",
         refused.getOriginalMessage());
     // The client's exception stays attached (Versions.REFUSAL_WITH_CAUSE reads the outer type).
     assertTrue(refused.getCause() instanceof SlurmRejectedException, String.valueOf(refused));
+    // One pod's placeholder (one node) is told of its pod.
+    PlaceholderJob one =
+        new PlaceholderJob(
+            PlaceholderJob.nameFor(UID),
+            PlaceholderJob.commentFor(UID),
+            UID,
+            1,
+            500,
+            256,
+            null,
+            "tandem",
+            null,
+            null,
+            null,
+            null,
+            Exclusivity.NONE,
+            null,
+            false);
+    String single =
+        assertThrows(ApplicationFailure.class, () -> submitter.submit(one)).getOriginalMessage();
+    assertTrue(
+        single.endsWith(
+            "asking for 1 node with 500 CPUs and 256 MiB, partition tandem; change the pod's"
+                + " requests or tandem.dev/* annotations to what Slurm can give, then create the"
+                + " pod again"),
+        single);
   }
 
   @Test
