@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,5 +68,54 @@ class SchedulingBenchIT {
     assertTrue(
         Pattern.compile("(?m)^  measured: \\d+ of 12 pods, \\d+ tasks").matcher(out).find(), out);
     assertFalse(out.contains("could not be read"), out);
+  }
+
+  /**
+   * {@code --rate}: the pods and raw jobs are offered at a fixed rate, every item comes through,
+   * the run says whether each side kept up, and it never passes: it measures no throughput.
+   */
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  void aPacedRunTimesLatencyAndNeverPassesTheThroughputTarget() {
+    StringWriter w = new StringWriter();
+    PrintWriter pw = new PrintWriter(w, true);
+    int code =
+        TandemCli.run(
+            pw,
+            pw,
+            "bench",
+            "scheduling",
+            "--pods",
+            "8",
+            "--rate",
+            "4",
+            "--warmup",
+            "0",
+            "--preemptions",
+            "0",
+            "--no-floor",
+            "--replicas",
+            "2");
+    String out = w.toString();
+    assertTrue(out.contains("pods and jobs offered at 4.0 a second"), out);
+    for (String part : new String[] {"pods create -> bind", "raw submit -> RUNNING"}) {
+      assertTrue(
+          Pattern.compile("(?m)^" + Pattern.quote(part) + "\\s+8/8 done").matcher(out).find(),
+          part + " brought every item through: " + out);
+    }
+    assertTrue(
+        Pattern.compile("(?m)^throughput pods/raw = [0-9.]+ \\(target >= 0.8\\): NOT_MEASURED$")
+            .matcher(out)
+            .find(),
+        out);
+    assertTrue(
+        Pattern.compile(
+                "(?m)^paced at 4.0 a second: pods bound [0-9.]+ a second \\((kept up|FELL"
+                    + " BEHIND: latencies include a queue)\\), raw jobs RUNNING [0-9.]+ a second")
+            .matcher(out)
+            .find(),
+        out);
+    assertFalse(out.contains("WARNING"), out);
+    assertEquals(1, code, "a paced run never passes: " + out);
   }
 }
