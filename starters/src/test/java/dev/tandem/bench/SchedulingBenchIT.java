@@ -24,22 +24,7 @@ class SchedulingBenchIT {
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
   void everyPartBringsAllItsPodsThroughAndTheFloorSaysWhatIsWithinReach() {
-    StringWriter w = new StringWriter();
-    PrintWriter pw = new PrintWriter(w, true);
-    TandemCli.run(
-        pw,
-        pw,
-        "bench",
-        "scheduling",
-        "--pods",
-        "12",
-        "--warmup",
-        "0",
-        "--preemptions",
-        "0",
-        "--replicas",
-        "2");
-    String out = w.toString();
+    String out = bench("--pods", "12").out();
     for (String part :
         new String[] {"pods create -> bind", "raw submit -> RUNNING", "floor create -> bind"}) {
       assertTrue(
@@ -77,26 +62,8 @@ class SchedulingBenchIT {
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
   void aPacedRunTimesLatencyAndNeverPassesTheThroughputTarget() {
-    StringWriter w = new StringWriter();
-    PrintWriter pw = new PrintWriter(w, true);
-    int code =
-        TandemCli.run(
-            pw,
-            pw,
-            "bench",
-            "scheduling",
-            "--pods",
-            "8",
-            "--rate",
-            "4",
-            "--warmup",
-            "0",
-            "--preemptions",
-            "0",
-            "--no-floor",
-            "--replicas",
-            "2");
-    String out = w.toString();
+    Bench b = bench("--pods", "8", "--rate", "4", "--no-floor");
+    String out = b.out();
     assertTrue(out.contains("pods and jobs offered at 4.0 a second"), out);
     for (String part : new String[] {"pods create -> bind", "raw submit -> RUNNING"}) {
       assertTrue(
@@ -116,6 +83,23 @@ class SchedulingBenchIT {
             .find(),
         out);
     assertFalse(out.contains("WARNING"), out);
-    assertEquals(1, code, "a paced run never passes: " + out);
+    assertEquals(1, b.code(), "a paced run never passes: " + out);
+  }
+
+  private record Bench(int code, String out) {}
+
+  /**
+   * {@code tandem bench scheduling} on 2 slurmd pods, no warm-up, no preemptions, and {@code more}.
+   */
+  private static Bench bench(String... more) {
+    StringWriter w = new StringWriter();
+    PrintWriter pw = new PrintWriter(w, true);
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "bench", "scheduling", "--warmup", "0", "--preemptions", "0", "--replicas", "2"));
+    args.addAll(java.util.List.of(more));
+    int code = TandemCli.run(pw, pw, args.toArray(String[]::new));
+    return new Bench(code, w.toString());
   }
 }
