@@ -227,6 +227,42 @@ class SchedulingE2EIT {
     assertEquals(null, pods.get("too-big-1").orElseThrow().getSpec().getNodeName());
   }
 
+  @Test
+  void aGangLargerThanTheNodesUpWaitsAndItsMembersSayWhySlurmKeepsItQueued() {
+    // Four members on a pool of three slurmd pods: the partition declares more nodes, so Slurm
+    // queues the 4-node job rather than refusing it, and gives its reason.
+    Map<String, String> gang = Map.of("tandem.dev/pod-group", "big", "tandem.dev/group-size", "4");
+    for (int i = 0; i < 4; i++) {
+      pods.create("big-" + i, gang);
+    }
+    java.util.regex.Pattern told =
+        java.util.regex.Pattern.compile("Slurm job \\d+ queued for group big \\(4 nodes\\): \\S+");
+    for (int i = 0; i < 4; i++) {
+      String m = "big-" + i;
+      PodCondition c =
+          dev.tandem.slurm.testing.Await.until(
+              m + " told why its gang waits",
+              SchedPods.LIMIT,
+              SchedPods.EVERY,
+              () -> pods.get(m).flatMap(p -> SchedPods.condition(p, "SlurmScheduled")).orElse(null),
+              x -> x != null && told.matcher(x.getMessage()).matches());
+      assertEquals("False", c.getStatus());
+      assertEquals("JobPending", c.getReason(), c.getMessage());
+      assertEquals(null, pods.get(m).orElseThrow().getSpec().getNodeName(), m + " not bound");
+    }
+    assertEquals(1, SchedPods.live(pods.gangJobs("default", "big")).size(), "one job, waiting");
+    // Given up: the pods are deleted, the waiting job goes with them.
+    for (int i = 0; i < 4; i++) {
+      pods.delete("big-" + i);
+    }
+    dev.tandem.slurm.testing.Await.until(
+        "the gang's job ended",
+        SchedPods.LIMIT,
+        SchedPods.EVERY,
+        () -> SchedPods.live(pods.gangJobs("default", "big")),
+        List::isEmpty);
+  }
+
   /** The one job Slurm lists with the pod's uid tag. */
   static PlaceholderJob onlyJob(String uid) {
     List<PlaceholderJob> jobs = pods.jobs(uid);

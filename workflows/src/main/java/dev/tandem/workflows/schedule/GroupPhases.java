@@ -18,6 +18,7 @@ import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
 import dev.tandem.workflows.support.Observations;
+import dev.tandem.workflows.support.Versions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -81,8 +82,7 @@ final class GroupPhases {
     s.jobId = job.id();
     // The watcher may have seen the job (running, even) while the submit was answering.
     s.job = Observations.newerJob(s.job, job);
-    String msg =
-        "Slurm job " + job.id() + " queued for group " + in.group() + " (" + s.size + " nodes)";
+    String msg = queuedMessage();
     for (Member m : s.chosenMembers()) {
       fx.say(m, SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, msg, Kind.NONE);
     }
@@ -119,6 +119,7 @@ final class GroupPhases {
         return GroupStep.stay(s.phase, t.pollSeconds());
       }
       case WAITING -> {
+        tellWhyQueued();
         return GroupStep.stay(s.phase, t.resyncSeconds());
       }
       case RUNNING -> {
@@ -129,6 +130,36 @@ final class GroupPhases {
       return GroupStep.to(BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
     }
     return s.phase == BINDING ? bind() : GroupStep.stay(s.phase, t.resyncSeconds());
+  }
+
+  /**
+   * The job still waits, and Slurm says why (the watcher signals a placeholder still waiting 6 s
+   * after it first listed it; a resync re-reads it): tell every member once, so that a gang Slurm
+   * cannot place yet (more members than the partition has nodes up, higher tiers holding them)
+   * shows why on its pods ({@code Versions.GROUP_QUEUED_REASON}). The members were told "queued" at
+   * the submit, without a reason: Slurm gives none that early.
+   */
+  private void tellWhyQueued() {
+    String why = s.job == null ? null : s.job.stateReason();
+    if (s.phase != PENDING
+        || s.queuedWhyTold
+        || why == null
+        || why.isEmpty()
+        || why.equals("None")
+        || Versions.of(Versions.GROUP_QUEUED_REASON) < 1) {
+      return;
+    }
+    String msg = queuedMessage() + ": " + why;
+    boolean all = true;
+    for (Member m : s.chosenMembers()) {
+      all &= fx.say(m, SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, msg, Kind.NONE);
+    }
+    // A write that failed is tried again on the next pass (a resync at the latest).
+    s.queuedWhyTold = all;
+  }
+
+  private String queuedMessage() {
+    return "Slurm job " + s.jobId + " queued for group " + in.group() + " (" + s.size + " nodes)";
   }
 
   /**

@@ -68,6 +68,11 @@ public final class PodGroupState {
   /** Last view of the job, or null. */
   SlurmJobView job;
 
+  /**
+   * The members were told why Slurm keeps the job waiting ({@code Versions.GROUP_QUEUED_REASON}).
+   */
+  boolean queuedWhyTold;
+
   /** Slurm's message when it refused the group's job; cleared when the members change. */
   String refused;
 

@@ -384,6 +384,16 @@ public final class Versions {
    */
   public static final String REFUSAL_WITH_CAUSE = "refusal-with-cause";
 
+  /**
+   * Version 1: a gang whose job still waits in Slurm's queue, with a reason Slurm gives, tells
+   * every member that reason once ({@code SlurmScheduled=False}, {@code JobPending}, "Slurm job N
+   * queued for group G (3 nodes): Resources"). Before: the members were told "queued" at the submit
+   * and nothing more while the job waited, so a gang larger than the nodes up in its partition
+   * waited with no word of why on its pods. Asked only by a pending pass that has a reason to tell.
+   * Group workflow.
+   */
+  public static final String GROUP_QUEUED_REASON = "group-queued-reason";
+
   /** The newest version of each change id; every call site asks with the same maximum. */
   private static final Map<String, Integer> LATEST =
       Map.ofEntries(
@@ -425,7 +435,8 @@ public final class Versions {
           Map.entry(WIDE_FIRST_WINDOW, 1),
           Map.entry(SIGNALLED_NOTICE, 1),
           Map.entry(HEAR_THE_END, 1),
-          Map.entry(REFUSAL_WITH_CAUSE, 1));
+          Map.entry(REFUSAL_WITH_CAUSE, 1),
+          Map.entry(GROUP_QUEUED_REASON, 1));
 
   /**
    * The version of {@code changeId} this workflow run takes: {@link Workflow#DEFAULT_VERSION} (-1)

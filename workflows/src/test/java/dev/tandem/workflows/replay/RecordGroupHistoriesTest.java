@@ -143,6 +143,28 @@ class RecordGroupHistoriesTest extends GroupTestBase {
     write("group-refused-caused");
   }
 
+  /**
+   * A gang whose job waits with a reason Slurm gives, told to its members ({@code
+   * Versions.GROUP_QUEUED_REASON}, v31), then run and ended by a member's deletion.
+   */
+  @Test
+  void recordQueuedReason() {
+    Histories.assumeRecording();
+    world.slurmToK8s.put("n1", "k1");
+    world.slurmToK8s.put("n2", "k2");
+    join(member("a", 2));
+    PodGroupWorkflow wf = join(member("b", 2));
+    await("pending", 10, () -> in(wf, GroupPhase.PENDING));
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PENDING", "ReqNodeNotAvail", List.of()));
+    await("told", 5, () -> last("b", "SlurmScheduled").message().endsWith(": ReqNodeNotAvail"));
+    wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1", "n2")));
+    await("running", 10, () -> in(wf, GroupPhase.RUNNING));
+    delete(wf, member("a", 2));
+    result(wf);
+    write("group-queued-reason");
+  }
+
   private void write(String name) {
     Histories.record(client, name, groupId(), null);
   }

@@ -159,7 +159,10 @@ public class FakeScheduling implements SchedulingActivities {
     if (loseSubmitAnswer || loseSubmitAnswers-- > 0) {
       throw ApplicationFailure.newNonRetryableFailure("connection reset", "IOException");
     }
-    return j;
+    // The real submit answers the job queued with no reason: Slurm gives one only later, as a
+    // listing or re-read shows (PlaceholderSubmitter.submitNow).
+    return new SlurmJobView(
+        j.id(), j.name(), j.comment(), j.state(), null, j.nodes(), j.restartCount(), null);
   }
 
   /** A queued job {@code id} tagged with pod {@code uid} (name and comment). */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.Condition;
+import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
 import java.time.Duration;
 import java.util.List;
@@ -286,6 +287,34 @@ class PodGroupWorkflowTest extends GroupTestBase {
     join(member("d", 3));
     await("pending", 10, () -> in(wf, GroupPhase.PENDING));
     assertEquals(3, world.submitted.get(0).nodes());
+  }
+
+  @Test
+  void aGangStillQueuedTellsEveryMemberWhySlurmKeepsItWaitingOnce() {
+    PodGroupWorkflow wf = null;
+    for (String n : List.of("a", "b", "c")) {
+      wf = join(member(n, 3));
+    }
+    PodGroupWorkflow g = wf;
+    await("pending", 10, () -> in(g, GroupPhase.PENDING));
+    long id = world.onlyJobId();
+    String queued = "Slurm job " + id + " queued for group g (3 nodes)";
+    assertEquals(queued, last("a", SCHED).message(), "told at the submit, without a reason");
+    // The watcher's signal for a job still waiting after 6 s, with Slurm's reason.
+    SlurmJobView waiting = world.setJob(id, "PENDING", "ReqNodeNotAvail", List.of());
+    g.jobObserved(waiting);
+    for (String n : List.of("a", "b", "c")) {
+      await("told " + n, 5, () -> last(n, SCHED).message().endsWith(": ReqNodeNotAvail"));
+      Condition c = last(n, SCHED);
+      assertEquals("JobPending", c.reason());
+      assertEquals(Condition.FALSE, c.status());
+      assertEquals(queued + ": ReqNodeNotAvail", c.message());
+    }
+    int written = world.podConditions.get("a").size();
+    g.jobObserved(waiting);
+    env.sleep(Duration.ofSeconds(TUNING.resyncSeconds() + 5));
+    assertEquals(written, world.podConditions.get("a").size(), "told once: " + world.conditions);
+    assertEquals(GroupPhase.PENDING, g.status().phase());
   }
 
   @Test
