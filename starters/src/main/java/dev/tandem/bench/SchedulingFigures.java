@@ -126,13 +126,9 @@ public final class SchedulingFigures {
    * The floor's line: the floor ({@link FloorScheduler}: the calls every pod needs and nothing
    * else) measured against both targets as if it were the pods. A floor that misses a target shows
    * the target out of reach on this machine for any implementation with a workflow per pod; the
-   * pods' share of the floor shows how much of what is reachable Tandem reaches.
+   * pods' share of the floor shows how much of what is reachable Tandem reaches. A paced run
+   * ({@code offer}) measures no throughput, so its floor/raw is not judged.
    */
-  public static String floorLine(Run pods, Run raw, Run floor) {
-    return floorLine(pods, raw, floor, Offer.BURST);
-  }
-
-  /** {@link #floorLine(Run, Run, Run)} of a run whose items were offered as {@code offer} says. */
   public static String floorLine(Run pods, Run raw, Run floor, Offer offer) {
     return String.format(
         Locale.ROOT,

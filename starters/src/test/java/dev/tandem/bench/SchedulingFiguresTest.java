@@ -54,16 +54,17 @@ class SchedulingFiguresTest {
     Run raw = new Run(10, 0, S, List.of(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0));
     Run pods = new Run(5, 0, S, List.of(900.0, 900.0, 900.0, 900.0, 900.0));
     Run slowFloor = new Run(6, 0, S, List.of(300.0, 300.0, 300.0, 300.0, 300.0, 300.0));
-    String out = SchedulingFigures.floorLine(pods, raw, slowFloor);
+    String out = SchedulingFigures.floorLine(pods, raw, slowFloor, Offer.BURST);
     assertTrue(out.contains("floor/raw = 0.60, target 0.8 OUT OF REACH here"), out);
     assertTrue(out.contains("p50 floor - raw = +299.0 ms, target +250 ms OUT OF REACH here"), out);
     assertTrue(out.contains("pods/floor = 0.83, p50 pods - floor = +600.0 ms"), out);
     Run fastFloor = new Run(9, 0, S, List.of(2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0));
-    out = SchedulingFigures.floorLine(pods, raw, fastFloor);
+    out = SchedulingFigures.floorLine(pods, raw, fastFloor, Offer.BURST);
     assertTrue(out.contains("floor/raw = 0.90, target 0.8 within reach here"), out);
     assertTrue(out.contains("+1.0 ms, target +250 ms within reach here"), out);
     Run lost = new Run(9, 0, S, List.of(2.0));
-    assertTrue(SchedulingFigures.floorLine(pods, raw, lost).contains("(floor: no data)"));
+    assertTrue(
+        SchedulingFigures.floorLine(pods, raw, lost, Offer.BURST).contains("(floor: no data)"));
   }
 
   @Test

@@ -140,12 +140,10 @@ final class GroupPhases {
    * the submit, without a reason: Slurm gives none that early.
    */
   private void tellWhyQueued() {
-    String why = s.job == null ? null : s.job.stateReason();
+    String why = ScheduleConditions.queuedReason(s.job);
     if (s.phase != PENDING
         || s.queuedWhyTold
         || why == null
-        || why.isEmpty()
-        || why.equals("None")
         || Versions.of(Versions.GROUP_QUEUED_REASON) < 1) {
       return;
     }

@@ -31,6 +31,15 @@ public final class ScheduleConditions {
   /** Reason of {@code SlurmJobEnded} on the members evicted because another member ended. */
   public static final String GROUP_MEMBER_ENDED = "GroupMemberEnded";
 
+  /**
+   * Why Slurm keeps {@code job} waiting, as Slurm says it, or null when it says nothing (no view
+   * yet, no reason, or {@code None}): the pod's and the gang's queued messages carry it.
+   */
+  static String queuedReason(dev.tandem.workflows.model.SlurmJobView job) {
+    String why = job == null ? null : job.stateReason();
+    return why == null || why.isEmpty() || why.equals("None") ? null : why;
+  }
+
   /** The message of {@code SlurmScheduled=True} on a pod bound where its job runs. */
   public static String boundMessage(long jobId, String slurmNode, String k8sNode) {
     return running(jobId, slurmNode) + " (Kubernetes node " + k8sNode + ")";

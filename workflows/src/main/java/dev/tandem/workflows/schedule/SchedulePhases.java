@@ -195,11 +195,8 @@ final class SchedulePhases {
   }
 
   private String queuedMessage() {
-    String why = s.job == null ? null : s.job.stateReason();
-    return "Slurm job "
-        + s.jobId
-        + " queued"
-        + (why == null || why.isEmpty() || why.equals("None") ? "" : " (" + why + ")");
+    String why = ScheduleConditions.queuedReason(s.job);
+    return "Slurm job " + s.jobId + " queued" + (why == null ? "" : " (" + why + ")");
   }
 
   private ScheduleStep bind() {
