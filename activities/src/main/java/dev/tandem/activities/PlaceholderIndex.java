@@ -31,10 +31,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       the worker follows); the others wait for it and then check step 1 against their own T. A
  *       listing slower than {@code fresh} therefore serves every caller that arrived before it
  *       started, and the callers that arrived during it share the next one: at most two listings
- *       per caller, never one each. (Before, freshness was measured when the lock came free, so
- *       behind a listing slower than {@code fresh} every waiting submit listed again, one after the
- *       other: 200 pods created at once were submitted at ~10 per second.) A failed listing fails
- *       the callers that asked before it began; later callers list again.
+ *       per caller, never one each. (Were freshness counted from when the turn came free, every
+ *       caller waiting behind a listing slower than {@code fresh} would list again, one after the
+ *       other, and a burst of submits would trickle.) A failed listing fails the callers that asked
+ *       before it began; later callers list again.
  *   <li>A job this worker submits is added at once ({@link #put}), without waiting for a listing in
  *       progress; a job another worker (or a lost answer) submitted shows in the next listing. A
  *       retried submit comes at least a retry interval (1 s) after the failed one, longer than

@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The floor of {@code tandem bench scheduling}: a scheduler that makes the calls every pod through
  * Slurm needs, in the order they are needed, and nothing else, so that what it reaches against the
  * raw jobs on the same machine bounds what any implementation with a workflow per pod can reach
- * there (docs/benchmarks.md, "The floor"). Its pods ask for scheduler {@link #SCHEDULER}, so Tandem
- * leaves them alone.
+ * there (docs/benchmarks.md, {@code tandem bench scheduling}). Its pods ask for scheduler {@link
+ * #SCHEDULER}, so Tandem leaves them alone.
  *
  * <ol>
  *   <li>One informer on the run's pods hands each new pod to a pool of {@link #CALLERS} threads

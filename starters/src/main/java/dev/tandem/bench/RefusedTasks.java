@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * histories after a {@code tandem bench scheduling} run. Each costs the worker a replay of the
  * pod's whole history (a refused completion: {@code WorkflowTaskFailed}, cause {@code
  * UNHANDLED_COMMAND} when a signal arrived while the task completed the run), so they are part of a
- * pod's cost; sessions before this count grepped the worker's log for them.
+ * pod's cost. The histories count every one, whatever the worker logged.
  *
  * <p>Only each pod's latest run is read: a bench pod's workflow lives for seconds and never
  * continues as new. A pod whose history cannot be fetched is counted as such, never as clean.

@@ -37,9 +37,9 @@ import java.util.Set;
 public final class SchedulingBench {
   /**
    * Jobs held per measured item, and at least {@link #LARGE_TABLE_MIN} in all, above which {@link
-   * #jobTable} says that listings may dominate: in the fifteenth session's runs of 200 pods a table
-   * of about 1,500 jobs (7 per item) made listings take up to 9.6 s; with one of 200–350 (1–2 per
-   * item) their medians were 0.1–2.4 s.
+   * #jobTable} says that listings may dominate: on Slurm 22.05 a listing answers every job held, so
+   * at several jobs per item each listing of a 200-pod run takes seconds, where at one or two per
+   * item it takes a fraction of one (docs/benchmarks.md, "Reading the figures").
    */
   private static final int LARGE_TABLE = 4;
 
@@ -237,8 +237,7 @@ public final class SchedulingBench {
         out.flush();
         // The raw jobs right after the pods, the floor after both: raw jobs then start on a Slurm
         // as Tandem's own part left it (its placeholders released at once), not behind the floor's
-        // cancels, which hold the nodes for KillWait while slurmctld ends 200 jobs
-        // (docs/benchmarks.md, "Fifteenth session").
+        // cancels, which hold the nodes for KillWait while slurmctld ends 200 jobs.
         if (temporal != null) {
           CpuShares.Sample c4 = cpu.take();
           floor = floor(runId + "f", n, offer);
@@ -266,8 +265,8 @@ public final class SchedulingBench {
   /**
    * How many jobs Slurm lists now, and how long it keeps ended ones: on Slurm 22.05 every listing
    * that anything changed answers all of them, so with a large table a raw job's (and a pod's) wait
-   * to be seen RUNNING is the listing's time, not Slurm's start (docs/benchmarks.md, "Fifteenth
-   * session").
+   * to be seen RUNNING is the listing's time, not Slurm's start (docs/benchmarks.md, "Reading the
+   * figures").
    */
   private String jobTable(int n) {
     String age = "MinJobAge not found in " + slurmConf;

@@ -136,9 +136,9 @@ public final class PodWatcher extends InformerWatcher<Pod> {
    * resync is there to repair a delivery that failed or was given up (such a view always goes);
    * resending every unchanged view woke every node workflow once per resync (at 5,000 nodes and the
    * default 10 minutes, 500 signals and workflow tasks a minute) and kept its safety re-reads at
-   * their shortest waits (found with {@code tandem bench fleet}). Every taken view still goes again
-   * once in {@code max(RESEND_EVERY, pods / RESEND_MAX)} periods, and the node workflows re-read
-   * their pod themselves at rest (docs/architecture.md, "Safety re-reads at rest").
+   * their shortest waits. Every taken view still goes again once in {@code max(RESEND_EVERY, pods /
+   * RESEND_MAX)} periods, and the node workflows re-read their pod themselves at rest
+   * (docs/architecture.md, "Safety re-reads at rest").
    */
   private boolean resendOnResync(Pod pod, PodView view) {
     Delivered d = delivered.get(key(pod));

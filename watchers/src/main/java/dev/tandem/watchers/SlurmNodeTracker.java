@@ -43,11 +43,10 @@ final class SlurmNodeTracker {
   /**
    * A full listing sends an unchanged node's view again once in this many (30 min at the 1 min
    * default): in between it signals what differs, like an incremental one. Sending every node every
-   * minute cost a signal, a workflow task and a pod read per node per minute at rest (1,000 signals
-   * a minute at 1,000 nodes, measured with {@code tandem bench fleet}) and kept every node's safety
-   * re-read at its shortest wait. A lost signal is still repaired: the coalescer marks what it gave
-   * up (undelivered, sent again), and each node re-reads Slurm itself at rest
-   * (docs/architecture.md).
+   * minute would cost a signal, a workflow task and a pod read per node per minute at rest (1,000
+   * signals a minute at 1,000 nodes) and keep every node's safety re-read at its shortest wait. A
+   * lost signal is still repaired: the coalescer marks what it gave up (undelivered, sent again),
+   * and each node re-reads Slurm itself at rest (docs/architecture.md).
    */
   static final int RESEND_ALL_EVERY = 30;
 

@@ -9,10 +9,10 @@ import io.temporal.common.converter.JacksonJsonPayloadConverter;
 /**
  * The worker's data converter: Temporal's default, with one change to its JSON mapper. Jackson
  * keeps its read and write buffers (about 16 KiB) per thread by default, and the Java SDK parks one
- * thread per cached workflow: at 5,000 node workflows that was about 100 MiB of buffers kept for
- * threads that read a payload once in a while ({@code tandem bench fleet}, docs/benchmarks.md).
- * Here the buffers come from one bounded pool shared by all threads. The JSON itself is the same as
- * the default converter's, so payloads written by either read with the other.
+ * thread per cached workflow: at 5,000 node workflows that is about 100 MiB of buffers kept for
+ * threads that read a payload once in a while. Here the buffers come from one bounded pool shared
+ * by all threads. The JSON itself is the same as the default converter's, so payloads written by
+ * either read with the other.
  */
 final class PayloadJson {
   /** Buffers kept when idle; more are made while more threads (de)serialize at once. */

@@ -118,15 +118,15 @@ public record TandemConfig(
    * @param workflowCache how many workflows this worker keeps in memory between their tasks ({@code
    *     TANDEM_WORKFLOW_CACHE}, default 6000). A workflow that is not kept replays its whole
    *     history on its next task: with fewer places than node workflows the cache churns and every
-   *     task replays (measured with {@code tandem bench fleet}: 1,000 nodes on the SDK's default of
-   *     600 made 37,000 evictions and a 3 s task queue in a rollout; docs/benchmarks.md).
+   *     task replays, and a rollout's tasks queue behind the replays. Keep it above the workflows
+   *     busy at once (docs/configuration.md).
    * @param maxConcurrentWorkflowTasks workflow tasks run at once ({@code
    *     TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS}, default 200, the SDK's). A task holds its slot while
-   *     the local activities it asked for run, so a slot is mostly waiting on Slurm or Kubernetes;
-   *     with 50, 200 pods created at once queued their tasks for up to 15 s (docs/benchmarks.md).
+   *     the local activities it asked for run, so a slot is mostly waiting on Slurm or Kubernetes:
+   *     too few slots queue a burst of pods' tasks behind those calls.
    * @param workflowTaskPollers concurrent polls for workflow tasks, shared by the task queue and
-   *     this worker's sticky queue ({@code TANDEM_WORKFLOW_TASK_POLLERS}, default 10; the SDK's 5
-   *     let tasks wait twice as long for a poll in {@code tandem bench scheduling})
+   *     this worker's sticky queue ({@code TANDEM_WORKFLOW_TASK_POLLERS}, default 10: twice the
+   *     SDK's 5, so that a burst of tasks does not wait for a free poll)
    */
   public record Worker(
       int maxConcurrentActivities,

@@ -131,9 +131,9 @@ public final class TandemWorker implements AutoCloseable {
 
   /**
    * How long a workflow thread may run without yielding before the SDK fails the task as a
-   * potential deadlock (the SDK's default is 1 s). Tandem's workflows never block; what exceeded 1
-   * s in `tandem bench fleet` at 5,000 nodes was a busy worker (a full GC, or replaying a NodeSet
-   * of 1,000 nodes), and each such failure made the task replay again, under the same load.
+   * potential deadlock (the SDK's default is 1 s). Tandem's workflows never block; what can take
+   * over 1 s is a busy worker (a full GC, or replaying a NodeSet of 1,000 nodes), and each such
+   * failure would make the task replay again, under the same load.
    */
   static final java.time.Duration DEADLOCK_DETECTION = java.time.Duration.ofSeconds(10);
 

@@ -47,9 +47,9 @@ final class DisruptionBudgets {
   /**
    * How long a slow refresh defers the next ones, and how late a deferred one runs. A refresh holds
    * the API's write lock while it reads every selected pod: at 200 ms, during a rollout of 1,000
-   * pods under one budget, refreshes took a large share of the lock and every write waited behind
-   * them (a NodeSet status patch took 0.75 s at the median in {@code tandem bench fleet}). A real
-   * disruption controller refreshes from a work queue, off any request's path.
+   * pods under one budget, refreshes would take a large share of the lock and every write, such as
+   * a NodeSet's status patch, would wait behind them. A real disruption controller refreshes from a
+   * work queue, off any request's path.
    */
   static final Duration LAG = Duration.ofSeconds(1);
 

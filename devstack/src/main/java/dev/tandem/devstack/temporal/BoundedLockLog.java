@@ -13,11 +13,11 @@ import org.slf4j.LoggerFactory;
  * time-skipping timer in a {@code LinkedList} that nothing ever trims, for the message of an
  * "unbalanced lock" error. It takes a lock for every workflow task, activity task and external
  * signal, so the list grows by millions of entries over a long {@code tandem dev} session or a
- * benchmark, and every timer that fires removes its own entry by a scan from the oldest one: in
- * {@code tandem bench fleet} (1,000 nodes) that scan was 30% of the CPU of the JVM that hosts the
- * local Temporal and the local Kubernetes API, which shares the machine with the worker. A real
- * Temporal server has no such list. The test server is built for short unit tests, where the list
- * stays small; {@code tandem dev} runs it for hours.
+ * benchmark, and every timer that fires removes its own entry by a scan from the oldest one: at a
+ * thousand nodes that scan becomes a large share of the CPU of the JVM that hosts the local
+ * Temporal and the local Kubernetes API, which shares the machine with the worker. A real Temporal
+ * server has no such list. The test server is built for short unit tests, where the list stays
+ * small; {@code tandem dev} runs it for hours.
  *
  * <p>How: {@link #install} replaces the list (a private field, set by reflection once, before the
  * server serves) with this one, which drops its oldest entry past {@link #KEEP}. The lock counting

@@ -21,7 +21,7 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 figures (docs/benchmarks.md, "Issue 14 — shared view"): what one poll of 50 drain waits
+ * Shared view figures (docs/benchmarks.md, "Shared Slurm view"): what one poll of 50 drain waits
  * costs slurmrestd in a 500-node fleet with one whole-node job per node, before (a job listing per
  * drain wait) and after (the worker's shared {@link SlurmView}). Prints a table; fails if the
  * shared view costs more than two listings per poll at rest.
