@@ -9,6 +9,7 @@ import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import dev.tandem.workflows.schedule.SchedulePhase;
 import dev.tandem.workflows.schedule.ScheduleTestBase;
 import dev.tandem.workflows.testing.Histories;
+import io.temporal.client.WorkflowStub;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -78,8 +79,8 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
 
   /**
    * A long wait in Slurm's queue: the watcher's signal of a job still waiting brings the queued
-   * notice; resync re-reads, a continue-as-new, and the pod's deletion found by a re-read (a lost
-   * signal).
+   * notice; resync re-reads, continues as new, and the pod's deletion found by a re-read (a lost
+   * signal). The first run and the last are recorded.
    */
   @Test
   void recordWait() {
@@ -94,6 +95,8 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     env.sleep(Duration.ofSeconds(60));
     world.pods.remove("rec-wait");
     result(wf);
+    String first = WorkflowStub.fromTyped(wf).getExecution().getRunId();
+    Histories.record(client, "schedule-wait-first-run", id("rec-wait"), first);
     write("schedule-wait", "rec-wait");
   }
 
