@@ -59,7 +59,7 @@ public interface SchedulingActivities {
   /**
    * Like {@link #cancelJob}, for a job whose pods have all stopped (succeeded, failed, or gone):
    * the placeholder is ended at once, without waiting Slurm's {@code KillWait}, so its nodes go to
-   * the next job now ({@code Versions.RELEASE_STOPPED}). Never for a pod that may still run.
+   * the next job now. Never for a pod that may still run.
    */
   @ActivityMethod
   SlurmJobView releaseJob(long jobId, String reason);
@@ -75,12 +75,12 @@ public interface SchedulingActivities {
   PodView bindPod(BindRequest request);
 
   /**
-   * The bind of a pod whose placeholder job runs, in one call ({@code Versions.ONE_CALL_BIND}):
-   * finds the Kubernetes node of the request's Slurm node (as {@link #slurmNodeToK8sNode}; none:
-   * nothing else is done), binds the pod there (as {@link #bindPod}) and, if the pod is then bound
-   * there and not ending, sets {@code SlurmScheduled=True} ({@code JobRunning}, transition time
-   * {@link PlacementRequest#at()}) and records the {@code Scheduled} event. Idempotent as {@link
-   * #bindPod}: a retry finds the pod bound and writes the same condition again.
+   * The bind of a pod whose placeholder job runs, in one call: finds the Kubernetes node of the
+   * request's Slurm node (as {@link #slurmNodeToK8sNode}; none: nothing else is done), binds the
+   * pod there (as {@link #bindPod}) and, if the pod is then bound there and not ending, sets {@code
+   * SlurmScheduled=True} ({@code JobRunning}, transition time {@link PlacementRequest#at()}) and
+   * records the {@code Scheduled} event. Idempotent as {@link #bindPod}: a retry finds the pod
+   * bound and writes the same condition again.
    */
   @ActivityMethod
   Placement placePod(PlacementRequest request);
@@ -94,11 +94,11 @@ public interface SchedulingActivities {
   PodView evictPod(String namespace, String name, String uid, String reason);
 
   /**
-   * The ending of a pod, in one call ({@code Versions.ONE_CALL_EVICT}): sets the request's
-   * condition (one strategic merge patch carrying the uid; a failure fails the call, nothing else
-   * done), records its event (best effort), then evicts the pod as {@link #evictPod} does. An
-   * eviction that fails is not this call's failure: {@link Announced#pod()} is null and the caller
-   * evicts again with {@link #evictPod}, so a retry never records the event twice.
+   * The ending of a pod, in one call: sets the request's condition (one strategic merge patch
+   * carrying the uid; a failure fails the call, nothing else done), records its event (best
+   * effort), then evicts the pod as {@link #evictPod} does. An eviction that fails is not this
+   * call's failure: {@link Announced#pod()} is null and the caller evicts again with {@link
+   * #evictPod}, so a retry never records the event twice.
    */
   @ActivityMethod
   Announced announceAndEvict(AnnounceRequest request);

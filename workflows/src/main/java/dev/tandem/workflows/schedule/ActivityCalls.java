@@ -5,7 +5,6 @@ import dev.tandem.workflows.activities.SlurmActivities;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Scoped;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -16,8 +15,8 @@ import org.slf4j.Logger;
 
 /**
  * What the pod's and the group's hands ({@link ScheduleEffects}, {@link GroupEffects}) share: how
- * they run one activity, the calls both make alike, and the versioned choices both ask at run
- * start.
+ * they run one activity (as a local activity: recorded as a marker, no task-queue round trip) and
+ * the calls both make alike.
  *
  * <p>A failure (retries exhausted, or a refusal) is never thrown into the workflow, it becomes the
  * workflow's shown problem and a null answer, and the phase tries again on its timer. A Slurm
@@ -32,18 +31,6 @@ abstract class ActivityCalls {
 
   /** Slurm's message when it refused the last call for good, else null. */
   String slurmRefused;
-
-  /** Calls run as local activities ({@code Versions.LOCAL_SCHEDULING_CALLS}); set at run start. */
-  boolean localCalls;
-
-  /** A stopped pod's placeholder is released, not cancelled ({@code Versions.RELEASE_STOPPED}). */
-  boolean releaseStopped;
-
-  /**
-   * A pod being deleted is waited for, its job held, then released ({@code
-   * Versions.RELEASE_STOPPED} 2).
-   */
-  boolean awaitStopping;
 
   /**
    * @param ref what the workflow schedules ({@code <ns>/<pod>} or {@code <ns>/<group>}), for logs
@@ -83,17 +70,14 @@ abstract class ActivityCalls {
    * Slurm's words if the failure is its refusal for good, else null. The activity's own failure
    * ({@code e}'s cause) says so by its type, {@link SlurmActivities#REJECTED}; the real activities
    * attach the Slurm client's exception to it as its cause, so the innermost failure ({@code root})
-   * is of that exception's type. Before {@code Versions.REFUSAL_WITH_CAUSE} only the innermost was
-   * looked at: a refusal with a cause was taken for a passing failure and the submit retried every
-   * poll, the pod never told. The version is asked only where the two rules differ.
+   * is of that exception's type. Either says Slurm refused for good.
    */
   private static String refusal(ActivityFailure e, Throwable root, String rootMessage) {
     if (root instanceof ApplicationFailure af && SlurmActivities.REJECTED.equals(af.getType())) {
       return rootMessage;
     }
     if (e.getCause() instanceof ApplicationFailure af
-        && SlurmActivities.REJECTED.equals(af.getType())
-        && Versions.of(Versions.REFUSAL_WITH_CAUSE) >= 1) {
+        && SlurmActivities.REJECTED.equals(af.getType())) {
       return af.getOriginalMessage();
     }
     return null;
@@ -123,14 +107,9 @@ abstract class ActivityCalls {
   /** Keeps what a cancel or release of job {@code id} answered, when it is the workflow's job. */
   abstract void jobAnswered(long id, SlurmJobView j);
 
-  /** The Kubernetes node that hosts Slurm node {@code slurmNode}; null: unknown. */
-  String k8sNodeOf(String slurmNode) {
-    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
-  }
-
-  /** The scheduling activities, local ones when {@link #localCalls}; {@code summary} names it. */
+  /** The scheduling activities, as local activities; {@code summary} names the call. */
   SchedulingActivities api(String summary) {
-    return ActivityStubs.scheduling(summary, localCalls);
+    return ActivityStubs.scheduling(summary, true);
   }
 
   Instant now() {

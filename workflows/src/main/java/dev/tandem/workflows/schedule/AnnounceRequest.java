@@ -6,7 +6,7 @@ import dev.tandem.workflows.model.EventRequest;
 
 /**
  * Tell a pod why it ends, then evict it, in one call ({@code
- * SchedulingActivities.announceAndEvict}, {@code Versions.ONE_CALL_EVICT}).
+ * SchedulingActivities.announceAndEvict}).
  *
  * @param namespace pod namespace
  * @param name pod name

@@ -19,9 +19,6 @@ final class GroupEffects extends ActivityCalls {
   private final PodGroupInput in;
   private final PodGroupState s;
 
-  /** The member that went first is the ended one ({@code Versions.FIRST_GONE_MEMBER}). */
-  boolean firstGoneNamed;
-
   GroupEffects(PodGroupInput in, PodGroupState s) {
     super(in.ref(), () -> s.problem, p -> s.problem = p);
     this.in = in;
@@ -86,6 +83,11 @@ final class GroupEffects extends ActivityCalls {
     if (id == s.jobId) {
       s.job = j;
     }
+  }
+
+  /** The Kubernetes node that hosts Slurm node {@code slurmNode}; null: unknown. */
+  String k8sNodeOf(String slurmNode) {
+    return call("map node", () -> api("find node of " + slurmNode).slurmNodeToK8sNode(slurmNode));
   }
 
   /** Binds member {@code m} to its node; the pod afterwards, or null if unknown. */
@@ -182,7 +184,7 @@ final class GroupEffects extends ActivityCalls {
         ended = m;
       }
     }
-    if (firstGoneNamed && ended != null && s.firstGone != null) {
+    if (ended != null && s.firstGone != null) {
       // Several gone by now (a retried task sees every deletion that came meanwhile): the one
       // that went first ended the group; the others went because of it.
       Member first = s.members.get(s.firstGone);

@@ -88,9 +88,7 @@ final class GroupEnding {
       return GroupStep.stay(s.phase, t.pollSeconds());
     }
     // Every member stopped (none only being deleted): nothing runs on the nodes any more.
-    boolean release =
-        fx.releaseStopped
-            && s.chosenMembers().stream().allMatch(m -> ScheduleEffects.podStopped(m.view));
+    boolean release = s.chosenMembers().stream().allMatch(m -> ScheduleEffects.podStopped(m.view));
     List<Long> cancelled = new ArrayList<>();
     for (SlurmJobView j : jobs) {
       if (!JobOutlook.finished(j)) {
@@ -109,13 +107,13 @@ final class GroupEnding {
   }
 
   /**
-   * As a single pod's step 3a ({@code PlaceholderCare}, {@code Versions.RELEASE_STOPPED} 2): while
-   * members are being deleted (those just evicted, with their grace periods) and the job is live,
-   * the job is held until every member is gone or has ended, at most the longest grace period plus
-   * the margin; then every member still there is read once more. Null: no wait.
+   * As a single pod's step 3a ({@code PlaceholderCare}): while members are being deleted (those
+   * just evicted, with their grace periods) and the job is live, the job is held until every member
+   * is gone or has ended, at most the longest grace period plus the margin; then every member still
+   * there is read once more. Null: no wait.
    */
   private GroupStep awaitStop() {
-    if (!fx.awaitStopping || s.jobId == 0 || JobOutlook.finished(s.job)) {
+    if (s.jobId == 0 || JobOutlook.finished(s.job)) {
       return null;
     }
     List<Member> stopping = s.chosenMembers().stream().filter(m -> stopping(m.view)).toList();

@@ -18,7 +18,6 @@ import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
 import dev.tandem.workflows.support.Observations;
-import dev.tandem.workflows.support.Versions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,11 +36,6 @@ final class GroupPhases {
 
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
   boolean refresh;
-
-  /**
-   * A job Slurm ended names the ending even when the pod is gone too (Versions.JOB_ENDING_FIRST).
-   */
-  boolean jobEndingFirst;
 
   GroupPhases(PodGroupInput in, PodGroupState s, GroupEffects fx) {
     this.in = in;
@@ -98,13 +92,13 @@ final class GroupPhases {
     gathering.flagExtras();
     JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
     boolean jobEnded = o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED;
-    if (gone != null && !(jobEndingFirst && jobEnded)) {
+    if (gone != null && !jobEnded) {
       return ending.memberEnded(gone);
     }
     switch (o) {
       case PREEMPTED, ENDED -> {
-        // With a member gone too, Slurm's ending is still the group's (Versions.JOB_ENDING_FIRST):
-        // the member may be gone because this workflow evicted it for that ending.
+        // With a member gone too, Slurm's ending is still the group's: the member may be gone
+        // because this workflow evicted it for that ending.
         boolean preempted = o == JobOutlook.PREEMPTED;
         s.ending = Ending.of(s.job, preempted);
         String also = gone == null ? "" : "; member " + gone.ref() + " is gone already";
@@ -136,15 +130,12 @@ final class GroupPhases {
    * The job still waits, and Slurm says why (the watcher signals a placeholder still waiting 6 s
    * after it first listed it; a resync re-reads it): tell every member once, so that a gang Slurm
    * cannot place yet (more members than the partition has nodes up, higher tiers holding them)
-   * shows why on its pods ({@code Versions.GROUP_QUEUED_REASON}). The members were told "queued" at
-   * the submit, without a reason: Slurm gives none that early.
+   * shows why on its pods. The members were told "queued" at the submit, without a reason: Slurm
+   * gives none that early.
    */
   private void tellWhyQueued() {
     String why = ScheduleConditions.queuedReason(s.job);
-    if (s.phase != PENDING
-        || s.queuedWhyTold
-        || why == null
-        || Versions.of(Versions.GROUP_QUEUED_REASON) < 1) {
+    if (s.phase != PENDING || s.queuedWhyTold || why == null) {
       return;
     }
     String msg = queuedMessage() + ": " + why;

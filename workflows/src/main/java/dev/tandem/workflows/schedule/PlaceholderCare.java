@@ -5,7 +5,6 @@ import static dev.tandem.workflows.schedule.SchedulePhase.DONE;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.support.Observations;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,40 +18,30 @@ import java.util.List;
  * <ol>
  *   <li>A submit looks for jobs with the pod's tag first, so that a repeated submit makes no second
  *       job; that look waits for a listing of Slurm's jobs. The run's first submit, made in a task
- *       that started within {@link #FIRST_TASK_WINDOW} of the run ({@code Versions.SOLE_SUBMIT}),
- *       or within {@link #WIDE_FIRST_TASK_WINDOW} ({@code Versions.WIDE_FIRST_WINDOW}), cannot
- *       repeat an earlier one and skips the listing; its job is then the pod's only one ({@link
- *       PodScheduleState#soleJob}).
+ *       that started within {@link #FIRST_TASK_WINDOW} of the run, cannot repeat an earlier one and
+ *       skips the listing; its job is then the pod's only one ({@link PodScheduleState#soleJob}).
  *   <li>Any other live job seen with the pod's tag (from the Slurm watcher, or held from before the
  *       submit answered) is a stray: it is cancelled before the phase is handled, and the pod keeps
  *       its own job.
  *   <li>The pod's end cancels its sole job alone; otherwise every job with the tag, found by a
  *       listing (a submit whose answer was lost left a job the workflow has no id for). A pod that
  *       has stopped (gone, succeeded, failed) has its jobs released instead: ended at once, not
- *       after Slurm's {@code KillWait} ({@code Versions.RELEASE_STOPPED}). A pod still being
- *       deleted is waited for first, at most its grace period and the margin (step 3a).
+ *       after Slurm's {@code KillWait}. A pod still being deleted is waited for first, at most its
+ *       grace period and the margin (step 3a).
  * </ol>
  */
 final class PlaceholderCare {
   /**
    * How soon after the run's start a task may make the first submit without the listing. A task
    * that a crashed worker held (perhaps after its submit reached Slurm) is tried again only after
-   * the task timeout, so a task that started sooner than that after the run is the run's first try:
-   * no earlier submit can exist. Half the timeout is the margin. A task that failed (not timed out)
-   * and was retried at once on another worker could still repeat a submit; that second job is
-   * cancelled on sight (step 2), and the orphan sweep cancels any left once the pod is gone.
+   * the task timeout, and the attempt it replaces started no sooner than the run, so a task that
+   * started sooner than the timeout after the run is the run's first try: no earlier submit can
+   * exist. Both times are the server's (the run's start and the task's start), so 1 s is margin
+   * enough; under a backlog many first tasks start seconds after the run. A task that failed (not
+   * timed out) and was retried at once on another worker could still repeat a submit; that second
+   * job is cancelled on sight (step 2), and the orphan sweep cancels any left once the pod is gone.
    */
-  static final Duration FIRST_TASK_WINDOW = PodScheduleWorkflow.TASK_TIMEOUT.dividedBy(2);
-
-  /**
-   * The window since {@code Versions.WIDE_FIRST_WINDOW}: a task that replaces one that timed out
-   * starts at least the task timeout after the attempt it replaces started, which was no sooner
-   * than the run, so a task that started sooner than the timeout is the run's first try. Both times
-   * are the server's (the run's start and the task's start), so 1 s is margin enough. Under a
-   * backlog many first tasks start later than {@link #FIRST_TASK_WINDOW} (12–44% of a run's 200
-   * pods in {@code tandem bench scheduling}), and each of them waited for a job listing.
-   */
-  static final Duration WIDE_FIRST_TASK_WINDOW =
+  static final Duration FIRST_TASK_WINDOW =
       PodScheduleWorkflow.TASK_TIMEOUT.minus(Duration.ofSeconds(1));
 
   private final PodScheduleInput in;
@@ -80,7 +69,7 @@ final class PlaceholderCare {
     }
     s.jobId = job.id();
     s.soleJob = first;
-    if (fx.soleSubmit && s.job != null && s.job.id() != job.id() && !JobOutlook.finished(s.job)) {
+    if (s.job != null && s.job.id() != job.id() && !JobOutlook.finished(s.job)) {
       s.strays.add(s.job.id()); // the watcher showed another job with the tag before the answer
     }
     // The watcher may have seen the job (running, even) while the submit was answering.
@@ -90,18 +79,12 @@ final class PlaceholderCare {
 
   private boolean firstSubmit() {
     // A job with the tag already seen (s.job before any answer) means an earlier submit exists.
-    if (!fx.soleSubmit || in.state() != null || submitTried || s.job != null) {
+    if (in.state() != null || submitTried || s.job != null) {
       return false;
     }
     long sinceStart =
         Workflow.currentTimeMillis() - Workflow.getInfo().getRunStartedTimestampMillis();
-    if (sinceStart < FIRST_TASK_WINDOW.toMillis()) {
-      return true;
-    }
-    // Asked only in the band where the two windows differ: runs recorded before the change replay
-    // their listing, and a task outside the band writes no marker.
-    return sinceStart < WIDE_FIRST_TASK_WINDOW.toMillis()
-        && Versions.of(Versions.WIDE_FIRST_WINDOW) >= 1;
+    return sinceStart < FIRST_TASK_WINDOW.toMillis();
   }
 
   /** Step 2; a stray that cannot be cancelled now waits for the next pass. */
@@ -130,7 +113,7 @@ final class PlaceholderCare {
     if (wait != null) {
       return wait;
     }
-    boolean release = fx.releaseStopped && ScheduleEffects.podStopped(s.pod);
+    boolean release = ScheduleEffects.podStopped(s.pod);
     if (s.soleJob && s.jobId != 0) {
       boolean live = !JobOutlook.finished(s.job);
       if (live && !fx.cancelJob(s.jobId, s.cancelReason, release)) {
@@ -161,15 +144,13 @@ final class PlaceholderCare {
   }
 
   /**
-   * Step 3a ({@code Versions.RELEASE_STOPPED} 2): a pod being deleted may run until its grace
-   * period ends, so its live job is held, not cancelled, until the pod is gone (or has ended); step
-   * 3 then releases it. The wait lasts at most the grace period plus the margin; then the pod is
-   * read once more, and if it is still there its job is cancelled, which keeps the nodes for
-   * KillWait more. Null: no wait.
+   * Step 3a: a pod being deleted may run until its grace period ends, so its live job is held, not
+   * cancelled, until the pod is gone (or has ended); step 3 then releases it. The wait lasts at
+   * most the grace period plus the margin; then the pod is read once more, and if it is still there
+   * its job is cancelled, which keeps the nodes for KillWait more. Null: no wait.
    */
   private ScheduleStep awaitStop() {
-    if (!fx.awaitStopping
-        || s.pod == null
+    if (s.pod == null
         || !s.pod.exists()
         || !s.pod.terminating()
         || s.pod.failed()

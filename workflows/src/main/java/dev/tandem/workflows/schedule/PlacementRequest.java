@@ -7,7 +7,7 @@ import java.time.Instant;
 
 /**
  * Place one pod where its running placeholder job runs, in one call ({@code
- * SchedulingActivities.placePod}, {@code Versions.ONE_CALL_BIND}).
+ * SchedulingActivities.placePod}).
  *
  * @param namespace pod namespace
  * @param name pod name

@@ -68,9 +68,7 @@ public final class PodGroupState {
   /** Last view of the job, or null. */
   SlurmJobView job;
 
-  /**
-   * The members were told why Slurm keeps the job waiting ({@code Versions.GROUP_QUEUED_REASON}).
-   */
+  /** The members were told why Slurm keeps the job waiting. */
   boolean queuedWhyTold;
 
   /** Slurm's message when it refused the group's job; cleared when the members change. */
@@ -85,10 +83,7 @@ public final class PodGroupState {
    */
   String firstGone;
 
-  /**
-   * The wait, in phase ENDING, for a pod being deleted before its job is released ({@code
-   * Versions.RELEASE_STOPPED} 2).
-   */
+  /** The wait, in phase ENDING, for members being deleted before the job is released. */
   StopWait stopWait = new StopWait();
 
   /** Notes a chosen member seen going, if none went before it. */

@@ -7,7 +7,6 @@ import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -74,15 +73,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
 
   @Override
   public GroupPhase run(PodGroupInput in) {
-    // First, before any command: a history recorded before the change replays its activity tasks.
-    fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
-    boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
     GroupPhases phases = new GroupPhases(in, s, fx);
-    phases.jobEndingFirst = Versions.of(Versions.JOB_ENDING_FIRST) >= 1;
-    fx.firstGoneNamed = Versions.of(Versions.FIRST_GONE_MEMBER) >= 1;
-    int release = Versions.of(Versions.RELEASE_STOPPED);
-    fx.releaseStopped = release >= 1;
-    fx.awaitStopping = release >= 2;
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.POD, searchKey(in));
     phases.refresh = !fresh;
@@ -107,9 +98,9 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
         continue;
       }
       Workflow.setCurrentDetails(details());
-      // A signal's news counts even when the timer fired too (Versions.NEWS_OVER_TIMER).
-      boolean woken =
-          Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty, newsOverTimer);
+      // A signal's news counts even when the timer fired too: a task that started late must not
+      // take the watcher's news for a silent timeout and re-read every member and the job.
+      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty, true);
       phases.refresh = !woken;
       maybeContinueAsNew();
     }

@@ -60,8 +60,8 @@ public final class PodScheduleState {
   PodView pod;
 
   /**
-   * The job was submitted by the workflow's first submit ({@code Versions.SOLE_SUBMIT}): no other
-   * job carries the pod's tag except one a crash repeated, which is cancelled on sight ({@link
+   * The job was submitted by the workflow's first submit ({@link PlaceholderCare}): no other job
+   * carries the pod's tag except one a crash repeated, which is cancelled on sight ({@link
    * #strays}); the pod's end then cancels {@link #jobId} alone, without listing Slurm's jobs.
    */
   boolean soleJob;
@@ -77,7 +77,7 @@ public final class PodScheduleState {
 
   /**
    * The pod's {@code SlurmScheduled=False} ({@code JobPending}) condition was written for the job
-   * waiting in Slurm's queue ({@code Versions.QUEUED_NOTICE}).
+   * waiting in Slurm's queue for {@link SchedulePhases#QUEUED_NOTICE_SECONDS}.
    */
   boolean queuedNoticed;
 
@@ -87,10 +87,7 @@ public final class PodScheduleState {
   /** Why the job is cancelled (phase CANCELLING), or null. */
   String cancelReason;
 
-  /**
-   * The wait, in phase CANCELLING, for a pod being deleted before its job is released ({@code
-   * Versions.RELEASE_STOPPED} 2).
-   */
+  /** The wait, in phase CANCELLING, for a pod being deleted before its job is released. */
   StopWait stopWait = new StopWait();
 
   /** Why the pod is invalid (phase INVALID). */

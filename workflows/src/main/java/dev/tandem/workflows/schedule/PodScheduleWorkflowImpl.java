@@ -6,7 +6,6 @@ import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -73,21 +72,9 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
 
   @Override
   public SchedulePhase run(PodScheduleInput in) {
-    // First, before any command: a history recorded before the change replays its activity tasks.
-    fx.localCalls = Versions.of(Versions.LOCAL_SCHEDULING_CALLS) >= 1;
-    fx.soleSubmit = Versions.of(Versions.SOLE_SUBMIT) >= 1;
-    fx.queuedNotice = Versions.of(Versions.QUEUED_NOTICE) >= 1;
-    fx.oneCallBind = Versions.of(Versions.ONE_CALL_BIND) >= 1;
-    fx.oneCallEvict = Versions.of(Versions.ONE_CALL_EVICT) >= 1;
     SchedulePhases phases = new SchedulePhases(in, s, fx);
-    SearchAttributes sa =
-        new SearchAttributes(
-            in.tuning().searchAttributes(), Versions.of(Versions.BATCHED_SEARCH_ATTRIBUTES) >= 1);
-    boolean newsOverTimer = Versions.of(Versions.NEWS_OVER_TIMER) >= 1;
-    phases.jobEndingFirst = Versions.of(Versions.JOB_ENDING_FIRST) >= 1;
-    int release = Versions.of(Versions.RELEASE_STOPPED);
-    fx.releaseStopped = release >= 1;
-    fx.awaitStopping = release >= 2;
+    // Batched: one upsert per workflow task, where it waits or ends (SearchAttributes#flush).
+    SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes(), true);
     sa.set(SearchAttributes.POD, in.pod().ref());
     if (fresh) {
       fx.timeline("started", "pod " + in.pod().ref() + " uid " + in.pod().uid());
@@ -121,9 +108,9 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       }
       sa.flush();
       Workflow.setCurrentDetails(details());
-      // A signal's news counts even when the timer fired too (Versions.NEWS_OVER_TIMER).
-      boolean woken =
-          Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty, newsOverTimer);
+      // A signal's news counts even when the timer fired too: a task that started late must not
+      // take the watcher's news for a silent timeout and re-read what the signal already said.
+      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty, true);
       phases.refresh = !woken;
       maybeContinueAsNew();
     }
@@ -149,8 +136,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     }
     if (job.id() != s.jobId) {
       // Another live job with the pod's tag (a submit repeated after a crash): cancelled next.
-      if (fx.soleSubmit
-          && PlaceholderJob.nameFor(input.pod().uid()).equals(job.name())
+      if (PlaceholderJob.nameFor(input.pod().uid()).equals(job.name())
           && !JobOutlook.finished(job)
           && !s.strays.contains(job.id())) {
         s.strays.add(job.id());
@@ -220,12 +206,10 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
    * The pod's end came from one of this workflow's calls (its eviction, its bind's or a read's
    * answer), so the watcher's signal of the same change is on its way. A completion it lands on is
    * refused by the server ({@code UnhandledCommand}) and the task replayed, so the run waits for
-   * that signal first, at most a poll interval ({@code Versions.HEAR_THE_END}).
+   * that signal first, at most a poll interval.
    */
   private void awaitTheWatchersWord() {
-    if (s.phase != SchedulePhase.DONE
-        || !fx.podEndUnheard
-        || Versions.of(Versions.HEAR_THE_END) < 1) {
+    if (s.phase != SchedulePhase.DONE || !fx.podEndUnheard) {
       return;
     }
     Scoped.await(Duration.ofSeconds(input.tuning().pollSeconds()), () -> !fx.podEndUnheard);

@@ -20,27 +20,10 @@ final class ScheduleEffects extends ActivityCalls {
   private final PodScheduleState s;
   private final int timelineLimit;
 
-  /** A first submit skips the listing ({@code Versions.SOLE_SUBMIT}); set at run start. */
-  boolean soleSubmit;
-
-  /**
-   * The queued condition waits until the job has waited a while ({@code Versions.QUEUED_NOTICE});
-   * set at run start.
-   */
-  boolean queuedNotice;
-
-  /**
-   * A running job's pod is placed in one call ({@code Versions.ONE_CALL_BIND}); set at run start.
-   */
-  boolean oneCallBind;
-
-  /** A pod's ending is announced and evicted in one call ({@code Versions.ONE_CALL_EVICT}). */
-  boolean oneCallEvict;
-
   /**
    * A call's answer (an eviction, a bind, a read), not the watcher, showed first that the pod is
-   * gone or going: the watcher's signal of the same change is still to come ({@code
-   * Versions.HEAR_THE_END}). Not state: a continued run starts without it.
+   * gone or going: the watcher's signal of the same change is still to come. Not state: a continued
+   * run starts without it.
    */
   boolean podEndUnheard;
 
@@ -90,13 +73,6 @@ final class ScheduleEffects extends ActivityCalls {
     if (id == s.jobId) {
       s.job = j;
     }
-  }
-
-  PodView bind(String k8sNode) {
-    BindRequest r =
-        new BindRequest(pod.namespace(), pod.name(), pod.uid(), k8sNode, s.jobId, s.slurmNode);
-    PodView p = call("bind pod", () -> api("bind to " + k8sNode).bindPod(r));
-    return merged(p);
   }
 
   /**

@@ -42,8 +42,8 @@ final class ScheduleEnding {
     }
     Ending e = s.ending;
     PodView evicted = null;
-    if (!s.endingAnnounced && fx.oneCallEvict && !ScheduleEffects.podDone(s.pod)) {
-      // Condition, event and eviction in one call (Versions.ONE_CALL_EVICT).
+    if (!s.endingAnnounced && !ScheduleEffects.podDone(s.pod)) {
+      // Condition, event and eviction in one call.
       Announced a = fx.announceAndEvict(e.conditionType(), e.reason(), e.message());
       if (a == null) {
         return ScheduleStep.stay(s.phase, t.pollSeconds());
@@ -51,7 +51,7 @@ final class ScheduleEnding {
       s.endingAnnounced = true;
       evicted = a.pod(); // null: no answer, evicted again below
     }
-    if (!s.endingAnnounced) {
+    if (!s.endingAnnounced) { // the pod was gone or going already: no eviction
       if (!fx.condition(e.conditionType(), Condition.TRUE, e.reason(), e.message())) {
         return ScheduleStep.stay(s.phase, t.pollSeconds());
       }

@@ -2,7 +2,6 @@ package dev.tandem.workflows.schedule;
 
 import static dev.tandem.workflows.schedule.ScheduleConditions.INVALID_POD;
 import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_PENDING;
-import static dev.tandem.workflows.schedule.ScheduleConditions.JOB_RUNNING;
 import static dev.tandem.workflows.schedule.ScheduleConditions.SLURM_SCHEDULED;
 import static dev.tandem.workflows.schedule.SchedulePhase.BINDING;
 import static dev.tandem.workflows.schedule.SchedulePhase.CANCELLING;
@@ -18,7 +17,6 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
-import dev.tandem.workflows.support.Versions;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,9 +24,9 @@ import java.util.List;
 final class SchedulePhases {
   /**
    * How long a placeholder job waits in Slurm's queue before its pod is told so ({@code
-   * SlurmScheduled=False}, {@code JobPending}; {@code Versions.QUEUED_NOTICE}). Slurm starts a job
-   * it can start at once within about two seconds of the submit even on a busy machine
-   * (docs/benchmarks.md): those pods go straight to {@code SlurmScheduled=True}.
+   * SlurmScheduled=False}, {@code JobPending}). Slurm starts a job it can start at once within
+   * about two seconds of the submit even on a busy machine (docs/benchmarks.md): those pods go
+   * straight to {@code SlurmScheduled=True}.
    */
   static final long QUEUED_NOTICE_SECONDS = 5;
 
@@ -42,11 +40,6 @@ final class SchedulePhases {
   /** Re-read Kubernetes and Slurm before deciding (a timer fired: a signal may have been lost). */
   boolean refresh;
 
-  /**
-   * A job Slurm ended names the ending even when the pod is gone too (Versions.JOB_ENDING_FIRST).
-   */
-  boolean jobEndingFirst;
-
   SchedulePhases(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
     this.in = in;
     this.s = s;
@@ -57,7 +50,7 @@ final class SchedulePhases {
   }
 
   ScheduleStep handle() {
-    if (fx.soleSubmit && !s.strays.isEmpty() && !s.phase.terminal()) {
+    if (!s.strays.isEmpty() && !s.phase.terminal()) {
       care.cancelStrays();
     }
     return switch (s.phase) {
@@ -118,10 +111,6 @@ final class SchedulePhases {
       }
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
-    if (!fx.queuedNotice) {
-      fx.condition(
-          SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, "Slurm job " + job.id() + " queued");
-    }
     return ScheduleStep.to(PENDING, "submitted", "Slurm job " + job.id());
   }
 
@@ -133,7 +122,7 @@ final class SchedulePhases {
     }
     JobOutlook o = JobOutlook.of(s.job, s.phase != PENDING);
     if (ScheduleEffects.podDone(s.pod)) {
-      return ending.cancel(ScheduleEnding.describe(s.pod), jobEndingFirst ? o : null);
+      return ending.cancel(ScheduleEnding.describe(s.pod), o);
     }
     switch (o) {
       case PREEMPTED, ENDED -> {
@@ -162,36 +151,21 @@ final class SchedulePhases {
 
   /**
    * The job waits in Slurm's queue: tell the pod once it has waited {@link #QUEUED_NOTICE_SECONDS}
-   * in PENDING, then wait for the watcher's signal. The pass that finds the notice due is woken by
-   * the watcher's signal for a job still waiting ({@code Versions.SIGNALLED_NOTICE}), so its view
-   * is fresh; one woken by a timer (the resync, or before that version the notice's own timer)
-   * re-reads the pod and the job first, so a job that started meanwhile is bound instead.
+   * in PENDING. No timer of this phase waits for the notice: the watcher signals a job still
+   * waiting 6 s after it first listed it, so the pass that finds the notice due has a fresh view;
+   * one woken by the resync timer re-reads the pod and the job first, so a job that started
+   * meanwhile is bound instead. A timer of its own would outlive a job Slurm starts sooner and fire
+   * into the pod's last task, whose completion the server would then refuse.
    */
   private ScheduleStep waiting() {
     // Only PENDING waits: a job back in the queue after BINDING or RUNNING is PREEMPTED
     // (JobOutlook).
-    if (!fx.queuedNotice || s.queuedNoticed) {
-      return ScheduleStep.stay(s.phase, t.resyncSeconds());
-    }
     long left = s.phaseSinceMillis + QUEUED_NOTICE_SECONDS * 1000 - fx.now().toEpochMilli();
-    if (left > 0) {
-      if (signalledNotice()) {
-        // The watcher signals a job still waiting after 6 s: no timer of ours outlives a job
-        // Slurm starts sooner and fires into the pod's last task (Versions.SIGNALLED_NOTICE).
-        return ScheduleStep.stay(s.phase, t.resyncSeconds());
-      }
-      return ScheduleStep.stay(s.phase, Math.min(t.resyncSeconds(), (left + 999) / 1000));
+    if (s.queuedNoticed || left > 0) {
+      return ScheduleStep.stay(s.phase, t.resyncSeconds());
     }
     s.queuedNoticed = fx.condition(SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, queuedMessage());
     return ScheduleStep.stay(s.phase, s.queuedNoticed ? t.resyncSeconds() : t.pollSeconds());
-  }
-
-  /**
-   * Asked only where the two rules differ: a pending pass before the notice is due (the first
-   * answer holds for the run, so asking again adds nothing).
-   */
-  private static boolean signalledNotice() {
-    return Versions.of(Versions.SIGNALLED_NOTICE) >= 1;
   }
 
   private String queuedMessage() {
@@ -205,36 +179,16 @@ final class SchedulePhases {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
     s.slurmNode = s.job.nodes().get(0);
-    if (fx.oneCallBind) {
-      // Lookup, bind, condition and event in one call (Versions.ONE_CALL_BIND).
-      Placement pl = fx.place();
-      if (pl == null) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
-      }
-      return pl.k8sNode() == null ? noSlurmdPod() : bound(pl.k8sNode(), pl.pod(), false);
-    }
-    String k8s = fx.k8sNodeOf(s.slurmNode);
-    if (k8s == null) {
-      return noSlurmdPod();
-    }
-    return bound(k8s, fx.bind(k8s), true);
-  }
-
-  private ScheduleStep noSlurmdPod() {
-    if (s.problem == null) {
+    // Node lookup, bind, condition and event in one call.
+    Placement pl = fx.place();
+    if (pl != null && pl.k8sNode() == null && s.problem == null) {
       s.problem = "Slurm node " + s.slurmNode + " has no running slurmd pod on a Kubernetes node";
     }
-    return ScheduleStep.stay(s.phase, t.pollSeconds());
-  }
-
-  /**
-   * After the bind to {@code k8s} answered {@code p} (null: unknown). {@code announce}: write the
-   * condition and the event here (the placement call wrote them already).
-   */
-  private ScheduleStep bound(String k8s, PodView p, boolean announce) {
-    if (p == null) {
+    if (pl == null || pl.k8sNode() == null || pl.pod() == null) {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
+    String k8s = pl.k8sNode();
+    PodView p = pl.pod();
     if (ScheduleEffects.podDone(p)) {
       return ending.cancel(ScheduleEnding.describe(p));
     }
@@ -243,17 +197,6 @@ final class SchedulePhases {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
     s.k8sNode = k8s;
-    if (announce) {
-      fx.condition(
-          SLURM_SCHEDULED,
-          Condition.TRUE,
-          JOB_RUNNING,
-          ScheduleConditions.boundMessage(s.jobId, s.slurmNode, k8s));
-      fx.event(
-          false,
-          ScheduleConditions.SCHEDULED_EVENT,
-          ScheduleConditions.boundEvent(s.jobId, s.slurmNode, k8s));
-    }
     return ScheduleStep.to(
         RUNNING, "bound", "to " + k8s + ": Slurm job " + s.jobId + " on Slurm node " + s.slurmNode);
   }

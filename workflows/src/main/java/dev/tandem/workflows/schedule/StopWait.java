@@ -6,8 +6,8 @@ import java.util.function.LongConsumer;
 
 /**
  * The wait for a pod being deleted (a gang: its members being evicted or deleted) before its job is
- * released ({@code Versions.RELEASE_STOPPED} 2), kept in the workflow's state so that it survives
- * continue-as-new:
+ * released rather than cancelled (no {@code KillWait} after the pod stops), kept in the workflow's
+ * state so that it survives continue-as-new:
  *
  * <ol>
  *   <li>The first pass that finds the pod being deleted with its job live starts the wait and says

@@ -15,8 +15,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code Versions.BATCHED_SEARCH_ATTRIBUTES}: one upsert per workflow task, carrying every value
- * that changed in it, and the last values are the ones a pod's visibility shows.
+ * The pod workflow's search attributes: one upsert per workflow task, carrying every value that
+ * changed in it, and the last values are the ones a pod's visibility shows.
  */
 class BatchedSearchAttributesTest extends ScheduleTestBase {
 
@@ -46,7 +46,7 @@ class BatchedSearchAttributesTest extends ScheduleTestBase {
       }
     }
     assertTrue(upserts.size() <= tasks, tasks + " tasks: " + upserts);
-    // Before: nine, one per change (validating, submitting, pending, job id, binding, ...).
+    // One per change would be nine (validating, submitting, pending, job id, binding, ...).
     assertEquals(3, upserts.size(), "where it waited twice and ended: " + upserts);
     assertEquals(
         Map.of(Names.SA_POD, "default/sa", Names.SA_PHASE, "pending", Names.SA_JOB_ID, "" + id),

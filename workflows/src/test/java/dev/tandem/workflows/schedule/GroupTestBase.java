@@ -111,8 +111,8 @@ public abstract class GroupTestBase extends ScheduleTestBase {
   }
 
   /**
-   * The race of {@code Versions.JOB_ENDING_FIRST} for a gang: running, its job preempted, member a
-   * gone while its eviction answers. Returns the workflow; the caller awaits its end.
+   * A gang running, its job preempted, member a gone while its eviction answers (the group still
+   * ends as preempted). Returns the workflow; the caller awaits its end.
    */
   protected PodGroupWorkflow preemptedWhileAMemberGoes() {
     PodGroupWorkflow wf = runningGroup(TUNING);
@@ -122,8 +122,8 @@ public abstract class GroupTestBase extends ScheduleTestBase {
   }
 
   /**
-   * The race of {@code Versions.FIRST_GONE_MEMBER}: member b deleted, a and c (evicted for it) gone
-   * before that task completes. Returns the workflow; the caller awaits its end.
+   * Member b deleted, a and c (evicted for it) gone before that task completes (the ending names b,
+   * the one that went first). Returns the workflow; the caller awaits its end.
    */
   protected PodGroupWorkflow bDeletedAndTheOthersGoneAtOnce() {
     PodGroupWorkflow wf = runningGroup(TUNING);

@@ -19,13 +19,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code Versions.NEWS_OVER_TIMER}: a workflow task that starts late (a busy worker, a backlog on
- * the task queue) carries both the watcher's signal and the timer that fired while the task waited.
- * The SDK's {@code Workflow.await} then answers "timed out" although the signal came first, and the
- * pod workflow used to re-read the pod and list the pod's Slurm jobs before it acted on the news it
- * already had: under a backlog, every waiting pod paid a full job listing on its way to its bind.
- * The signal's news is acted on as it is. The gang's workflow did the same with a read of every
- * member.
+ * A workflow task that starts late (a busy worker, a backlog on the task queue) carries both the
+ * watcher's signal and the timer that fired while the task waited. The SDK's {@code Workflow.await}
+ * then answers "timed out" although the signal came first; the workflows act on the signal's news
+ * as it is, without the re-read (the pod and a listing of its Slurm jobs; a gang: every member) a
+ * silent timeout calls for.
+ *
+ * <p>With {@code -Dtandem.recordHistories=<tag>} the pod's case is recorded for {@code ReplayTest}
+ * ({@code schedule-late-task}).
  */
 class LateTaskTest extends GroupTestBase {
   private static final String LATE_QUEUE = "late";
@@ -85,7 +86,6 @@ class LateTaskTest extends GroupTestBase {
     world.reads.clear();
     worker.resumePolling();
     await("running", 5, () -> in(wf, GroupPhase.RUNNING));
-    Histories.record(client, "group-late-task", groupId(), null);
     assertTrue(
         timerFiredAfterTheNews(client.fetchHistory(groupId()).getEvents()),
         "not the case under test");

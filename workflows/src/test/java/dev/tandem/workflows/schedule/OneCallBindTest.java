@@ -11,8 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code Versions.ONE_CALL_BIND}: a pod whose job runs is bound with one local activity (lookup,
- * bind, condition, event), where it took four, and says the same things to the pod.
+ * A pod whose job runs is bound with one local activity ({@code placePod}: node lookup, bind,
+ * condition, event), and the pod is told it runs where its job runs.
  */
 class OneCallBindTest extends ScheduleTestBase {
 
@@ -40,7 +40,6 @@ class OneCallBindTest extends ScheduleTestBase {
     assertEquals("n1", r.slurmNode());
     assertEquals(
         List.of(new BindRequest("default", "one", "uid-one", "k1", id, "n1")), world.binds);
-    // What the pod is told is what the four calls told it.
     List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
     assertEquals(1, sched.size(), sched.toString());
     assertEquals(Condition.TRUE, sched.get(0).status());

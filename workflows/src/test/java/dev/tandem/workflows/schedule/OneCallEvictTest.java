@@ -11,8 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code Versions.ONE_CALL_EVICT}: a preempted pod is told why and evicted with one local activity,
- * where it took three, and is told the same things.
+ * A preempted pod is told why and evicted with one local activity ({@code announceAndEvict}); an
+ * eviction refused for now is asked again alone.
  */
 class OneCallEvictTest extends ScheduleTestBase {
 

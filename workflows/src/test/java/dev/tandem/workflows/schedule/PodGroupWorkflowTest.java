@@ -138,7 +138,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
 
   /**
    * The members evicted for a deleted one are waited for, the job held, and once they are gone the
-   * job is released ({@code Versions.RELEASE_STOPPED} 2).
+   * job is released.
    */
   @Test
   void evictedMembersAreWaitedForAndTheJobReleasedOnceTheyAreGone() {
@@ -218,8 +218,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
   /**
    * A member evicted for the preempted job is gone before the task that evicted it completes: the
    * retried task sees the member gone and the job preempted at once, and the group still ends as
-   * preempted ({@code Versions.JOB_ENDING_FIRST}): the members still there keep SlurmPreempted, not
-   * GroupMemberEnded.
+   * preempted: the members still there keep SlurmPreempted, not GroupMemberEnded.
    */
   @Test
   void aMemberGoneWhileItsEvictionAnswersLeavesThePreemptionTheGroupsEnding() {
@@ -241,7 +240,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
   /**
    * Found with {@code tandem dev}: member b deleted; the others, evicted for it, are gone before
    * that task completes, and the retried task sees all three gone. The group's ending still names
-   * b, the member that went first ({@code Versions.FIRST_GONE_MEMBER}), not a, the first by name.
+   * b, the member that went first, not a, the first by name.
    */
   @Test
   void whenEveryMemberIsGoneTheEndingNamesTheOneThatWentFirst() {

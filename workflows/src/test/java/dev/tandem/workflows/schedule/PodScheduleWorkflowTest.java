@@ -142,8 +142,8 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
         timeline.toString());
     assertTrue(timeline.stream().noneMatch(e -> e.startsWith("pod-ended")), timeline.toString());
     assertEquals(1, world.evictions.size(), world.evictions.toString());
-    // The watcher's signal landed on a task that did not complete the run: nothing was refused
-    // (Versions.HEAR_THE_END; before, the retry of the refused task saw both at once).
+    // The watcher's signal landed on a task that did not complete the run (the run waits for the
+    // watcher's word of an end it learned first): nothing was refused.
     assertEquals(0, refusedTasks("race"), history("race").toString());
   }
 
@@ -198,8 +198,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
 
   @Test
   void slurmRefusingTheJobMakesThePodInvalid() {
-    // Refused as the real activities refuse: with the Slurm client's exception as the cause
-    // (Versions.REFUSAL_WITH_CAUSE; before, the submit was retried every poll).
+    // Refused as the real activities refuse: with the Slurm client's exception as the cause.
     world.refuseSubmit = "Invalid partition name specified";
     PodScheduleWorkflow wf = schedule("refused");
     await("invalid", 10, () -> in(wf, SchedulePhase.INVALID));
@@ -220,7 +219,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     assertEquals("high", job.qos());
     assertEquals(
         List.of(new BindRequest("default", "web", "uid-web", "k1", id, "n1")), world.binds);
-    // Slurm started the job at once: the pod never heard it was queued (Versions.QUEUED_NOTICE).
+    // Slurm started the job at once: the pod never heard it was queued.
     List<Condition> sched = world.conditions(ScheduleConditions.SLURM_SCHEDULED);
     assertEquals(1, sched.size(), sched.toString());
     assertEquals(Condition.TRUE, sched.get(0).status());
@@ -233,7 +232,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     world.pods.remove("web");
     wf.podObserved(PodView.absent("web"));
     assertEquals(SchedulePhase.DONE, result(wf));
-    // Gone: nothing runs on the node any more, so no KillWait (Versions.RELEASE_STOPPED).
+    // Gone: nothing runs on the node any more, so the job is released (no KillWait).
     assertEquals(List.of("release " + id), world.actions);
     assertTrue(world.evictions.isEmpty());
   }
@@ -245,7 +244,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     await("pending", 10, () -> in(wf, SchedulePhase.PENDING));
     long id = world.jobOf("uid-queued");
     SlurmJobView waiting = world.setJob(id, "PENDING", "Resources", List.of());
-    // No timer of its own fires at the notice delay (Versions.SIGNALLED_NOTICE).
+    // No timer of its own fires at the notice delay: the watcher's signal brings it.
     env.sleep(Duration.ofSeconds(SchedulePhases.QUEUED_NOTICE_SECONDS + 2));
     assertTrue(
         world.conditions(ScheduleConditions.SLURM_SCHEDULED).isEmpty(),
@@ -324,8 +323,8 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     world.pods.remove("brief");
     wf.podObserved(PodView.absent("brief"));
     assertEquals(SchedulePhase.DONE, result(wf));
-    // Before Versions.SIGNALLED_NOTICE the pending pass waited for the notice's 5 s timer, which
-    // fired into the pod's last task when the pod ended about then (UnhandledCommand, a replay).
+    // A timer for the notice would fire into the pod's last task when the pod ended about then
+    // (UnhandledCommand, a replay).
     List<Long> timers =
         client
             .fetchHistory(PodScheduleWorkflowImpl.workflowId(request("brief", Map.of(), 30)))
@@ -416,7 +415,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
 
   /**
    * A pod being deleted may run until its grace period ends: its job is held (neither cancelled nor
-   * released) until the pod is gone, then released ({@code Versions.RELEASE_STOPPED} 2).
+   * released) until the pod is gone, then released.
    */
   @Test
   void aPodBeingDeletedIsWaitedForAndItsJobReleasedOnceItIsGone() {

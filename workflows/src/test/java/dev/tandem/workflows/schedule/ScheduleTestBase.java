@@ -127,9 +127,9 @@ public abstract class ScheduleTestBase {
   }
 
   /**
-   * The race of {@code Versions.JOB_ENDING_FIRST}: pod {@code name} runs, its job is preempted, and
-   * the pod is gone (the watcher says so) while the eviction answers, so the server refuses the
-   * task that evicted it and the retry sees both. Returns the workflow; the caller awaits its end.
+   * Pod {@code name} runs, its job is preempted, and the pod is gone (the watcher says so) while
+   * the eviction answers, so the server refuses the task that evicted it and the retry sees both.
+   * Returns the workflow; the caller awaits its end.
    */
   protected PodScheduleWorkflow preemptedWhileThePodGoes(String name) {
     PodScheduleWorkflow wf = running(name);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
-import dev.tandem.workflows.testing.Histories;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -19,8 +18,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The first submit without a listing ({@code Versions.SOLE_SUBMIT}, {@link PlaceholderCare}): when
- * it is taken, when it is not, and what happens to a second job with the pod's tag.
+ * The first submit without a listing ({@link PlaceholderCare}): when it is taken, when it is not,
+ * and what happens to a second job with the pod's tag.
  */
 class SoleSubmitTest extends ScheduleTestBase {
 
@@ -102,10 +101,9 @@ class SoleSubmitTest extends ScheduleTestBase {
   }
 
   /**
-   * {@code Versions.WIDE_FIRST_WINDOW}: a first task that starts later than half the task timeout,
-   * but sooner than the timeout (a backlog on the task queue, not a crash), cannot repeat an
-   * earlier try: it submits without the listing, and the pod's end cancels its sole job without one
-   * either. Recorded for {@code ReplayTest} with {@code -Dtandem.recordHistories=<tag>}.
+   * A first task that starts later than half the task timeout, but sooner than the timeout (a
+   * backlog on the task queue, not a crash), cannot repeat an earlier try: it submits without the
+   * listing, and the pod's end cancels its sole job without one either.
    */
   @Test
   void aFirstTaskStartedLateButWithinTheTaskTimeoutSubmitsWithoutAListing() {
@@ -113,8 +111,8 @@ class SoleSubmitTest extends ScheduleTestBase {
     try (TestWorkflowEnvironment e2 = TestWorkflowEnvironment.newInstance()) {
       PodRequest r = request("backlog", Map.of(), 30);
       late.addPod(r.name(), r.uid());
-      Duration wait = PlaceholderCare.FIRST_TASK_WINDOW.plusSeconds(2);
-      assertTrue(wait.compareTo(PlaceholderCare.WIDE_FIRST_TASK_WINDOW) < 0, "in the band");
+      Duration wait = PodScheduleWorkflow.TASK_TIMEOUT.dividedBy(2).plusSeconds(2);
+      assertTrue(wait.compareTo(PlaceholderCare.FIRST_TASK_WINDOW) < 0, "within the window");
       PodScheduleWorkflow wf = startLate(e2, late, r, wait);
       assertEquals(1, late.firstSubmits, "submitted without looking for the tag first");
       late.pods.remove("backlog");
@@ -124,11 +122,6 @@ class SoleSubmitTest extends ScheduleTestBase {
       assertTrue(
           late.reads.stream().noneMatch(x -> x.startsWith("find ")),
           "no listing of Slurm's jobs for the tag: " + late.reads);
-      Histories.record(
-          e2.getWorkflowClient(),
-          "schedule-first-late",
-          PodScheduleWorkflowImpl.workflowId(r),
-          null);
     }
   }
 
