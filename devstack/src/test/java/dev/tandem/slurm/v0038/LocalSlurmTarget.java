@@ -2,7 +2,7 @@ package dev.tandem.slurm.v0038;
 
 import dev.tandem.slurm.SlurmClient.ApiVersion;
 import dev.tandem.slurm.contract.SlurmContractTarget;
-import dev.tandem.slurm.testing.LocalSlurm;
+import dev.tandem.slurm.local.LocalSlurm;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.activities.SlurmActivitiesImpl;
 import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.testing.LocalSlurm;
+import dev.tandem.slurm.local.LocalSlurm;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.SlurmNodeView;

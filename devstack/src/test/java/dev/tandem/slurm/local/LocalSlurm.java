@@ -1,10 +1,9 @@
-package dev.tandem.slurm.testing;
+package dev.tandem.slurm.local;
 
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmEnvFile;
-import dev.tandem.slurm.local.LocalSlurmScript;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +14,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real local Slurm of {@code scripts/slurm-local.sh}, for integration tests of any module
- * (exported in the activities test-jar).
+ * The real local Slurm of {@code scripts/slurm-local.sh} (through {@link LocalSlurmScript}), for
+ * the integration tests that talk to a real slurmrestd: the Slurm contract suite's real target and
+ * the activities against Slurm.
  *
  * <p>{@link #get()} reads the env file ({@code $TANDEM_SLURM_DIR/slurm.env}, default {@code
  * /var/tmp/tandem-slurm}). If Slurm is not running it installs (when missing) and starts it with
