@@ -6,8 +6,11 @@ import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code 90s}, {@code 10m}, {@code 1h} for command-line options, and back for messages. */
-final class Durations {
+/**
+ * {@code 90s}, {@code 10m}, {@code 1h} for command-line options, and back for messages. Public so
+ * that an extension's commands ({@link CliExtension}) read durations as the operator commands do.
+ */
+public final class Durations {
   private Durations() {}
 
   private static final Pattern P = Pattern.compile("^(\\d+)(ms|s|m|h)$");
@@ -15,7 +18,7 @@ final class Durations {
   /** Longer than anyone waits at a terminal; also keeps the arithmetic far from overflow. */
   static final Duration MAX = Duration.ofDays(7);
 
-  static Duration parse(String v) {
+  public static Duration parse(String v) {
     Matcher m = P.matcher(v == null ? "" : v.trim());
     if (!m.matches()) {
       throw new CliException("'" + v + "' is not a duration like 30s, 10m or 1h");

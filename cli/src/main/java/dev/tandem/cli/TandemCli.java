@@ -30,7 +30,7 @@ public final class TandemCli implements Runnable {
    * Where {@code tandem dev} keeps its state; the kubeconfig there is the last resort of commands
    * that read Kubernetes (see {@link PodLookup#kubernetes}).
    */
-  static final String DEV_STATE_DIR = "/var/tmp/tandem-dev";
+  public static final String DEV_STATE_DIR = "/var/tmp/tandem-dev";
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 

@@ -8,7 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Without the starters module on the class path (as in the image), {@code tandem} has the operator
+ * Without the devtools module on the class path (as in the image), {@code tandem} has the operator
  * commands only: {@code dev} and {@code bench} come from a {@link CliExtension}.
  */
 class TandemCliCommandsTest {

@@ -1,5 +1,8 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
+import dev.tandem.cli.CliException;
+import dev.tandem.cli.Durations;
+import dev.tandem.cli.TandemCli;
 import dev.tandem.dev.DevStack;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodePhase;

@@ -1,6 +1,8 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
 import dev.tandem.bench.WatchersBench;
+import dev.tandem.cli.CliException;
+import dev.tandem.cli.Durations;
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
 import dev.tandem.k8s.KubeClients;

@@ -1,5 +1,7 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
+import dev.tandem.cli.CliException;
+import dev.tandem.cli.Durations;
 import dev.tandem.slurm.HttpSlurmTransport;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;

@@ -1,24 +1,32 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.cli.TandemCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * With the starters module on the class path (a source checkout's {@code ./tandem}), the production
- * CLI finds {@link DevCliExtension} and has {@code dev} and {@code bench} where they always were.
+ * With the devtools module on the class path (a source checkout's {@code ./tandem}), the production
+ * CLI finds {@link DevCliExtension} (through {@code META-INF/services}) and has {@code dev} and
+ * {@code bench} after the operator commands.
  */
 class DevCliExtensionTest {
   private static final List<String> PROPERTIES =
       List.of("tandem.log.file", "tandem.log.console", "tandem.log.level");
+
+  /** A command's line in the help's command list: two spaces, its name, then its description. */
+  private static final Pattern COMMAND_LINE = Pattern.compile("(?m)^  ([a-z]+)\\s");
 
   @AfterEach
   void clearLoggingProperties() {
@@ -27,6 +35,13 @@ class DevCliExtensionTest {
 
   @Test
   void devAndBenchJoinTheOperatorCommandsBeforeHelp() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = TandemCli.run(new PrintWriter(out), new PrintWriter(err), "--help");
+    assertEquals(0, code, err.toString());
+    String help = out.toString();
+    Matcher m = COMMAND_LINE.matcher(help.substring(help.indexOf("Commands:")));
+    List<String> commands = m.results().map(r -> r.group(1)).toList();
     assertEquals(
         List.of(
             "drain",
@@ -41,7 +56,8 @@ class DevCliExtensionTest {
             "dev",
             "bench",
             "help"),
-        List.copyOf(TandemCli.commandLine().getSubcommands().keySet()));
+        commands,
+        help);
   }
 
   @Test
@@ -59,17 +75,15 @@ class DevCliExtensionTest {
   }
 
   @Test
-  void devLogsToItsStateDirOtherShortCommandsWarnOnly(@TempDir Path dir) {
-    TandemCli.configureLogging(new String[] {"dev", "--state-dir", dir.toString()});
+  void devLogsToItsStateDirOtherCommandsKeepTheDefault(@TempDir Path dir) {
+    DevCliExtension extension = new DevCliExtension();
+    assertTrue(extension.configureLogging(new String[] {"dev", "--state-dir", dir.toString()}));
     assertEquals(dir.resolve("tandem.log").toString(), System.getProperty("tandem.log.file"));
     assertEquals("WARN", System.getProperty("tandem.log.console"));
     assertNull(System.getProperty("tandem.log.level"));
 
     clearLoggingProperties();
-    TandemCli.configureLogging(new String[] {"bench", "slurm"});
+    assertFalse(extension.configureLogging(new String[] {"bench", "slurm"}));
     assertNull(System.getProperty("tandem.log.file"));
-    if (System.getenv("TANDEM_LOG_LEVEL") == null) {
-      assertEquals("WARN", System.getProperty("tandem.log.level"));
-    }
   }
 }

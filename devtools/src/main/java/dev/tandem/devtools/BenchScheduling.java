@@ -1,8 +1,9 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
 import dev.tandem.bench.Offer;
 import dev.tandem.bench.RefusedTasks;
 import dev.tandem.bench.SchedulingBench;
+import dev.tandem.cli.Durations;
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
 import dev.tandem.k8s.NodeSetResources;

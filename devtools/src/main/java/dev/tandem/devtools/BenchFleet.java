@@ -1,9 +1,11 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
 import dev.tandem.bench.FleetBench;
 import dev.tandem.bench.FleetFigures;
 import dev.tandem.bench.Machine;
 import dev.tandem.bench.SimKubelet;
+import dev.tandem.cli.CliException;
+import dev.tandem.cli.Durations;
 import dev.tandem.dev.FleetStack;
 import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import io.temporal.client.WorkflowClient;

@@ -1,5 +1,6 @@
-package dev.tandem.cli;
+package dev.tandem.devtools;
 
+import dev.tandem.cli.CliExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
