@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The image's layout without a Docker engine: runs {@code scripts/image-layout.sh --no-build} (the
  * script the Dockerfile runs, after this module's package phase filled {@code target/lib}) into a
  * temp dir, then the laid-out {@code bin/tandem} with plain {@code java}, as the image's entrypoint
- * does. The result has the operator commands, no dev commands and no dev-stack jar.
+ * does. The result has the operator commands, no dev commands, no dev-stack jar and no class of a
+ * dev-only package in Tandem's jars.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ImageLayoutIT {
@@ -39,17 +40,30 @@ class ImageLayoutIT {
   }
 
   @Test
-  void libHoldsTheCliAndNoDevStackJar() throws IOException {
+  void libHoldsTheStartersAndNoDevStackJar() throws IOException {
     List<String> jars;
     try (Stream<Path> s = Files.list(dest.resolve("lib"))) {
       jars = s.map(p -> p.getFileName().toString()).sorted().toList();
     }
-    assertTrue(jars.stream().anyMatch(j -> j.startsWith("tandem-cli-")), jars.toString());
+    assertTrue(jars.stream().anyMatch(j -> j.startsWith("tandem-starters-")), jars.toString());
     assertTrue(jars.stream().anyMatch(j -> j.startsWith("tandem-workers-")), jars.toString());
     assertTrue(jars.stream().anyMatch(j -> j.startsWith("picocli-")), jars.toString());
     for (String forbidden : ProductionClasspathTest.FORBIDDEN) {
       String artifact = forbidden.substring(forbidden.indexOf(':') + 1);
       assertFalse(jars.stream().anyMatch(j -> j.startsWith(artifact + "-")), forbidden);
+    }
+  }
+
+  @Test
+  void tandemJarsHoldNoDevOnlyClass() throws IOException {
+    List<Path> jars;
+    try (Stream<Path> s = Files.list(dest.resolve("lib"))) {
+      jars = s.filter(p -> p.getFileName().toString().startsWith("tandem-")).sorted().toList();
+    }
+    // workflows, activities, watchers, workers and the starters' own jar.
+    assertEquals(5, jars.size(), jars.toString());
+    for (Path jar : jars) {
+      assertEquals(List.of(), ProductionClasspathTest.devOnlyEntries(jar), jar.toString());
     }
   }
 
