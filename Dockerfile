@@ -4,7 +4,7 @@
 # `docker run IMAGE status gpu-a` runs another command. See docs/install.md#the-image.
 #   docker build -t ghcr.io/tandem-dev/tandem:0.1.0 .
 
-# 1. Build with the Maven wrapper. scripts/image-layout.sh builds the cli module and what it needs
+# 1. Build with the Maven wrapper. scripts/image-layout.sh builds the starters module and what it needs
 #    (-DskipTests) and lays out /opt/tandem/lib (jars) and /opt/tandem/bin/tandem (the launcher);
 #    ImageLayoutIT runs the same script in CI and the laid-out tandem with plain java.
 FROM eclipse-temurin:17-jdk AS build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lays out the production tandem CLI (worker, drain, status, ...; no dev stack) in <dest>:
-#   <dest>/lib/*.jar   tandem-cli and its runtime dependencies (cli/target/lib)
+#   <dest>/lib/*.jar   tandem-starters and its runtime dependencies (starters/target/lib)
 #   <dest>/bin/tandem  the launcher: java -cp '<dest>/lib/*' dev.tandem.cli.TandemCli "$@"
 # The Dockerfile runs it; ImageLayoutIT runs it with --no-build after the build and runs the result.
 #   scripts/image-layout.sh [--no-build] <dest>
@@ -14,16 +14,16 @@ fi
 dest=${1:?usage: scripts/image-layout.sh [--no-build] <dest>}
 
 if ((build)); then
-  # cli's pom copies its runtime dependencies to cli/target/lib in the package phase.
-  (cd "$root" && ./mvnw -B -q -pl cli -am package -DskipTests -Dspotless.check.skip=true)
+  # starters' pom copies its runtime dependencies to starters/target/lib in the package phase.
+  (cd "$root" && ./mvnw -B -q -pl starters -am package -DskipTests -Dspotless.check.skip=true)
 fi
 
 shopt -s nullglob
-jars=("$root"/cli/target/tandem-cli-*.jar)
-deps=("$root"/cli/target/lib/*.jar)
+jars=("$root"/starters/target/tandem-starters-*.jar)
+deps=("$root"/starters/target/lib/*.jar)
 if ((${#jars[@]} != 1 || ${#deps[@]} == 0)); then
-  echo "image-layout: expected one cli/target/tandem-cli-*.jar and cli/target/lib/*.jar;" \
-    "build with: ./mvnw -pl cli -am package" >&2
+  echo "image-layout: expected one starters/target/tandem-starters-*.jar and starters/target/lib/*.jar;" \
+    "build with: ./mvnw -pl starters -am package" >&2
   exit 1
 fi
 

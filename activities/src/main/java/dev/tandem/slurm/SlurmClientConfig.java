@@ -121,8 +121,7 @@ public record SlurmClientConfig(
     String url = trimToNull(env.get("SLURM_REST_URL"));
     if (url == null) {
       throw new IllegalArgumentException(
-          "SLURM_REST_URL is not set (e.g. http://127.0.0.1:6820; source the env file of"
-              + " scripts/slurm-local.sh)");
+          "SLURM_REST_URL is not set (slurmrestd's URL, e.g. http://127.0.0.1:6820)");
     }
     String api = trimToNull(env.get("SLURM_REST_API"));
     ApiVersion version = null;

@@ -67,7 +67,7 @@ class ChartRbacIT {
             "no Kubernetes calls recorded in "
                 + dir
                 + ": run the ITs that record them first, e.g. ./mvnw -B verify (the whole build),"
-                + " or at least ./mvnw -B -pl watchers,starters,chart -am verify");
+                + " or at least ./mvnw -B -pl watchers,devtools,chart -am verify");
     Set<Permission> out = new TreeSet<>();
     for (Path f : files) {
       for (String line : Files.readAllLines(f)) {

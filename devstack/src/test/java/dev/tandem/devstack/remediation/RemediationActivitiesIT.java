@@ -10,7 +10,7 @@ import dev.tandem.activities.RemediationActivitiesImpl;
 import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.k8s.KubeClients;
 import dev.tandem.slurm.SlurmClient;
-import dev.tandem.slurm.testing.LocalSlurm;
+import dev.tandem.slurm.local.LocalSlurm;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.remediation.NodeHealth;
