@@ -18,16 +18,15 @@ class ContinueAsNewTimingTest extends WorkflowTestBase {
 
   @Test
   void theRule() {
-    assertFalse(ContinueAsNewTiming.due(199, 200, false, true, false), "below the bound");
-    assertTrue(ContinueAsNewTiming.due(199, 200, true, true, false), "the server suggests it");
-    assertTrue(ContinueAsNewTiming.due(200, 200, false, true, false), "settled: at the bound");
-    assertFalse(ContinueAsNewTiming.due(200, 200, false, true, true), "busy: not yet");
-    assertFalse(ContinueAsNewTiming.due(399, 200, true, true, true), "busy, suggested: not yet");
-    assertTrue(ContinueAsNewTiming.due(400, 200, false, true, true), "busy: at twice the bound");
-    assertTrue(ContinueAsNewTiming.due(200, 200, false, false, true), "runs before the rule");
-    assertFalse(ContinueAsNewTiming.due(9_999, 6_000, false, true, true), "busy: 2 x 6,000 capped");
-    assertTrue(ContinueAsNewTiming.due(10_000, 6_000, false, true, true), "at 10,000");
-    assertTrue(ContinueAsNewTiming.due(20_000, 20_000, false, true, true), "a bound above it");
+    assertFalse(ContinueAsNewTiming.due(199, 200, false, false), "below the bound");
+    assertTrue(ContinueAsNewTiming.due(199, 200, true, false), "the server suggests it");
+    assertTrue(ContinueAsNewTiming.due(200, 200, false, false), "settled: at the bound");
+    assertFalse(ContinueAsNewTiming.due(200, 200, false, true), "busy: not yet");
+    assertFalse(ContinueAsNewTiming.due(399, 200, true, true), "busy, suggested: not yet");
+    assertTrue(ContinueAsNewTiming.due(400, 200, false, true), "busy: at twice the bound");
+    assertFalse(ContinueAsNewTiming.due(9_999, 6_000, false, true), "busy: 2 x 6,000 capped");
+    assertTrue(ContinueAsNewTiming.due(10_000, 6_000, false, true), "at 10,000");
+    assertTrue(ContinueAsNewTiming.due(20_000, 20_000, false, true), "a bound above it");
   }
 
   private long historyLength(String id) {
