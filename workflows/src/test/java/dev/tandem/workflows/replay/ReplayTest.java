@@ -43,7 +43,7 @@ class ReplayTest {
     return names.stream();
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @MethodSource("histories")
   void replaysWithoutNonDeterminism(String file) throws Exception {
     String json;
@@ -53,13 +53,17 @@ class ReplayTest {
       }
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    WorkflowReplayer.replayWorkflowExecution(
-        json,
-        NodeLifecycleWorkflowImpl.class,
-        NodeSetWorkflowImpl.class,
-        PodScheduleWorkflowImpl.class,
-        PodGroupWorkflowImpl.class,
-        RemediationWorkflowImpl.class,
-        RemediationBudgetWorkflowImpl.class);
+    try {
+      WorkflowReplayer.replayWorkflowExecution(
+          json,
+          NodeLifecycleWorkflowImpl.class,
+          NodeSetWorkflowImpl.class,
+          PodScheduleWorkflowImpl.class,
+          PodGroupWorkflowImpl.class,
+          RemediationWorkflowImpl.class,
+          RemediationBudgetWorkflowImpl.class);
+    } catch (Exception e) {
+      throw new AssertionError(file + " does not replay: " + e.getMessage(), e);
+    }
   }
 }
