@@ -3,7 +3,6 @@ package dev.tandem.workflows.node;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.node.NodeLifecycleState.Eviction;
-import dev.tandem.workflows.support.Versions;
 
 /**
  * The pod label {@code tandem.dev/evictable}, which takes a slurmd pod out of its NodeSet's
@@ -27,12 +26,9 @@ final class EvictionMarks {
     this.fx = fx;
   }
 
-  /**
-   * In drained: labels the current pod evictable if it is not yet (workflows from before {@link
-   * Versions#EVICTABLE} never do; the version is asked only when there is something to label).
-   */
+  /** In drained: labels the current pod evictable if it is not yet. */
   void markIfDrained(SlurmNodeView node) {
-    if (!needsMark(node) || Versions.of(Versions.EVICTABLE) < 1) {
+    if (!needsMark(node)) {
       return;
     }
     String uid = s.pod.uid();

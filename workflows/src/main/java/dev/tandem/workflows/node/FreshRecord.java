@@ -2,7 +2,6 @@ package dev.tandem.workflows.node;
 
 import dev.tandem.workflows.model.DrainReason;
 import dev.tandem.workflows.model.SlurmNodeView;
-import dev.tandem.workflows.support.Versions;
 
 /**
  * Removes the Slurm node record between an old pod and its replacement, so that the new pod's
@@ -38,7 +37,7 @@ final class FreshRecord {
    * unreachable or the node still busy); true to create the pod.
    */
   boolean readyForNewPod() {
-    if (s.current == null || Versions.of(Versions.FRESH_RECORD) < 1) {
+    if (s.current == null) {
       return true;
     }
     SlurmNodeView node = fx.refreshSlurm();

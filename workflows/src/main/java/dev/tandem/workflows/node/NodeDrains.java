@@ -15,7 +15,6 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
-import dev.tandem.workflows.support.Versions;
 import java.util.Objects;
 
 /**
@@ -121,7 +120,7 @@ final class NodeDrains {
         return podLost(pod);
       }
       fx.refreshSlurm();
-    } else if (s.pod != null && lost(s.pod) && Versions.of(Versions.EVICTABLE) >= 1) {
+    } else if (s.pod != null && lost(s.pod)) {
       // The pod watcher saw it go (an eviction, most likely): recreate it now, not at the resync.
       return podLost(s.pod);
     }
@@ -173,15 +172,12 @@ final class NodeDrains {
 
   /**
    * Whether a drain may be set on this node now: Slurm has a record of it whose state can be set,
-   * responding or not (see {@link SlurmNodeView#drainable()}). Workflows that started before {@link
-   * Versions#DRAIN_NOT_RESPONDING} keep waiting for the node to respond. The version is asked only
-   * where the two rules disagree, so a history in which they never do carries no marker.
+   * responding or not (see {@link SlurmNodeView#drainable()}): Slurm pings the slurmd after every
+   * undrain or resume, and a node whose slurmd does not answer is exactly one that must take no new
+   * job.
    */
   static boolean canDrain(SlurmNodeView node) {
-    if (node.responding() || !node.drainable()) {
-      return node.responding();
-    }
-    return Versions.of(Versions.DRAIN_NOT_RESPONDING) >= 1;
+    return node.responding() || node.drainable();
   }
 
   /** Slurm does not yet show our reason (an administrator's drain counts as drained). */

@@ -14,7 +14,6 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.support.ActivityStubs;
 import dev.tandem.workflows.support.Scoped;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
@@ -33,12 +32,6 @@ final class NodeEffects {
 
   private final NodeLifecycleInput input;
   private final NodeLifecycleState s;
-
-  /**
-   * Calls run as local activities ({@code Versions.LOCAL_NODE_CALLS}); set by the workflow at the
-   * start of each run, before its first call.
-   */
-  boolean localCalls;
 
   /** Inside {@link #localThenRegular}'s second try: the call goes as a regular activity. */
   private boolean slowPath;
@@ -82,7 +75,7 @@ final class NodeEffects {
                     .ensurePod(new PodRequest(ref(), s.target, input.ownerUid()));
               } catch (ActivityFailure e) {
                 String why = podRejection(e);
-                if (why == null || Versions.of(Versions.POD_REJECTED) < 1) {
+                if (why == null) {
                   throw e;
                 }
                 s.rejectedRevision = rev;
@@ -270,11 +263,11 @@ final class NodeEffects {
   }
 
   private KubeActivities kube(String summary) {
-    return ActivityStubs.kube(summary, localCalls && !slowPath);
+    return ActivityStubs.kube(summary, !slowPath);
   }
 
   private SlurmActivities slurm(String summary) {
-    return ActivityStubs.slurm(summary, localCalls && !slowPath);
+    return ActivityStubs.slurm(summary, !slowPath);
   }
 
   private Boolean kubeVoid(String summary, java.util.function.Consumer<KubeActivities> c) {
@@ -289,7 +282,7 @@ final class NodeEffects {
   private <T> T call(String what, Supplier<T> f) {
     try {
       // In a scope of its own, so the SDK frees the call's state when it ends (Scoped).
-      T v = Scoped.call(localCalls ? () -> localThenRegular(f) : f);
+      T v = Scoped.call(() -> localThenRegular(f));
       if (s.problem != null && s.problem.startsWith("cannot " + what)) {
         problem(null);
       }
@@ -303,11 +296,11 @@ final class NodeEffects {
   }
 
   /**
-   * With {@link #localCalls}: the call as a local activity (a few quick attempts, {@code
-   * ActivityStubs.NODE_LOCAL_ATTEMPTS}); if those fail and retrying could help, the same call as a
-   * regular activity, whose retries the Temporal UI shows as a pending activity with its attempt
-   * and last failure (a local activity's retries are invisible until it ends). A refusal ({@code
-   * KubeRejected}, {@code SlurmRejected}, or any non-retryable failure) is not tried again.
+   * The call as a local activity (a few quick attempts, {@code ActivityStubs.NODE_LOCAL_ATTEMPTS});
+   * if those fail and retrying could help, the same call as a regular activity, whose retries the
+   * Temporal UI shows as a pending activity with its attempt and last failure (a local activity's
+   * retries are invisible until it ends). A refusal ({@code KubeRejected}, {@code SlurmRejected},
+   * or any non-retryable failure) is not tried again.
    */
   private <T> T localThenRegular(Supplier<T> f) {
     try {

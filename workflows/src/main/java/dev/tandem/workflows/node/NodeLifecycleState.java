@@ -75,9 +75,9 @@ public final class NodeLifecycleState {
   List<Long> jobIds = new ArrayList<>();
 
   /**
-   * A revision whose pod the cluster refused as invalid (Versions.POD_REJECTED): no pod is created
-   * at it again; the node waits for another target. Cleared once a pod at another revision is
-   * created. Null when none.
+   * A revision whose pod the cluster refused as invalid (ensurePod failed with KubePodRejected): no
+   * pod is created at it again; the node waits for another target. Cleared once a pod at another
+   * revision is created. Null when none.
    */
   String rejectedRevision;
 

@@ -9,7 +9,6 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
-import dev.tandem.workflows.support.Versions;
 import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -73,12 +72,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
 
   @Override
   public NodePhase run(NodeLifecycleInput in) {
-    fx.localCalls = Versions.of(Versions.LOCAL_NODE_CALLS) >= 1;
-    reporter.async = Versions.of(Versions.ASYNC_REPORT) >= 1;
-    // One report per pass, where it waits (Versions.PASS_REPORTS): phases passed through within a
-    // pass are in the timeline and the node's events, not in the NodeSet's signals.
-    boolean passReports = Versions.of(Versions.PASS_REPORTS) >= 1;
-    WaitTimers waits = new WaitTimers(Versions.of(Versions.SHARED_WAIT_TIMERS) >= 1);
+    WaitTimers waits = new WaitTimers();
     NodePhases phases = new NodePhases(s, fx, in.tuning());
     RestTimer rest = new RestTimer(in.tuning());
     boolean signalled = true; // the first pass counts as news: start at rest's shortest wait
@@ -96,22 +90,21 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       phases.refresh = phases.refresh || resyncRequested;
       resyncRequested = false;
       dirty = false;
-      Object before = RestTimer.seen(s.pod, s.slurm);
       Step step = phases.handle();
       phases.refresh = false;
-      rest.passed(signalled, before, RestTimer.seen(s.pod, s.slurm));
+      rest.passed(signalled, RestTimer.seen(s.pod, s.slurm));
       if (step.next() != s.phase) {
         transition(step);
-        if (!passReports || s.phase == NodePhase.DELETED) {
-          reporter.report();
-        }
         if (s.phase == NodePhase.DELETED) {
+          reporter.report();
           reporter.settle();
           sa.set(SearchAttributes.PHASE, s.phase.label());
           return NodePhase.DELETED;
         }
         continue;
       }
+      // One report per pass, where it waits: phases passed through within a pass are in the
+      // timeline and the node's events, not in the NodeSet's signals.
       reporter.report();
       Workflow.setCurrentDetails(reporter.details());
       long wait = rest.waitSeconds(step, s.phase);
@@ -170,7 +163,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
         || !checks.about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
       return;
     }
-    if (Observations.earlierPod(s.pod, pod) && Versions.of(Versions.EARLIER_POD) >= 1) {
+    if (Observations.earlierPod(s.pod, pod)) {
       // About the pod this node replaced, not the one it holds: taken for lost, it was recreated.
       return;
     }

@@ -16,7 +16,6 @@ import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
-import dev.tandem.workflows.support.Versions;
 
 /**
  * One small handler per phase, each in the same shape: observe (re-read what it needs), validate
@@ -100,7 +99,7 @@ final class NodePhases {
       return Step.to(REGISTERING, "pod-running", where(pod));
     }
     String what = "pod is " + pod.phase() + (pod.message() == null ? "" : ": " + pod.message());
-    if (pod.message() != null && !fx.slow() && Versions.of(Versions.EVICTABLE) >= 1) {
+    if (pod.message() != null && !fx.slow()) {
       // Unschedulable (a cordoned node), an image that does not pull: say so now, not when slow.
       fx.problem(what);
       return poll();

@@ -4,7 +4,6 @@ import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.support.Scoped;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.workflow.Promise;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,13 +13,14 @@ import java.util.Objects;
  * What the node workflow tells others about itself: the {@code nodeReported} signal to its NodeSet
  * workflow (on every change that matters to the NodeSet, and as a heartbeat every ten resync
  * periods in case one was lost) and the Temporal UI's current details. A report that failed to
- * arrive is sent again on the next pass ({@code Versions.REPORT_RESEND}), once per streak of
- * failures: the NodeSet's status must not wait for the heartbeat to hear that a node is ready.
+ * arrive is sent again on the next pass, once per streak of failures: the NodeSet's status must not
+ * wait for the heartbeat to hear that a node is ready, and a node without a NodeSet does not signal
+ * more often than the heartbeat.
  *
- * <p>With {@code Versions.ASYNC_REPORT} the signal goes out from a workflow thread of its own and
- * the node goes on at once: a cordon's drain reaches Slurm in the same workflow task as the report
- * instead of one server round trip later. Whether it arrived is looked at on the next report, and
- * {@link #settle} waits for it before the workflow continues as new or ends.
+ * <p>The signal goes out from a workflow thread of its own and the node goes on at once: a cordon's
+ * drain reaches Slurm in the same workflow task as the report instead of one server round trip
+ * later. Whether it arrived is looked at on the next report, and {@link #settle} waits for it
+ * before the workflow continues as new or ends.
  */
 final class NodeReporter {
   private final NodeLifecycleInput input;
@@ -30,9 +30,6 @@ final class NodeReporter {
   private long lastReportMillis;
   private boolean lastFailed;
   private Promise<Boolean> inFlight;
-
-  /** Reports go out without waiting ({@code Versions.ASYNC_REPORT}); set at run start. */
-  boolean async;
 
   NodeReporter(NodeLifecycleInput input, NodeLifecycleState s, NodeEffects fx) {
     this.input = input;
@@ -55,13 +52,8 @@ final class NodeReporter {
     s.reportSeq = r.seq();
     lastReport = r;
     lastReportMillis = fx.nowMillis();
-    String to = input.ref().nodeSetWorkflowId();
-    if (async) {
-      // A report still in flight is superseded: the newer one carries a higher seq.
-      inFlight = Scoped.async(NodeSetNotifier::send, to, r);
-      return;
-    }
-    delivered(Scoped.call(() -> NodeSetNotifier.send(to, r)));
+    // A report still in flight is superseded: the newer one carries a higher seq.
+    inFlight = Scoped.async(NodeSetNotifier::send, input.ref().nodeSetWorkflowId(), r);
   }
 
   /** Waits for the report in flight, if any, and takes note of whether it arrived. */
@@ -74,7 +66,7 @@ final class NodeReporter {
   }
 
   private void delivered(boolean delivered) {
-    if (!delivered && !lastFailed && Versions.of(Versions.REPORT_RESEND) >= 1) {
+    if (!delivered && !lastFailed) {
       lastReportMillis = Long.MIN_VALUE / 2; // the heartbeat is due on the next pass
     }
     lastFailed = !delivered;

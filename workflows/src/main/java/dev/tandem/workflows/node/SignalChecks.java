@@ -29,8 +29,7 @@ final class SignalChecks {
 
   /**
    * A watcher's observation that can be used; a garbage one is recorded, never acted on. Neither
-   * case wakes the loop: a rejection changes no decision (replays of histories from before these
-   * were recorded stay deterministic).
+   * case wakes the loop: a rejection changes no decision, so it issues no command either.
    */
   boolean observed(String signal, String rejected, Object payload) {
     if (payload == null) {

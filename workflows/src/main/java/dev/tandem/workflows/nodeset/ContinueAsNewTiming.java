@@ -10,14 +10,13 @@ import dev.tandem.workflows.model.NodeSetStatusView;
  *   <li>Then at once while the NodeSet is settled: every desired node exists, is ready and runs the
  *       update revision ({@link #busy}).
  *   <li>While it is busy (a rollout, a scale-up or -down, nodes coming back), not until the history
- *       is {@link #BUSY_FACTOR} times as long ({@code Versions.QUIET_CONTINUE}). A busy NodeSet
- *       takes dozens of node reports a second; a report that arrives while the task that continues
- *       as new completes makes the server refuse that task ({@code UnhandledCommand}), and the
- *       retry replays the whole history while more reports arrive. In {@code tandem bench fleet}
- *       (1,000 nodes) one such episode stopped a rollout for 11 of its 123 s, with no node told to
- *       update. Continuing as new when the rollout is over costs one workflow task. When a busy
- *       NodeSet must continue as new anyway, a refused attempt is made again from a short task
- *       ({@code RefusedContinues}).
+ *       is {@link #BUSY_FACTOR} times as long. A busy NodeSet takes dozens of node reports a
+ *       second; a report that arrives while the task that continues as new completes makes the
+ *       server refuse that task ({@code UnhandledCommand}), and the retry replays the whole history
+ *       while more reports arrive. In {@code tandem bench fleet} (1,000 nodes) one such episode
+ *       stopped a rollout for 11 of its 123 s, with no node told to update. Continuing as new when
+ *       the rollout is over costs one workflow task. When a busy NodeSet must continue as new
+ *       anyway, a refused attempt is made again from a short task ({@code RefusedContinues}).
  * </ol>
  *
  * <p>The bound stays: a NodeSet that never settles (a node that cannot become ready) continues as
@@ -39,15 +38,14 @@ final class ContinueAsNewTiming {
   /**
    * Whether to continue as new now.
    *
-   * @param quiet the run follows {@code Versions.QUIET_CONTINUE}
    * @param busy {@link #busy} of the status the pass computed
    */
-  static boolean due(long events, int maxEvents, boolean suggested, boolean quiet, boolean busy) {
+  static boolean due(long events, int maxEvents, boolean suggested, boolean busy) {
     if (events < maxEvents && !suggested) {
       return false;
     }
     long busyBound = Math.max(maxEvents, Math.min((long) BUSY_FACTOR * maxEvents, BUSY_LIMIT));
-    return !quiet || !busy || events >= busyBound;
+    return !busy || events >= busyBound;
   }
 
   /** Nodes are being created, removed, rolled or waited for: not all desired ones ready and new. */

@@ -24,10 +24,9 @@ final class NodeAvailability {
   private static final Set<String> NOT_SERVING_FLAGS =
       Set.of("DRAIN", "NOT_RESPONDING", "FAIL", "POWERED_DOWN", "POWERING_DOWN");
 
-  /** Under {@code rules}: LEGACY = phase ready; HONEST = phase ready and Slurm serves it. */
-  static boolean available(Entry e, Rules rules) {
-    boolean ready = e.report != null && e.report.phase() == NodePhase.READY;
-    return rules == Rules.LEGACY ? ready : ready && serves(e.report.slurmState());
+  /** Phase ready and Slurm serves it. */
+  static boolean available(Entry e) {
+    return e.report != null && e.report.phase() == NodePhase.READY && serves(e.report.slurmState());
   }
 
   /** Whether a Slurm state summary ({@code idle}, {@code idle+DRAIN}, ...) takes jobs. */

@@ -93,11 +93,10 @@ final class NodeMessenger {
   }
 
   /**
-   * Sends one signal to each node at once ({@code Versions.PARALLEL_SIGNALS}) and waits for all:
-   * the signals leave in one workflow task. Sent one after the other, each waited for its own round
-   * trip through the server before the next left, and a rolling update's wave of 100 nodes took 100
-   * round trips (at 1,000 nodes on two cores a freed slot stayed empty for about 6 s). Answers, in
-   * the order of {@code refs}, whether each node workflow was there.
+   * Sends one signal to each node at once and waits for all: the signals leave in one workflow
+   * task. Sent one after the other, each would wait for its own round trip through the server
+   * before the next left: a rolling update's wave of 100 nodes would take 100 round trips. Answers,
+   * in the order of {@code refs}, whether each node workflow was there.
    */
   static List<Boolean> sendAll(
       List<NodeRef> refs, java.util.function.Consumer<NodeLifecycleWorkflow> f) {

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The NodeSet's conditions under {@link Rules#HONEST}: each message says the same as the numbers
- * and names what keeps the NodeSet from being fine.
+ * The NodeSet's conditions: each message says the same as the numbers and names what keeps the
+ * NodeSet from being fine.
  *
  * <ul>
  *   <li>Ready: True iff at least {@code replicas} nodes are available (see {@link
@@ -44,7 +44,7 @@ final class NodeSetConditions {
     }
     List<String> out = new ArrayList<>();
     for (Entry e : active) {
-      if (!NodeAvailability.available(e, Rules.HONEST)) {
+      if (!NodeAvailability.available(e)) {
         out.add(e.pod + ": " + NodeAvailability.whyNot(e));
       }
     }
@@ -176,7 +176,7 @@ final class NodeSetConditions {
     return b.toString();
   }
 
-  /** Longest condition message line kept under {@link Rules#REJECTIONS}. */
+  /** Longest condition message line kept. */
   static final int MAX_LINE = 200;
 
   /**

@@ -12,7 +12,6 @@ import dev.tandem.workflows.node.NodeLifecycleInput;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.ActivityStubs;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
@@ -38,9 +37,6 @@ final class NodeSetNodes {
 
   private final NodeSetInput input;
   private final NodeSetState s;
-
-  /** Set by the workflow at the start of each run. */
-  Rules rules = Rules.LEGACY;
 
   NodeSetNodes(NodeSetInput input, NodeSetState s) {
     this.input = input;
@@ -85,18 +81,17 @@ final class NodeSetNodes {
    *   <li>Starts go out in batches of at most {@link #STARTS_PER_TASK}, each awaited before the
    *       next: every start is a command of the workflow task that issues it, and a task's commands
    *       travel in one gRPC message (4 MiB by default, on Temporal's server as on the test
-   *       server). Before {@link Versions#BATCHED_STARTS} a NodeSet of 5,000 started all its nodes
-   *       in one task, which the server refused (RESOURCE_EXHAUSTED). The version is asked only
-   *       when a batch is full and another start follows, so smaller NodeSets replay as before.
+   *       server). A NodeSet of 5,000 starting all its nodes in one task would have it refused
+   *       (RESOURCE_EXHAUSTED).
    *   <li>The entries are walked from a copy: signal handlers may add one while a batch is awaited.
    *   <li>A start refused because a workflow of the node's id is already running is not proof that
-   *       the node runs ({@link Versions#START_PROBE}): the running one may be an earlier node of
-   *       the same name (a NodeSet deleted and created again, or scaled down and up) between its
-   *       last report and its end, and it will never report again. So it is asked to report, and
-   *       probed again after two poll intervals, then after twice that, until it reports (it is the
-   *       node: probing stops), is found gone (it is started now), or the wait between probes
-   *       passes one resync period (the silence rule of step 1 takes over). Before, a leftover held
-   *       the ordinal for 30 resync periods.
+   *       the node runs: the running one may be an earlier node of the same name (a NodeSet deleted
+   *       and created again, or scaled down and up) between its last report and its end, and it
+   *       will never report again. So it is asked to report, and probed again after two poll
+   *       intervals, then after twice that, until it reports (it is the node: probing stops), is
+   *       found gone (it is started now), or the wait between probes passes one resync period (the
+   *       silence rule of step 1 takes over), so a leftover holds the ordinal for a few poll
+   *       intervals, not 30 resync periods.
    * </ol>
    */
   void restartMissing() {
@@ -112,7 +107,7 @@ final class NodeSetNodes {
         e.started = NodeMessenger.resync(ref(e));
       }
       if (!e.started) {
-        if (starts.size() >= STARTS_PER_TASK && Versions.of(Versions.BATCHED_STARTS) >= 1) {
+        if (starts.size() >= STARTS_PER_TASK) {
           markStarted(starts);
           starts = new ArrayList<>();
         }
@@ -132,7 +127,7 @@ final class NodeSetNodes {
         continue;
       }
       e.started = true;
-      if (st.found() && e.report == null && Versions.of(Versions.START_PROBE) >= 1) {
+      if (st.found() && e.report == null) {
         StartProbes.begin(e, input.tuning(), Workflow.currentTimeMillis());
       }
     }
@@ -143,7 +138,7 @@ final class NodeSetNodes {
     List<Entry> active = NodeSetPlanner.active(s.nodes);
     int desired = s.spec.replicas();
     if (active.size() < desired) {
-      PodTemplate t = PodRejection.rolloutTemplate(s, rules);
+      PodTemplate t = PodRejection.rolloutTemplate(s);
       if (t == null) {
         return; // the spec's pod is refused and no earlier revision ran: wait for a new spec
       }
@@ -156,7 +151,7 @@ final class NodeSetNodes {
       NodeCommand c =
           NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
       signal(
-          NodeSetPlanner.victims(active, desired, rules),
+          NodeSetPlanner.victims(active, desired),
           w -> w.delete(c),
           (e, sent) -> {
             e.deleteSent = sent;
@@ -168,7 +163,7 @@ final class NodeSetNodes {
   /** Sends update to the nodes the update strategy allows now. */
   void roll() {
     List<Entry> active = NodeSetPlanner.active(s.nodes);
-    PodTemplate template = PodRejection.rolloutTemplate(s, rules);
+    PodTemplate template = PodRejection.rolloutTemplate(s);
     if (template == null) {
       return; // the spec's pod is refused and no earlier revision ran: nothing to roll to
     }
@@ -179,7 +174,7 @@ final class NodeSetNodes {
     Map<String, String> domains = Map.of();
     if (onDelete) {
       targets = NodeSetPlanner.deferredUpdates(active, rev);
-    } else if (strategy.byDomain() && Versions.of(Versions.TOPOLOGY_ROLLOUT) >= 1) {
+    } else if (strategy.byDomain()) {
       TopologyRollout.Plan plan = planByDomain(active, rev, strategy);
       if (plan == null) {
         return; // the labels could not be read: take nothing this pass (fail closed)
@@ -190,7 +185,7 @@ final class NodeSetNodes {
     } else {
       int max =
           NodeSetSpecValidator.resolveMaxUnavailable(strategy.maxUnavailable(), s.spec.replicas());
-      targets = NodeSetPlanner.rollingUpdates(active, rev, max, rules);
+      targets = NodeSetPlanner.rollingUpdates(active, rev, max);
     }
     UpdateCommand c = new UpdateCommand(template, !onDelete, s.spec.updateDrain());
     Map<String, String> domainOf = domains;
@@ -236,8 +231,7 @@ final class NodeSetNodes {
         strategy.maxUnavailable(),
         strategy.idleFirst(),
         labels == null ? Map.of() : labels,
-        s.rollDomain,
-        rules);
+        s.rollDomain);
   }
 
   /** Sends delete to every node; true once none is left. */
@@ -259,25 +253,16 @@ final class NodeSetNodes {
 
   /**
    * Sends {@code f} to each target's node workflow and hands {@code then} each target with whether
-   * its workflow was there. Two or more targets are signalled together ({@code
-   * Versions.PARALLEL_SIGNALS}, {@link NodeMessenger#sendAll}); otherwise, and in histories from
-   * before, one at a time with {@code then} right after each send, as the code before did. The
-   * version is asked only for two or more: one signal is sent the same way either way, so histories
-   * with single sends carry no marker.
+   * its workflow was there. The targets are signalled together, in one workflow task ({@link
+   * NodeMessenger#sendAll}).
    */
   private void signal(
       List<Entry> targets, Consumer<NodeLifecycleWorkflow> f, BiConsumer<Entry, Boolean> then) {
-    if (targets.size() > 1 && Versions.of(Versions.PARALLEL_SIGNALS) >= 1) {
-      List<NodeRef> refs = new ArrayList<>();
-      targets.forEach(e -> refs.add(ref(e)));
-      List<Boolean> sent = NodeMessenger.sendAll(refs, f);
-      for (int i = 0; i < targets.size(); i++) {
-        then.accept(targets.get(i), sent.get(i));
-      }
-      return;
-    }
-    for (Entry e : targets) {
-      then.accept(e, NodeMessenger.send(ref(e), f));
+    List<NodeRef> refs = new ArrayList<>();
+    targets.forEach(e -> refs.add(ref(e)));
+    List<Boolean> sent = NodeMessenger.sendAll(refs, f);
+    for (int i = 0; i < targets.size(); i++) {
+      then.accept(targets.get(i), sent.get(i));
     }
   }
 
@@ -300,7 +285,7 @@ final class NodeSetNodes {
         s.spec == null
             ? new PodTemplate(e.startRevision, null, null)
             : java.util.Objects.requireNonNullElse(
-                PodRejection.rolloutTemplate(s, rules), s.spec.template());
+                PodRejection.rolloutTemplate(s), s.spec.template());
     String uid = s.spec != null ? s.spec.uid() : s.latest == null ? null : s.latest.uid();
     return new NodeLifecycleInput(
         ref(e), t, uid, s.spec == null ? null : s.spec.scaleDownDrain(), input.tuning(), null);

@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The NodeSet's decisions as pure functions of its state and {@link Rules}, so they can be tested
- * without Temporal. "Available" is {@link NodeAvailability#available}: under the current rules a
- * node in phase ready that Slurm shows drained, down or not responding is not available.
+ * The NodeSet's decisions as pure functions of its state, so they can be tested without Temporal.
+ * "Available" is {@link NodeAvailability#available}: a node in phase ready that Slurm shows
+ * drained, down or not responding is not available.
  *
  * <p>Scale-down victims: unavailable nodes first (they serve nobody), then idle ones (no job is
  * disturbed), then the highest ordinal. Rolling update: see {@link #rollingUpdates}; a node running
@@ -50,14 +50,14 @@ public final class NodeSetPlanner {
   }
 
   /** Which nodes to delete to get from {@code active} down to {@code replicas}. */
-  static List<Entry> victims(List<Entry> active, int replicas, Rules rules) {
+  static List<Entry> victims(List<Entry> active, int replicas) {
     int excess = active.size() - replicas;
     if (excess <= 0) {
       return List.of();
     }
     List<Entry> sorted = new ArrayList<>(active);
     sorted.sort(
-        Comparator.comparing((Entry e) -> NodeAvailability.available(e, rules))
+        Comparator.comparing((Entry e) -> NodeAvailability.available(e))
             .thenComparing(e -> !idle(e))
             .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
     return sorted.subList(0, excess);
@@ -76,19 +76,18 @@ public final class NodeSetPlanner {
    *       the update revision. So a rollout waits rather than taking another node while one is out.
    *   <li>A candidate that is itself unavailable costs nothing (it is out of service already) and
    *       is updated even when the budget is spent; an available candidate is taken only while
-   *       budget is left, and spends one. (LEGACY rules stopped at the first candidate past the
-   *       budget.)
+   *       budget is left, and spends one.
    * </ol>
    */
   static List<Entry> rollingUpdates(
-      Collection<Entry> active, String updateRevision, int maxUnavailable, Rules rules) {
+      Collection<Entry> active, String updateRevision, int maxUnavailable) {
     List<Entry> out = new ArrayList<>();
     List<Entry> candidates = new ArrayList<>();
     int unavailable = 0;
     for (Entry e : active) {
       boolean told = updateRevision.equals(e.updateSentFor) && e.updateSentImmediate;
       String rev = revision(e);
-      if (!NodeAvailability.available(e, rules) || (told && !updateRevision.equals(rev))) {
+      if (!NodeAvailability.available(e) || (told && !updateRevision.equals(rev))) {
         unavailable++;
       }
       if (told) {
@@ -107,14 +106,7 @@ public final class NodeSetPlanner {
             .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
     int budget = maxUnavailable - unavailable;
     for (Entry e : candidates) {
-      boolean available = NodeAvailability.available(e, rules);
-      if (rules == Rules.LEGACY) {
-        if (budget <= 0) {
-          break;
-        }
-        out.add(e);
-        budget -= available ? 1 : 0;
-      } else if (!available) {
+      if (!NodeAvailability.available(e)) {
         out.add(e);
       } else if (budget > 0) {
         out.add(e);

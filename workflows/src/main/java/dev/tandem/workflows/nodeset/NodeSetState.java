@@ -54,7 +54,7 @@ public final class NodeSetState {
 
     /**
      * Workflow time (ms) of the next probe of a node workflow found already running that has not
-     * reported since ({@code Versions.START_PROBE}), or 0: none pending.
+     * reported since ({@link StartProbes}), or 0: none pending.
      */
     long probeAtMillis;
 
@@ -94,7 +94,7 @@ public final class NodeSetState {
 
   /**
    * While deleting: the spec of another custom resource of the same name (another uid), created
-   * once this one was gone; the next run's, by continue-as-new ({@code Versions.SUCCESSOR}).
+   * once this one was gone; the next run's, by continue-as-new.
    */
   NodeSetSpecView successor;
 

@@ -4,7 +4,6 @@ import static dev.tandem.workflows.nodeset.NodeSetConditions.cond;
 
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
-import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.model.SlurmCounts;
@@ -17,14 +16,14 @@ import java.util.Map;
 
 /**
  * Computes a NodeSet's status (counts and conditions) from what its nodes reported and what the
- * watchers said about Slurm and Kubernetes. Pure. Under {@link Rules#HONEST}, readyReplicas counts
- * the available nodes that are not being removed, and the Ready and Progressing conditions come
- * from {@link NodeSetConditions}; under LEGACY, phase ready is enough (workflows recorded before).
+ * watchers said about Slurm and Kubernetes. Pure. readyReplicas counts the available nodes ({@link
+ * NodeAvailability}) that are not being removed, and the Ready and Progressing conditions come from
+ * {@link NodeSetConditions}.
  */
 final class NodeSetStatusCalculator {
   private NodeSetStatusCalculator() {}
 
-  static NodeSetStatusView compute(NodeSetState s, String selector, Instant now, Rules rules) {
+  static NodeSetStatusView compute(NodeSetState s, String selector, Instant now) {
     List<Entry> existing = new ArrayList<>();
     for (Entry e : s.nodes.values()) {
       if (!NodeSetPlanner.deleted(e)) {
@@ -45,9 +44,7 @@ final class NodeSetStatusCalculator {
     for (Entry e : existing) {
       NodeReport r = e.report;
       String rev = NodeSetPlanner.revision(e);
-      if (rules == Rules.LEGACY
-          ? r != null && r.phase() == NodePhase.READY
-          : !e.deleteSent && NodeAvailability.available(e, rules)) {
+      if (!e.deleteSent && NodeAvailability.available(e)) {
         ready++;
       }
       if (rev != null && rev.equals(updateRevision)) {
@@ -56,9 +53,7 @@ final class NodeSetStatusCalculator {
         revisions.merge(rev, 1, Integer::sum);
       }
       if (r != null && r.problem() != null) {
-        String problem =
-            rules == Rules.REJECTIONS ? NodeSetConditions.oneLine(r.problem()) : r.problem();
-        problems.add(e.pod + ": " + problem);
+        problems.add(e.pod + ": " + NodeSetConditions.oneLine(r.problem()));
       }
       String st = r == null ? "unknown" : r.slurmState();
       boolean drain = st.contains("+DRAIN");
@@ -91,14 +86,9 @@ final class NodeSetStatusCalculator {
               .getKey();
     }
     List<Condition> conds = new ArrayList<>();
-    if (rules == Rules.LEGACY) {
-      conds.add(readyCondition(s, desired, ready, existing.size()));
-      conds.add(progressing(s, desired, existing, updated, updateRevision));
-    } else {
-      conds.add(NodeSetConditions.ready(s, desired, ready, NodeSetPlanner.active(s.nodes)));
-      conds.add(NodeSetConditions.progressing(s, desired, existing, updated, updateRevision));
-    }
-    boolean podRejected = s.invalidMessage == null && PodRejection.active(s, rules);
+    conds.add(NodeSetConditions.ready(s, desired, ready, NodeSetPlanner.active(s.nodes)));
+    conds.add(NodeSetConditions.progressing(s, desired, existing, updated, updateRevision));
+    boolean podRejected = s.invalidMessage == null && PodRejection.active(s);
     if (podRejected && !s.deleting) {
       // The rollout of the spec's revision stopped for good; Ready says how the nodes serve.
       conds.set(
@@ -118,15 +108,12 @@ final class NodeSetStatusCalculator {
               ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
               : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
     }
-    if (rules != Rules.LEGACY) {
-      long nowMillis = now.toEpochMilli();
-      conds.add(
-          NodeSetConditions.reachable(
-              Condition.SLURM_REACHABLE, ClusterHealth.SLURM, s, nowMillis));
-      conds.add(
-          NodeSetConditions.reachable(
-              Condition.KUBERNETES_REACHABLE, ClusterHealth.KUBERNETES, s, nowMillis));
-    }
+    long nowMillis = now.toEpochMilli();
+    conds.add(
+        NodeSetConditions.reachable(Condition.SLURM_REACHABLE, ClusterHealth.SLURM, s, nowMillis));
+    conds.add(
+        NodeSetConditions.reachable(
+            Condition.KUBERNETES_REACHABLE, ClusterHealth.KUBERNETES, s, nowMillis));
     List<Condition> withTimes = new ArrayList<>();
     for (Condition c : conds) {
       Condition old = s.written == null ? null : s.written.condition(c.type());
@@ -144,65 +131,6 @@ final class NodeSetStatusCalculator {
         generation,
         selector,
         withTimes);
-  }
-
-  /**
-   * LEGACY: phase ready counts, and exactly {@code desired} nodes must exist. This and the LEGACY
-   * {@link #progressing} stay apart from {@link NodeSetConditions} on purpose, though they start
-   * alike: a workflow recorded under LEGACY must keep computing the status it computed then.
-   */
-  private static Condition readyCondition(NodeSetState s, int desired, int ready, int existing) {
-    if (s.deleting) {
-      return cond(Condition.READY, false, "Deleting", "the NodeSet is being deleted");
-    }
-    if (s.spec == null) {
-      return cond(Condition.READY, false, "NoValidSpec", "no valid spec has been seen yet");
-    }
-    boolean ok = ready >= desired && existing == desired;
-    return cond(
-        Condition.READY,
-        ok,
-        ok ? "AllNodesReady" : "NodesNotReady",
-        ready + "/" + desired + " nodes ready");
-  }
-
-  /** LEGACY (see {@link #readyCondition}). */
-  private static Condition progressing(
-      NodeSetState s, int desired, List<Entry> existing, int updated, String updateRevision) {
-    if (s.deleting) {
-      return cond(
-          Condition.PROGRESSING, true, "Deleting", existing.size() + " nodes left to delete");
-    }
-    if (s.spec == null) {
-      return cond(Condition.PROGRESSING, false, "NoValidSpec", "waiting for a valid spec");
-    }
-    int active = NodeSetPlanner.active(s.nodes).size();
-    if (active < desired) {
-      return cond(
-          Condition.PROGRESSING, true, "ScalingUp", "scaling up from " + active + " to " + desired);
-    }
-    if (existing.size() > desired) {
-      return cond(
-          Condition.PROGRESSING,
-          true,
-          "ScalingDown",
-          "scaling down from " + existing.size() + " to " + desired);
-    }
-    if (updated < existing.size()) {
-      return cond(
-          Condition.PROGRESSING,
-          true,
-          "RollingUpdate",
-          updated + "/" + existing.size() + " nodes at revision " + updateRevision);
-    }
-    long notReady =
-        existing.stream()
-            .filter(e -> e.report == null || e.report.phase() != NodePhase.READY)
-            .count();
-    if (notReady > 0) {
-      return cond(Condition.PROGRESSING, true, "NodesSettling", notReady + " nodes not ready");
-    }
-    return cond(Condition.PROGRESSING, false, "Stable", "all nodes at revision " + updateRevision);
   }
 
   private static Condition degraded(List<String> problems) {

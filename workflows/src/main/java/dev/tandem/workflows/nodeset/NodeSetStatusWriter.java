@@ -16,7 +16,7 @@ import org.slf4j.Logger;
  * when it changed, and lifts the finalizer at the end. A failed write is retried on the next pass;
  * the computed status is what the {@code status} query shows either way.
  *
- * <p>How a write runs ({@code Versions.ASYNC_STATUS_WRITE}):
+ * <p>How a write runs:
  *
  * <ol>
  *   <li>A pass whose status differs from the last one written starts a write and goes on: the write
@@ -28,11 +28,9 @@ import org.slf4j.Logger;
  *   <li>A write that failed its attempts is made again a poll interval later, not at once ({@code
  *       writeFailed} shortens the loop's wait to that).
  *   <li>Before the finalizer is lifted and before the workflow continues as new, the write in
- *       flight is waited for ({@link #idle}), so no write of this run lands after them.
+ *       flight is waited for ({@link #idle}), so no write of this run lands after them. The final
+ *       status before the finalizer is lifted is written inline, as a local activity.
  * </ol>
- *
- * <p>Runs that started before that change write inline, as a local activity ({@code
- * Versions.LOCAL_STATUS_WRITE}) or a regular one, and wait for it.
  */
 final class NodeSetStatusWriter {
   private static final Logger log = Workflow.getLogger(NodeSetStatusWriter.class);
@@ -40,36 +38,24 @@ final class NodeSetStatusWriter {
   private final NodeSetInput input;
   private final NodeSetState s;
 
+  /** Called (on the workflow thread) when a write started by a pass is answered. */
+  private final Runnable wake;
+
   /** The last write (or release) failed: try again after a poll interval, not a resync. */
   boolean writeFailed;
 
-  /** Set by the workflow at the start of each run. */
-  Rules rules = Rules.LEGACY;
-
-  /**
-   * The status is written by a local activity ({@code Versions.LOCAL_STATUS_WRITE}); set at the
-   * start of each run. A write that fails its three quick attempts is tried again on the next pass,
-   * a poll interval later, as a failed regular one is.
-   */
-  boolean local;
-
-  /** Writes run without holding the pass ({@code Versions.ASYNC_STATUS_WRITE}); set per run. */
-  boolean async;
-
-  /** Called (on the workflow thread) when a write started by a pass is answered. */
-  Runnable wake = () -> {};
-
-  /** The write in flight (async), and the status it writes. */
+  /** The write in flight, and the status it writes. */
   private Promise<Void> inFlight;
 
   private NodeSetStatusView inFlightStatus;
 
-  /** When a failed async write may be made again (workflow time, ms). */
+  /** When a failed write may be made again (workflow time, ms). */
   private long retryAtMillis;
 
-  NodeSetStatusWriter(NodeSetInput input, NodeSetState s) {
+  NodeSetStatusWriter(NodeSetInput input, NodeSetState s, Runnable wake) {
     this.input = input;
     this.s = s;
+    this.wake = wake;
   }
 
   /** The status as of now, from the state. */
@@ -77,38 +63,22 @@ final class NodeSetStatusWriter {
     return NodeSetStatusCalculator.compute(
         s,
         Names.PREFIX + "nodeset=" + input.ref().name(),
-        Instant.ofEpochMilli(Workflow.currentTimeMillis()),
-        rules);
-  }
-
-  /** Writes the current status if it differs from the last one written; returns it. */
-  NodeSetStatusView write() {
-    NodeSetStatusView st = current();
-    return async ? startWrite(st) : writeInline(st);
-  }
-
-  /** Writes {@code st}, if it differs from the last one written, and waits for the answer. */
-  private NodeSetStatusView writeInline(NodeSetStatusView st) {
-    if (NodeSetStatusCalculator.same(st, s.written)) {
-      writeFailed = false;
-      return s.written;
-    }
-    try {
-      ActivityStubs.kube("write status of " + input.ref(), local)
-          .writeNodeSetStatus(input.ref(), st);
-      s.written = st;
-      writeFailed = false;
-    } catch (ActivityFailure e) {
-      log.warn("cannot write status of {}: {}", input.ref(), e.getMessage());
-      writeFailed = true;
-    }
-    return st;
+        Instant.ofEpochMilli(Workflow.currentTimeMillis()));
   }
 
   /** Writes the final status and lifts the finalizer; false (retry later) if Kubernetes failed. */
   boolean release() {
     idle(); // the last write before the finalizer goes is made inline, after any in flight
-    writeInline(current());
+    NodeSetStatusView st = current();
+    if (!NodeSetStatusCalculator.same(st, s.written)) {
+      try {
+        ActivityStubs.kube("write status of " + input.ref(), true)
+            .writeNodeSetStatus(input.ref(), st);
+        s.written = st;
+      } catch (ActivityFailure e) {
+        log.warn("cannot write status of {}: {}", input.ref(), e.getMessage());
+      }
+    }
     try {
       ActivityStubs.kube("release NodeSet " + input.ref()).releaseNodeSet(input.ref());
       return true;
@@ -119,8 +89,12 @@ final class NodeSetStatusWriter {
     }
   }
 
-  /** Steps 1–3: takes a finished write's answer; starts a write of {@code st} if one is due. */
-  private NodeSetStatusView startWrite(NodeSetStatusView st) {
+  /**
+   * Steps 1–3: takes a finished write's answer; starts a write of the current status if one is due.
+   * Returns the current status.
+   */
+  NodeSetStatusView write() {
+    NodeSetStatusView st = current();
     settle();
     if (inFlight != null) {
       return st;
@@ -177,7 +151,7 @@ final class NodeSetStatusWriter {
     if (s.deleting) {
       return "deleting";
     }
-    if (s.invalidMessage != null || PodRejection.active(s, rules)) {
+    if (s.invalidMessage != null || PodRejection.active(s)) {
       return "invalid";
     }
     Condition degraded = st.condition(Condition.DEGRADED);

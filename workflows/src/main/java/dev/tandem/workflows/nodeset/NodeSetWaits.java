@@ -13,28 +13,26 @@ final class NodeSetWaits {
    *
    * <ol>
    *   <li>a resync period, or a poll interval after a failed status write;
-   *   <li>no later than the next probe of a node workflow found already running ({@code
-   *       Versions.START_PROBE}; {@link StartProbes});
-   *   <li>and (HONEST) no later than when a health report goes stale, so that the condition turns
-   *       Unknown on time.
+   *   <li>no later than the next probe of a node workflow found already running ({@link
+   *       StartProbes});
+   *   <li>and no later than when a health report goes stale, so that the condition turns Unknown on
+   *       time.
    * </ol>
    */
-  static Duration next(NodeSetState s, Tuning tuning, boolean writeFailed, Rules rules) {
+  static Duration next(NodeSetState s, Tuning tuning, boolean writeFailed) {
     long wait = writeFailed ? tuning.pollSeconds() : tuning.resyncSeconds();
     Duration d = Duration.ofSeconds(wait);
-    long probe = StartProbes.next(s.nodes); // only runs with Versions.START_PROBE set one
+    long probe = StartProbes.next(s.nodes);
     if (probe != Long.MAX_VALUE) {
       long in = Math.max(1, probe - Workflow.currentTimeMillis());
       if (in < d.toMillis()) {
         d = Duration.ofMillis(in);
       }
     }
-    if (rules != Rules.LEGACY) {
-      long now = Workflow.currentTimeMillis();
-      long stale = NodeSetConditions.nextStaleMillis(s, now);
-      if (stale != Long.MAX_VALUE && stale - now < d.toMillis()) {
-        d = Duration.ofMillis(stale - now);
-      }
+    long now = Workflow.currentTimeMillis();
+    long stale = NodeSetConditions.nextStaleMillis(s, now);
+    if (stale != Long.MAX_VALUE && stale - now < d.toMillis()) {
+      d = Duration.ofMillis(stale - now);
     }
     return d;
   }

@@ -9,7 +9,6 @@ import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
-import dev.tandem.workflows.support.Versions;
 import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -40,14 +39,10 @@ import org.slf4j.Logger;
  *       started, not before it is twice as long: {@link ContinueAsNewTiming}).
  * </ol>
  *
- * <p>Which rules a run follows ({@link Rules}) is fixed by {@code Workflow.getVersion} at its
- * start, so runs recorded before a change replay as they ran.
- *
  * <p>When the custom resource is deleted, every node is deleted (drained first), then Tandem's
  * finalizer is removed and the workflow ends. A custom resource created again under the same name
  * in the meantime (its spec has another uid) gets a run of its own by continue-as-new, from a clean
- * state ({@code Versions.SUCCESSOR}): it can exist only once the finalizer is gone, so its spec
- * reaches this run while it ends.
+ * state: it can exist only once the finalizer is gone, so its spec reaches this run while it ends.
  */
 public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private static final Logger log = Workflow.getLogger(NodeSetWorkflowImpl.class);
@@ -57,8 +52,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   private final NodeSetNodes nodes;
   private final NodeSetStatusWriter status;
   private boolean dirty;
-  private boolean afterRefusal; // Versions.CONTINUE_AFTER_REFUSAL
-  private Rules rules = Rules.LEGACY;
 
   @WorkflowInit
   public NodeSetWorkflowImpl(NodeSetInput in) {
@@ -70,20 +63,12 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       accept(in.spec());
     }
     this.nodes = new NodeSetNodes(in, s);
-    this.status = new NodeSetStatusWriter(in, s);
+    this.status = new NodeSetStatusWriter(in, s, () -> dirty = true);
   }
 
   @Override
   public void run(NodeSetInput in) {
-    rules = Rules.current();
-    nodes.rules = rules;
-    status.rules = rules;
-    status.local = Versions.of(Versions.LOCAL_STATUS_WRITE) >= 1;
-    boolean quiet = Versions.of(Versions.QUIET_CONTINUE) >= 1;
-    status.async = Versions.of(Versions.ASYNC_STATUS_WRITE) >= 1;
-    status.wake = () -> dirty = true;
-    WaitTimers waits = new WaitTimers(Versions.of(Versions.SHARED_WAIT_TIMERS) >= 1);
-    afterRefusal = Versions.of(Versions.CONTINUE_AFTER_REFUSAL) >= 1;
+    WaitTimers waits = new WaitTimers();
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());
     sa.set(SearchAttributes.NODESET, in.ref().toString());
     while (true) {
@@ -103,9 +88,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
         }
       } else if (s.spec != null) {
         s.nodes.values().removeIf(NodeSetPlanner::deleted);
-        if (rules == Rules.REJECTIONS) {
-          PodRejection.noteGood(s);
-        }
+        PodRejection.noteGood(s);
         nodes.restartMissing();
         nodes.scale();
         nodes.roll();
@@ -113,9 +96,9 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
-      waits.await(NodeSetWaits.next(s, input.tuning(), status.writeFailed, rules), () -> dirty);
+      waits.await(NodeSetWaits.next(s, input.tuning(), status.writeFailed), () -> dirty);
       int desired = s.spec == null ? 0 : s.spec.replicas();
-      maybeContinueAsNew(quiet, ContinueAsNewTiming.busy(st, desired));
+      maybeContinueAsNew(ContinueAsNewTiming.busy(st, desired));
     }
   }
 
@@ -127,7 +110,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
       reject(Names.SIGNAL_SPEC_CHANGED, spec == null ? null : spec.rejected());
       return;
     }
-    if (s.deleting && anotherResource(spec) && Versions.of(Versions.SUCCESSOR) >= 1) {
+    if (s.deleting && anotherResource(spec)) {
       if (s.successor == null || spec.generation() >= s.successor.generation()) {
         s.successor = spec; // not this NodeSet's: the next run's
       }
@@ -242,19 +225,16 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   }
 
   /** See {@link ContinueAsNewTiming}. */
-  private void maybeContinueAsNew(boolean quiet, boolean busy) {
+  private void maybeContinueAsNew(boolean busy) {
     if (!ContinueAsNewTiming.due(
         Workflow.getInfo().getHistoryLength(),
         input.tuning().maxHistoryEvents(),
         Workflow.getInfo().isContinueAsNewSuggested(),
-        quiet,
         busy)) {
       return;
     }
     status.idle(); // no write of this run lands after the next run's
-    if (afterRefusal) {
-      RefusedContinues.awaitShortTask();
-    }
+    RefusedContinues.awaitShortTask();
     NodeSetWorkflow next = Workflow.newContinueAsNewStub(NodeSetWorkflow.class);
     next.run(new NodeSetInput(input.ref(), s.latest, input.tuning(), s));
   }

@@ -7,7 +7,7 @@ import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 
 /**
  * A spec revision whose pod the cluster refused as invalid (a field newer than the cluster, a value
- * it does not accept), under {@link Rules#REJECTIONS}. Pure functions of {@link NodeSetState}.
+ * it does not accept). Pure functions of {@link NodeSetState}.
  *
  * <ol>
  *   <li>A node workflow whose pod create was refused reports the revision and the one-line reason
@@ -50,10 +50,9 @@ final class PodRejection {
     }
   }
 
-  /** The spec's revision is rejected (under rules that know rejections). */
-  static boolean active(NodeSetState s, Rules rules) {
-    return rules == Rules.REJECTIONS
-        && s.spec != null
+  /** The spec's revision is rejected. */
+  static boolean active(NodeSetState s) {
+    return s.spec != null
         && s.rejectedRevision != null
         && s.rejectedRevision.equals(s.spec.template().revision());
   }
@@ -79,8 +78,8 @@ final class PodRejection {
    * What nodes are created and rolled to: the spec's template, or while it is rejected the last
    * good one; null when it is rejected and there is no good one (then nothing is started).
    */
-  static PodTemplate rolloutTemplate(NodeSetState s, Rules rules) {
-    if (active(s, rules)) {
+  static PodTemplate rolloutTemplate(NodeSetState s) {
+    if (active(s)) {
       return s.goodTemplate;
     }
     return s.spec.template();

@@ -6,8 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Continue-as-new again, soon, after the server refused it ({@code
- * Versions.CONTINUE_AFTER_REFUSAL}).
+ * Continue-as-new again, soon, after the server refused it.
  *
  * <p>Why: a NodeSet in a rollout takes dozens of node reports a second. The server refuses a task
  * that continues as new if a signal arrived while the task ran ({@code UnhandledCommand}; by
@@ -32,8 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ol>
  *
  * <p>The memory is the worker's (the runs it saw attempt, at most {@link #REMEMBERED}). A retry on
- * another worker, or after a restart, finds nothing and continues as new at once, as before the
- * version.
+ * another worker, or after a restart, finds nothing and continues as new at once.
  */
 final class RefusedContinues {
   private RefusedContinues() {}

@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * Probes of a node workflow that was already running when the NodeSet started it and has not
- * reported since ({@code Versions.START_PROBE}; step 4 of {@link NodeSetNodes#restartMissing()}).
- * The running one may be an earlier node of the same name between its last report and its end: a
- * NodeSet deleted and created again under the same name, or scaled down and up again at once.
+ * reported since (step 4 of {@link NodeSetNodes#restartMissing()}). The running one may be an
+ * earlier node of the same name between its last report and its end: a NodeSet deleted and created
+ * again under the same name, or scaled down and up again at once.
  *
  * <ol>
  *   <li>The first probe is two poll intervals after the start was refused; each next one waits

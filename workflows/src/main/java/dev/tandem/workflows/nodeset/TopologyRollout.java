@@ -86,8 +86,7 @@ final class TopologyRollout {
       String maxUnavailable,
       boolean idleFirst,
       Map<String, String> labels,
-      String previous,
-      Rules rules) {
+      String previous) {
     List<Entry> out = new ArrayList<>();
     Map<String, String> domains = new TreeMap<>();
     Map<String, Integer> size = new TreeMap<>();
@@ -102,7 +101,7 @@ final class TopologyRollout {
       size.merge(d, 1, Integer::sum);
       busy.merge(d, !NodeSetPlanner.idle(e), Boolean::logicalOr);
       boolean moving = told && !rev.equals(NodeSetPlanner.revision(e));
-      if (!NodeAvailability.available(e, rules) || moving) {
+      if (!NodeAvailability.available(e) || moving) {
         outOfService.merge(d, 1, Integer::sum);
       }
       if (moving) {
@@ -137,7 +136,7 @@ final class TopologyRollout {
           Comparator.comparing((Entry e) -> !NodeSetPlanner.idle(e))
               .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
       for (Entry e : list) {
-        if (!NodeAvailability.available(e, rules)) {
+        if (!NodeAvailability.available(e)) {
           out.add(e); // steps 5 and 6: out of service already
         } else if (c.getKey().equals(current) && !otherOut && budget > 0) {
           out.add(e);

@@ -2,8 +2,6 @@ package dev.tandem.workflows.remediation;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.remediation.RemediationState.CheckState;
-import dev.tandem.workflows.support.Versions;
-import io.temporal.workflow.Workflow;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
@@ -41,7 +39,7 @@ final class HealthChecks {
   /** After a passed re-check: enters HEALTH_CHECKING when the policy has a health check. */
   boolean begin(String label) {
     HealthCheck hc = l.policy().healthCheck();
-    if (hc == null || Versions.of(Versions.REMEDIATION_HEALTH_CHECK) == Workflow.DEFAULT_VERSION) {
+    if (hc == null) {
       return false;
     }
     int count = l.check == null ? 1 : l.check.count() + 1;

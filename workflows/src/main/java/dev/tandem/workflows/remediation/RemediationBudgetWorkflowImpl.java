@@ -2,7 +2,6 @@ package dev.tandem.workflows.remediation;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.remediation.BudgetStatus.Entry;
-import dev.tandem.workflows.support.Versions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
@@ -57,9 +56,8 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
     }
     while (true) {
       // The line is all there is to carry (the next run sends every holder its grant again).
-      // Before BUDGET_BOUND the only check came after the wait and only when no signal had come,
-      // so a budget signalled more often than hourly grew its history without bound.
-      if (historyLong() && Versions.of(Versions.BUDGET_BOUND) >= 1) {
+      // Checked on every pass, signalled or not, so a busy budget's history stays bounded too.
+      if (historyLong()) {
         Workflow.newContinueAsNewStub(RemediationBudgetWorkflow.class).run(line.status());
       }
       dirty = false;
@@ -84,9 +82,6 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
       Workflow.getMetricsScope().gauge(WAITING_GAUGE).update(line.waiting.size());
       Workflow.setCurrentDetails(details());
       Workflow.await(Duration.ofHours(1), () -> dirty);
-      if (!dirty && historyLong()) {
-        Workflow.newContinueAsNewStub(RemediationBudgetWorkflow.class).run(line.status());
-      }
     }
   }
 

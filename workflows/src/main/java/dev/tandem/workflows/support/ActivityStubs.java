@@ -87,7 +87,7 @@ public final class ActivityStubs {
   /**
    * A Kubernetes activity stub whose calls are regular activities that give up after {@link
    * #NODE_LOCAL_ATTEMPTS} attempts (1 s, then 2 s apart), for a write a later pass makes again
-   * anyway with what is current then (the NodeSet's status, {@code Versions.ASYNC_STATUS_WRITE}).
+   * anyway with what is current then (the NodeSet's status, written off the loop).
    */
   public static KubeActivities kubeFewAttempts(String summary) {
     ActivityOptions o = options(summary, KubeActivities.REJECTED);

@@ -61,8 +61,8 @@ public final class Scoped {
    * As {@link #await(Duration, Supplier)}; with {@code conditionFirst}, a condition that holds when
    * the wait ends is "met" even if the timer fired too. The SDK answers "timed out" whenever its
    * timer has fired by the time the workflow task runs, so a task that started late (a busy worker,
-   * a backlog on the task queue) took a signal that came first for a silent timeout ({@code
-   * Versions.NEWS_OVER_TIMER}). {@link WaitTimers} answers this way too.
+   * a backlog on the task queue) took a signal that came first for a silent timeout. {@link
+   * WaitTimers} answers this way too.
    */
   public static boolean await(
       Duration timeout, Supplier<Boolean> condition, boolean conditionFirst) {

@@ -43,8 +43,9 @@ public final class SearchAttributes {
 
   /**
    * @param batched hold the changes until {@link #flush}, which upserts them all in one command
-   *     ({@code Versions.BATCHED_SEARCH_ATTRIBUTES}): a workflow's commands reach the server only
-   *     when its task completes, so values set and replaced within one task were never visible
+   *     (one history event, and on a real server one visibility write, instead of one per value): a
+   *     workflow's commands reach the server only when its task completes, so values set and
+   *     replaced within one task would never be visible anyway
    */
   public SearchAttributes(boolean enabled, boolean batched) {
     this.enabled = enabled;

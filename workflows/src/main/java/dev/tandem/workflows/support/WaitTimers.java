@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * A workflow loop's waits ("until a signal, or at most this long"), sharing their timers: a wait
  * whose deadline comes after a timer still running from an earlier wait waits on that timer instead
- * of starting one of its own ({@code Versions.SHARED_WAIT_TIMERS}).
+ * of starting one of its own.
  *
  * <p>Why: the Java SDK (1.38) leaves the timer of {@code Workflow.await(timeout, condition)}
  * running when the condition ends the wait, and when it fires it costs a workflow task that changes
@@ -46,16 +46,7 @@ import java.util.function.Supplier;
 public final class WaitTimers {
   private record Running(long deadline, Promise<Void> fired, CancellationScope scope) {}
 
-  private final boolean shared;
   private final List<Running> running = new ArrayList<>();
-
-  /**
-   * {@code shared} false: every wait is {@link Scoped#await}, as before the version (the same
-   * commands as {@code Workflow.await} in the root scope, so old histories replay the same).
-   */
-  public WaitTimers(boolean shared) {
-    this.shared = shared;
-  }
 
   /**
    * Waits until {@code condition} holds or {@code timeout} has passed.
@@ -64,9 +55,6 @@ public final class WaitTimers {
    * @throws CanceledFailure when the caller's scope is cancelled during the wait
    */
   public boolean await(Duration timeout, Supplier<Boolean> condition) {
-    if (!shared) {
-      return Scoped.await(timeout, condition);
-    }
     CancellationScope caller = CancellationScope.current();
     long deadline = Workflow.currentTimeMillis() + timeout.toMillis();
     while (true) {

@@ -32,7 +32,7 @@ class NodeRestTimerTest extends WorkflowTestBase {
 
   /**
    * One quiet re-read settles a node: the next wait is the longest at once (less its per-node
-   * fraction), not 20, 40, 80 ... s ({@code Versions.REST_SETTLED}).
+   * fraction), not 20, 40, 80 ... s.
    */
   @Test
   void oneQuietReReadSettlesTheNodeAtTheLongestWait() {
@@ -62,8 +62,8 @@ class NodeRestTimerTest extends WorkflowTestBase {
     }
     int reads = cluster.nodeReads("resent-0") - before;
     // Not news: the waits grow as without the signals (10, 20, 40, 80 s: about 9 re-reads in
-    // 600 s). Before Versions.REST_NEWS each resend started again at 10 s: re-reads at +10 and +30
-    // s after every signal, about 40.
+    // 600 s). Were each resend taken as news, every one would start again at 10 s: re-reads at +10
+    // and +30 s after every signal, about 40.
     assertTrue(reads <= 12, "re-reads in 600 s with a resend every 30 s: " + reads);
     // Nor do they put the re-reads off: each is due at a time, at most 80 s after the last.
     assertTrue(reads >= 600 / 80 - 1, "the resends postponed the re-reads: " + reads);

@@ -3,13 +3,10 @@ package dev.tandem.workflows.node;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.workflows.Names;
-import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.testing.WorkflowTestBase;
-import io.temporal.client.WorkflowStub;
 import io.temporal.worker.WorkerFactory;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -17,10 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A node reports to its NodeSet where a pass ends, not after every phase it passes through within
- * the pass ({@code Versions.PASS_REPORTS}). An idle node told to update drains, finds no job and
- * starts replacing its pod in one pass: the NodeSet hears "updating", not "draining" and "drained"
- * first, which it could not act on (it counts a node it told to update as out of service until the
- * node reports back at the new revision). The code before sent all three.
+ * the pass. An idle node told to update drains, finds no job and starts replacing its pod in one
+ * pass: the NodeSet hears "updating", not "draining" and "drained" first, which it could not act on
+ * (it counts a node it told to update as out of service until the node reports back at the new
+ * revision). The code before sent all three.
  */
 class PassReportsTest extends WorkflowTestBase {
   private WorkerFactory recorders;
@@ -61,13 +58,5 @@ class PassReportsTest extends WorkflowTestBase {
     assertFalse(
         heard.contains(NodePhase.DRAINING) || heard.contains(NodePhase.DRAINED),
         "draining and drained were passed through within that pass: " + heard);
-
-    // Recorded for ReplayTest on request (-Dtandem.recordHistories=<tag>): an update with the
-    // version marker and one report per pass.
-    if (recordingHistories()) {
-      node("pass-0").delete(NodeCommand.of("scale-down", "shrink"));
-      WorkflowStub.fromTyped(node("pass-0")).getResult(NodePhase.class);
-      recordHistory("node-pass-reports", Names.nodeWorkflowId(NS, "pass-0"), null);
-    }
   }
 }

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * A node's report that its NodeSet workflow did not receive (no run of it took the signal: between
  * two runs of a continue-as-new on the local Temporal, found by {@code tandem bench fleet}, where a
  * NodeSet showed a ready node as registering for good) is sent again on the node's next pass, not
- * at the heartbeat ten resync periods later ({@code Versions.REPORT_RESEND}).
+ * at the heartbeat ten resync periods later.
  */
 class ReportResendTest extends WorkflowTestBase {
   private static final String QUEUE = "recorder";
@@ -120,13 +120,5 @@ class ReportResendTest extends WorkflowTestBase {
     startRecorder(client, "late");
     // The heartbeat would come ten resync periods (100 s) after the failed report.
     await("the missed report sent again", 30, this::heardDrained);
-
-    // Recorded for ReplayTest on request (-Dtandem.recordHistories=<tag>): the history with the
-    // version marker and the report sent again.
-    if (recordingHistories()) {
-      node("late-0").delete(NodeCommand.of("scale-down", "shrink"));
-      WorkflowStub.fromTyped(node("late-0")).getResult(NodePhase.class);
-      recordHistory("node-report-resend", Names.nodeWorkflowId(NS, "late-0"), null);
-    }
   }
 }

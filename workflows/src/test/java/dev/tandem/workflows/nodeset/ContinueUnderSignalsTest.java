@@ -19,13 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A NodeSet continues as new while signals keep arriving ({@code Versions.CONTINUE_AFTER_REFUSAL}):
- * the server refuses a task that continues as new if a signal arrived while it ran, and the retry
- * replays the whole history, a task long enough to be refused again. After a refusal the NodeSet
- * continues as new from the short task after the retry instead.
- *
- * <p>With {@code -Dtandem.recordHistories=<tag>} it records the first run's history for {@code
- * ReplayTest}.
+ * A NodeSet continues as new while signals keep arriving: the server refuses a task that continues
+ * as new if a signal arrived while it ran, and the retry replays the whole history, a task long
+ * enough to be refused again. After a refusal the NodeSet continues as new from the short task
+ * after the retry instead.
  */
 class ContinueUnderSignalsTest extends WorkflowTestBase {
   /** Continue-as-new after 200 events (the minimum). */
@@ -87,7 +84,6 @@ class ContinueUnderSignalsTest extends WorkflowTestBase {
     }
     pool.shutdown();
 
-    recordHistory("nodeset-continue-after-refusal", id, firstRun);
     List<HistoryEvent> events = client.fetchHistory(id, firstRun).getEvents();
     long refused =
         events.stream()

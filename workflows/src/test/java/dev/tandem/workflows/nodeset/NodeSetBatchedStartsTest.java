@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A NodeSet with more nodes than one batch starts its node workflows in workflow tasks of at most
- * {@link NodeSetNodes#STARTS_PER_TASK} starts each ({@code Versions.BATCHED_STARTS}): one task's
- * commands travel in one gRPC message, and 5,000 starts in one task were refused by the server.
+ * {@link NodeSetNodes#STARTS_PER_TASK} starts each: one task's commands travel in one gRPC message,
+ * and 5,000 starts in one task were refused by the server.
  */
 class NodeSetBatchedStartsTest extends WorkflowTestBase {
   private static final int NODES = NodeSetNodes.STARTS_PER_TASK + 30;

@@ -17,8 +17,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The NodeSet's status tells the truth (Versions.HONEST_STATUS): nodes Slurm does not serve count
- * as unavailable, conditions agree with the numbers, and the watchers' health reports show.
+ * The NodeSet's status tells the truth: nodes Slurm does not serve count as unavailable, conditions
+ * agree with the numbers, and the watchers' health reports show.
  */
 class NodeSetHonestStatusTest extends WorkflowTestBase {
 

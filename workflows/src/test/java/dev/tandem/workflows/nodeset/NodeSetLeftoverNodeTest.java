@@ -11,11 +11,11 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import org.junit.jupiter.api.Test;
 
 /**
- * A node workflow id still held by a workflow that is about to end ({@code Versions.START_PROBE}):
- * the NodeSet's start is refused as already started, the holder never reports and then ends.
- * Before, the NodeSet took the holder for its own node and waited 30 resync periods (300 s here)
- * before it looked again; a NodeSet deleted and created again under the same name, or scaled down
- * and up at once, had a node missing for that long.
+ * A node workflow id still held by a workflow that is about to end: the NodeSet's start is refused
+ * as already started, the holder never reports and then ends. Before, the NodeSet took the holder
+ * for its own node and waited 30 resync periods (300 s here) before it looked again; a NodeSet
+ * deleted and created again under the same name, or scaled down and up at once, had a node missing
+ * for that long.
  */
 class NodeSetLeftoverNodeTest extends WorkflowTestBase {
 

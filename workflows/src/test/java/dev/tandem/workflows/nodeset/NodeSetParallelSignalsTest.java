@@ -12,9 +12,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A rolling update's wave and a scale-down's victims are signalled in one workflow task ({@code
- * Versions.PARALLEL_SIGNALS}). Sent one at a time, each signal waited for its own round trip
- * through the server, and at 1,000 nodes a freed slot stayed empty for seconds.
+ * A rolling update's wave and a scale-down's victims are signalled in one workflow task. Sent one
+ * at a time, each signal waited for its own round trip through the server, and at 1,000 nodes a
+ * freed slot stayed empty for seconds.
  */
 class NodeSetParallelSignalsTest extends WorkflowTestBase {
 

@@ -80,9 +80,7 @@ class NodeSetPlannerTest {
   void anAdminDrainedNodeSpendsTheBudgetAndIsUpdatedFree() {
     List<Entry> active =
         List.of(ready(0, "a"), node(1, NodePhase.READY, "a", "idle+DRAIN", "disk"), ready(2, "a"));
-    assertEquals(List.of(1), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 1, Rules.HONEST)));
-    // Before honest-status the drained node looked available and a second node was taken.
-    assertEquals(List.of(2), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 1, Rules.LEGACY)));
+    assertEquals(List.of(1), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 1)));
   }
 
   @Test
@@ -92,8 +90,7 @@ class NodeSetPlannerTest {
     updating.updateSentImmediate = true;
     Entry down = node(0, NodePhase.READY, "a", "down+NOT_RESPONDING", "Not responding");
     List<Entry> active = List.of(down, ready(1, "a"), updating);
-    assertEquals(List.of(0), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 1, Rules.HONEST)));
-    assertEquals(List.of(), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 1, Rules.LEGACY)));
+    assertEquals(List.of(0), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 1)));
   }
 
   @Test
@@ -102,15 +99,13 @@ class NodeSetPlannerTest {
     busy.report =
         new NodeReport("t-3", 3, NodePhase.READY, "a", "a", "allocated", true, null, "k", null, 1);
     List<Entry> active = List.of(ready(0, "a"), ready(1, "a"), ready(2, "b"), busy);
-    assertEquals(
-        List.of(1, 0), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 2, Rules.HONEST)));
+    assertEquals(List.of(1, 0), ordinals(NodeSetPlanner.rollingUpdates(active, "b", 2)));
   }
 
   @Test
   void scaleDownTakesUnavailableNodesFirst() {
     List<Entry> active =
         List.of(ready(0, "a"), node(1, NodePhase.READY, "a", "idle+DRAIN", "disk"), ready(2, "a"));
-    assertEquals(List.of(1), ordinals(NodeSetPlanner.victims(active, 2, Rules.HONEST)));
-    assertEquals(List.of(2), ordinals(NodeSetPlanner.victims(active, 2, Rules.LEGACY)));
+    assertEquals(List.of(1), ordinals(NodeSetPlanner.victims(active, 2)));
   }
 }

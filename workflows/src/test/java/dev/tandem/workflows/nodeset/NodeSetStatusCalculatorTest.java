@@ -26,24 +26,20 @@ class NodeSetStatusCalculatorTest {
               e.pod, i, NodePhase.READY, "a", "a", "idle", false, null, null, "stuck", 1);
       s.nodes.put(i, e);
     }
-    for (Rules rules : Rules.values()) {
-      Condition d =
-          NodeSetStatusCalculator.compute(s, "tandem.dev/nodeset=gpu", Instant.EPOCH, rules)
-              .condition(Condition.DEGRADED);
-      assertEquals(Condition.TRUE, d.status(), rules.name());
-      assertEquals("NodeProblems", d.reason(), rules.name());
-      assertEquals(
-          "gpu-0: stuck; gpu-1: stuck; gpu-2: stuck; and 2 more", d.message(), rules.name());
-    }
+    Condition d =
+        NodeSetStatusCalculator.compute(s, "tandem.dev/nodeset=gpu", Instant.EPOCH)
+            .condition(Condition.DEGRADED);
+    assertEquals(Condition.TRUE, d.status());
+    assertEquals("NodeProblems", d.reason());
+    assertEquals("gpu-0: stuck; gpu-1: stuck; gpu-2: stuck; and 2 more", d.message());
   }
 
   /**
    * A node's problem may hold a client's whole exception text (a ~1.3 KB fabric8 dump, several
-   * lines): under REJECTIONS the Degraded message keeps one short line of it; HONEST keeps what it
-   * showed (recorded workflows must compute the same status).
+   * lines): the Degraded message keeps one short line of it.
    */
   @Test
-  void degradedKeepsOneLinePerProblemUnderRejections() {
+  void degradedKeepsOneLinePerProblem() {
     String dump =
         "cannot create pod: Failure executing: POST at:"
             + " https://10.0.0.1/api/v1/namespaces/default/pods?fieldValidation=Strict. Message:"
@@ -59,15 +55,10 @@ class NodeSetStatusCalculatorTest {
         new NodeReport(e.pod, 0, NodePhase.UPDATING, "a", "b", "idle", false, null, null, dump, 1);
     s.nodes.put(0, e);
     Condition d =
-        NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH, Rules.REJECTIONS)
-            .condition(Condition.DEGRADED);
+        NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH).condition(Condition.DEGRADED);
     assertEquals(Condition.TRUE, d.status());
     assertFalse(d.message().contains("\n"), d.message());
     assertTrue(d.message().length() <= "gpu-0: ".length() + NodeSetConditions.MAX_LINE);
     assertTrue(d.message().startsWith("gpu-0: cannot create pod: Failure executing: POST"));
-    Condition legacy =
-        NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH, Rules.HONEST)
-            .condition(Condition.DEGRADED);
-    assertEquals("gpu-0: " + dump, legacy.message());
   }
 }

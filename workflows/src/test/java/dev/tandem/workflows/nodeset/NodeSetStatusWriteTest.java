@@ -14,10 +14,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The NodeSet writes its status without waiting for the write ({@code
- * Versions.ASYNC_STATUS_WRITE}): a slow API server no longer holds the loop, so a rolling update
- * goes on while a write is unanswered. One write is in flight at a time, and the status as it is
- * when the API answers again is what lands. A write that fails is tried again on a later pass.
+ * The NodeSet writes its status without waiting for the write: a slow API server no longer holds
+ * the loop, so a rolling update goes on while a write is unanswered. One write is in flight at a
+ * time, and the status as it is when the API answers again is what lands. A write that fails is
+ * tried again on a later pass.
  */
 class NodeSetStatusWriteTest extends WorkflowTestBase {
 

@@ -10,10 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A NodeSet deleted and created again under the same name while its workflow is still finishing the
- * deletion ({@code Versions.SUCCESSOR}): the new custom resource's spec reaches the old run (the
- * watcher's signal-with-start signals a running workflow). Before, the old run took it for its own
- * spec, ended, and the new NodeSet had no workflow until the watcher's next resync (10 minutes by
- * default).
+ * deletion: the new custom resource's spec reaches the old run (the watcher's signal-with-start
+ * signals a running workflow). Before, the old run took it for its own spec, ended, and the new
+ * NodeSet had no workflow until the watcher's next resync (10 minutes by default).
  */
 class NodeSetSuccessorTest extends WorkflowTestBase {
 

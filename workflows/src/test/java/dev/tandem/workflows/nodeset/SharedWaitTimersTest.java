@@ -14,13 +14,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The waits of a NodeSet's and a node's loop share their timers ({@code
- * Versions.SHARED_WAIT_TIMERS}): a wait takes a running timer whose deadline is not after its own.
- * Read from the histories: no timer is started while one with an earlier (or the same) deadline is
- * still running. Without the version, every pass that a signal ends leaves its timer running and
- * the next pass starts one more, which is what the check counts.
- *
- * <p>With {@code -Dtandem.recordHistories=<tag>} it records both histories for {@code ReplayTest}.
+ * The waits of a NodeSet's and a node's loop share their timers: a wait takes a running timer whose
+ * deadline is not after its own. Read from the histories: no timer is started while one with an
+ * earlier (or the same) deadline is still running. Without the sharing, every pass that a signal
+ * ends would leave its timer running and the next pass start one more, which is what the check
+ * counts.
  */
 class SharedWaitTimersTest extends WorkflowTestBase {
 
@@ -38,9 +36,6 @@ class SharedWaitTimersTest extends WorkflowTestBase {
       env.sleep(Duration.ofSeconds(1));
     }
     env.sleep(Duration.ofMinutes(5));
-    recordHistory("nodeset-shared-timers", Names.nodeSetWorkflowId(NS, "tick"), null);
-    recordHistory("node-shared-timers", Names.nodeWorkflowId(NS, "tick-0"), null);
-
     for (String id :
         List.of(Names.nodeSetWorkflowId(NS, "tick"), Names.nodeWorkflowId(NS, "tick-0"))) {
       List<HistoryEvent> events = client.fetchHistory(id).getEvents();

@@ -46,7 +46,7 @@ class TopologyRolloutTest {
   }
 
   static Plan plan(List<Entry> active, String max, boolean idleFirst, String previous) {
-    return TopologyRollout.plan(active, "b", max, idleFirst, LABELS, previous, Rules.REJECTIONS);
+    return TopologyRollout.plan(active, "b", max, idleFirst, LABELS, previous);
   }
 
   static List<Integer> ordinals(Plan p) {

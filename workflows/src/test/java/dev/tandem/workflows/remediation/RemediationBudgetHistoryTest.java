@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The budget's history stays bounded while signals keep coming (issue 14): before {@code
- * Versions.BUDGET_BOUND} it continued as new only after an hour without any signal.
+ * The budget's history stays bounded while signals keep coming (issue 14): it continues as new once
+ * the history is long, without waiting for an hour without any signal.
  */
 class RemediationBudgetHistoryTest extends RemediationTestBase {
 

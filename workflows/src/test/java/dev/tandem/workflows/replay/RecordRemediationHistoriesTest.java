@@ -1,35 +1,25 @@
 package dev.tandem.workflows.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.TimeoutAction;
-import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.HealthCheck;
 import dev.tandem.workflows.remediation.RemediationAction;
 import dev.tandem.workflows.remediation.RemediationBudget;
-import dev.tandem.workflows.remediation.RemediationBudgetWorkflow;
 import dev.tandem.workflows.remediation.RemediationPolicy;
 import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTestBase;
-import dev.tandem.workflows.remediation.SlotRequest;
 import dev.tandem.workflows.remediation.TriggerKind;
 import dev.tandem.workflows.testing.Histories;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Records the remediation and budget workflows' histories that {@link ReplayTest} replays; runs
- * only on request, like {@link RecordHistoriesTest}:
- *
- * <pre>./mvnw -pl workflows test -Dtest=RecordRemediationHistoriesTest -Dtandem.recordHistories=v1
- * </pre>
+ * Records the remediation and budget workflows' baseline histories that {@link ReplayTest} replays.
+ * Runs only on request ({@link Histories}).
  */
 class RecordRemediationHistoriesTest extends RemediationTestBase {
 
@@ -71,12 +61,7 @@ class RecordRemediationHistoriesTest extends RemediationTestBase {
     write("remediation-budget", Names.REMEDIATION_BUDGET_ID);
   }
 
-  /**
-   * A health-check job that fails once (drained again, back to the rung) and then passes.
-   *
-   * <pre>./mvnw -pl workflows test -Dtest=RecordRemediationHistoriesTest#recordHealthCheck
-   *     -Dtandem.recordHistories=v1</pre>
-   */
+  /** A health-check job that fails once (drained again, back to the rung) and then passes. */
   @Test
   void recordHealthCheck() {
     Histories.assumeRecording();
@@ -105,41 +90,6 @@ class RecordRemediationHistoriesTest extends RemediationTestBase {
     world.checks.exitCode = 0;
     assertEquals(RemediationStep.RECOVERED, result("rec-check"));
     write("remediation-healthcheck", Names.remediationWorkflowId("rec-check"));
-  }
-
-  /**
-   * {@code Versions.BUDGET_BOUND}: the budget signalled without pause (requests for nodes without a
-   * remediation workflow, each refused and released) until its history passes the bound, then it
-   * continues as new. The first run is recorded.
-   */
-  @Test
-  void recordBusyBudget() throws Exception {
-    Histories.assumeRecording();
-    RemediationBudgetWorkflow wf =
-        client.newWorkflowStub(
-            RemediationBudgetWorkflow.class,
-            WorkflowOptions.newBuilder()
-                .setWorkflowId(Names.REMEDIATION_BUDGET_ID)
-                .setTaskQueue(Names.TASK_QUEUE)
-                .build());
-    WorkflowClient.start(wf::run, new BudgetStatus(null, null, null));
-    WorkflowStub stub = client.newUntypedWorkflowStub(Names.REMEDIATION_BUDGET_ID);
-    String first = stub.describe().getExecution().getRunId();
-    for (int i = 0; i < 5000; i++) {
-      budget().acquire(new SlotRequest("ghost-" + i, List.of("default/gpu"), 1, null, 1, "test"));
-      if (i % 50 == 49
-          && stub.describe().getRawDescription().getWorkflowExecutionInfo().getHistoryLength()
-              >= 2000) {
-        break;
-      }
-    }
-    String now = first;
-    for (int i = 0; i < 200 && now.equals(first); i++) {
-      Thread.sleep(50);
-      now = stub.describe().getExecution().getRunId();
-    }
-    assertNotEquals(first, now, "continued as new");
-    Histories.record(client, "remediation-budget-busy", Names.REMEDIATION_BUDGET_ID, first);
   }
 
   private void write(String name, String workflowId) {

@@ -19,10 +19,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Replays recorded histories of the long-lived workflows with today's code. A change that would
- * break a running workflow (a reordered activity, a removed timer, a new command on an old path)
- * fails here with a non-determinism error: guard it with {@code Workflow.getVersion} or make it
- * compatible, and record new histories beside the old ones (see {@link RecordHistoriesTest}).
+ * Replays the baseline histories of the latest release (listed in {@code histories/index.txt},
+ * recorded from that release's code by the {@code Record*HistoriesTest} classes) with today's code.
+ * A change that alters their commands (a reordered or added activity, a removed timer, another
+ * signal) fails here with a non-determinism error, because a workflow started on the release would
+ * fail the same way after an upgrade. Before a release, re-record the baseline from the code being
+ * released; after one, make the change safe for running workflows instead (docs/upgrading.md).
  */
 class ReplayTest {
 
@@ -41,7 +43,7 @@ class ReplayTest {
     return names.stream();
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @MethodSource("histories")
   void replaysWithoutNonDeterminism(String file) throws Exception {
     String json;
@@ -51,13 +53,17 @@ class ReplayTest {
       }
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    WorkflowReplayer.replayWorkflowExecution(
-        json,
-        NodeLifecycleWorkflowImpl.class,
-        NodeSetWorkflowImpl.class,
-        PodScheduleWorkflowImpl.class,
-        PodGroupWorkflowImpl.class,
-        RemediationWorkflowImpl.class,
-        RemediationBudgetWorkflowImpl.class);
+    try {
+      WorkflowReplayer.replayWorkflowExecution(
+          json,
+          NodeLifecycleWorkflowImpl.class,
+          NodeSetWorkflowImpl.class,
+          PodScheduleWorkflowImpl.class,
+          PodGroupWorkflowImpl.class,
+          RemediationWorkflowImpl.class,
+          RemediationBudgetWorkflowImpl.class);
+    } catch (Exception e) {
+      throw new AssertionError(file + " does not replay: " + e.getMessage(), e);
+    }
   }
 }

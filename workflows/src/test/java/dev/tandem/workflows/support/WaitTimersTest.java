@@ -54,12 +54,16 @@ class WaitTimersTest {
 
     @Override
     public List<String> run(boolean shared) {
-      WaitTimers waits = new WaitTimers(shared);
+      WaitTimers waits = new WaitTimers();
       long start = Workflow.currentTimeMillis();
       int seen = 0;
       while (!stopped) {
         int before = seen;
-        boolean met = waits.await(Duration.ofSeconds(5), () -> stopped || pokes > before);
+        Duration upTo = Duration.ofSeconds(5);
+        boolean met =
+            shared
+                ? waits.await(upTo, () -> stopped || pokes > before)
+                : Scoped.await(upTo, () -> stopped || pokes > before); // the control: a timer each
         seen = pokes;
         log.add((met ? "news@" : "timeout@") + (Workflow.currentTimeMillis() - start));
       }

@@ -176,16 +176,6 @@ public abstract class WorkflowTestBase {
     return wf.status();
   }
 
-  /** Whether this run records histories for ReplayTest ({@link Histories}). */
-  protected static boolean recordingHistories() {
-    return Histories.recording();
-  }
-
-  /** Records the history of {@code workflowId} (run {@code runId}, or the latest) on request. */
-  protected void recordHistory(String name, String workflowId, String runId) {
-    Histories.record(client, name, workflowId, runId);
-  }
-
   /**
    * Lets virtual time pass one second at a time until {@code condition} holds; fails after {@code
    * maxSeconds} of virtual time. Bounded in count, and each step is fast in wall time.
