@@ -109,7 +109,7 @@ abstract class ActivityCalls {
 
   /** The scheduling activities, as local activities; {@code summary} names the call. */
   SchedulingActivities api(String summary) {
-    return ActivityStubs.scheduling(summary, true);
+    return ActivityStubs.scheduling(summary);
   }
 
   Instant now() {

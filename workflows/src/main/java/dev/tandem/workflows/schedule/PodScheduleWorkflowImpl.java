@@ -110,7 +110,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       Workflow.setCurrentDetails(details());
       // A signal's news counts even when the timer fired too: a task that started late must not
       // take the watcher's news for a silent timeout and re-read what the signal already said.
-      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty, true);
+      boolean woken = Scoped.await(Duration.ofSeconds(step.waitSeconds()), () -> dirty);
       phases.refresh = !woken;
       maybeContinueAsNew();
     }

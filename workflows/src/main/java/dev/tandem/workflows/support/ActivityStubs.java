@@ -53,7 +53,7 @@ public final class ActivityStubs {
 
   /**
    * A Kubernetes activity stub; its calls run as local activities when {@code local} (see {@link
-   * #scheduling(String, boolean)} for why and how), else as {@link #kube(String)}'s.
+   * #scheduling(String)} for why and how), else as {@link #kube(String)}'s.
    */
   public static KubeActivities kube(String summary, boolean local) {
     return local
@@ -108,27 +108,16 @@ public final class ActivityStubs {
         options(summary, KubeActivities.REJECTED, SlurmActivities.REJECTED));
   }
 
-  /** A scheduling activity stub; neither side's refusals are retried. */
-  public static SchedulingActivities scheduling(String summary) {
-    return Workflow.newActivityStub(
-        SchedulingActivities.class,
-        options(summary, KubeActivities.REJECTED, SlurmActivities.REJECTED));
-  }
-
   /**
-   * A scheduling activity stub whose calls run as local activities when {@code local}, else as
-   * {@link #scheduling(String)}'s. The scheduling workflows' calls are single short HTTP requests
-   * (submit, bind, a condition, an event); as local activities they run inside the workflow task
-   * that asks for them, recorded as markers in the history (the Temporal UI shows them as local
-   * activities, with the summary), instead of costing a task-queue round trip and another workflow
-   * task each: about a fifth of the Temporal traffic per pod (docs/scheduling.md, "Throughput").
-   * Same timeouts, retries and refusals as the regular stub; a retry longer than a few seconds
-   * waits on a workflow timer, so a Slurm outage does not hold the workflow task open.
+   * A scheduling activity stub whose calls run as local activities. The scheduling workflows' calls
+   * are single short HTTP requests (submit, bind, a condition, an event); as local activities they
+   * run inside the workflow task that asks for them, recorded as markers in the history (the
+   * Temporal UI shows them as local activities, with the summary), instead of costing a task-queue
+   * round trip and another workflow task each (docs/scheduling.md, "Throughput"). Neither side's
+   * refusals are retried; a retry longer than a few seconds waits on a workflow timer, so a Slurm
+   * outage does not hold the workflow task open.
    */
-  public static SchedulingActivities scheduling(String summary, boolean local) {
-    if (!local) {
-      return scheduling(summary);
-    }
+  public static SchedulingActivities scheduling(String summary) {
     return localStub(
         SchedulingActivities.class,
         summary,

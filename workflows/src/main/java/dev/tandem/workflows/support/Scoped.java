@@ -48,24 +48,16 @@ public final class Scoped {
   }
 
   /**
-   * {@code Workflow.await(timeout, condition)} with its timer in a detached scope.
+   * {@code Workflow.await(timeout, condition)} with its timer in a detached scope. A condition that
+   * holds when the wait ends is "met" even if the timer fired too: the SDK answers "timed out"
+   * whenever its timer has fired by the time the workflow task runs, so a task that started late (a
+   * busy worker, a backlog on the task queue) would take a signal that came first for a silent
+   * timeout. {@link WaitTimers} answers this way too.
    *
-   * @return true if the condition was met, false if the timeout passed
+   * @return true if the condition holds, false if the timeout passed without it
    * @throws CanceledFailure when the caller's scope is cancelled during the wait
    */
   public static boolean await(Duration timeout, Supplier<Boolean> condition) {
-    return await(timeout, condition, false);
-  }
-
-  /**
-   * As {@link #await(Duration, Supplier)}; with {@code conditionFirst}, a condition that holds when
-   * the wait ends is "met" even if the timer fired too. The SDK answers "timed out" whenever its
-   * timer has fired by the time the workflow task runs, so a task that started late (a busy worker,
-   * a backlog on the task queue) took a signal that came first for a silent timeout. {@link
-   * WaitTimers} answers this way too.
-   */
-  public static boolean await(
-      Duration timeout, Supplier<Boolean> condition, boolean conditionFirst) {
     CancellationScope caller = CancellationScope.current();
     boolean[] met = new boolean[1];
     CancellationScope scope =
@@ -78,6 +70,6 @@ public final class Scoped {
       scope.cancel(caller.getCancellationReason()); // the timer, as the root scope would
       throw new CanceledFailure(caller.getCancellationReason());
     }
-    return met[0] || (conditionFirst && condition.get());
+    return met[0] || condition.get();
   }
 }

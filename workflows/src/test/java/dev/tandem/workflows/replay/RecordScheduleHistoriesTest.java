@@ -24,8 +24,7 @@ import org.junit.jupiter.api.Test;
  * ./mvnw -o -B -pl workflows test -Dtest='RecordScheduleHistoriesTest,RecordGroupHistoriesTest'
  *     -Dtandem.recordHistories=0.1.0</pre>
  *
- * <p>The late task's history comes from {@code LateTaskTest} with the same property. Histories of
- * code before a release are never needed: nothing ran it.
+ * <p>Histories of code before a release are never needed: nothing ran it.
  */
 class RecordScheduleHistoriesTest extends ScheduleTestBase {
 
@@ -55,16 +54,6 @@ class RecordScheduleHistoriesTest extends ScheduleTestBase {
     wf.podObserved(PodView.absent("rec-pre"));
     result(wf);
     write("schedule-preempted", "rec-pre");
-  }
-
-  /** A pod with an invalid annotation: no job, INVALID. */
-  @Test
-  void recordInvalid() {
-    Histories.assumeRecording();
-    PodScheduleWorkflow wf =
-        schedule(request("rec-bad", Map.of("tandem.dev/qos", "a b"), 30), TUNING);
-    result(wf);
-    write("schedule-invalid", "rec-bad");
   }
 
   /** Slurm refuses the job for good, as the real activities report it (with a cause): INVALID. */

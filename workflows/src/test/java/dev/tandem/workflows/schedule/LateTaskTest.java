@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.Names;
-import dev.tandem.workflows.testing.Histories;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.worker.Worker;
@@ -24,9 +23,6 @@ import org.junit.jupiter.api.Test;
  * then answers "timed out" although the signal came first; the workflows act on the signal's news
  * as it is, without the re-read (the pod and a listing of its Slurm jobs; a gang: every member) a
  * silent timeout calls for.
- *
- * <p>With {@code -Dtandem.recordHistories=<tag>} the pod's case is recorded for {@code ReplayTest}
- * ({@code schedule-late-task}).
  */
 class LateTaskTest extends GroupTestBase {
   private static final String LATE_QUEUE = "late";
@@ -57,7 +53,6 @@ class LateTaskTest extends GroupTestBase {
     world.reads.clear();
     worker.resumePolling();
     await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
-    Histories.record(client, "schedule-late-task", PodScheduleWorkflowImpl.workflowId(r), null);
     assertTrue(timerFiredAfterTheNews(history("late")), "not the case under test");
     Map<String, Long> calls = localActivities("late");
     assertFalse(calls.containsKey("SchedGetPod"), calls.toString());
