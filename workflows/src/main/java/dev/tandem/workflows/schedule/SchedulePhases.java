@@ -67,8 +67,8 @@ final class SchedulePhases {
     List<String> problems = new ArrayList<>(PodValidator.validate(in.pod(), in.config()));
     String size = in.pod().annotation(ScheduleAnnotations.GROUP_SIZE);
     if (problems.isEmpty() && size != null && Integer.parseInt(size) > 1) {
-      // Gang members go to their group's workflow; only a watcher of a Tandem from before gangs
-      // starts this workflow for one (a rolling upgrade), and one pod must never take a gang's job.
+      // Gang members go to their group's workflow; Tandem's watcher never starts this one for a
+      // member, but a hand-started one must not take a gang's job pod by pod.
       String group = in.pod().annotation(ScheduleAnnotations.POD_GROUP);
       problems.add(
           "pod group "
@@ -77,9 +77,8 @@ final class SchedulePhases {
               + size
               + ") is scheduled as one gang by workflow "
               + Names.podGroupWorkflowId(in.pod().namespace(), group)
-              + ", never pod by pod; this pod's own workflow was started by an older Tandem:"
-              + " once every Tandem replica runs this version, delete the pod and create it"
-              + " again");
+              + ", never pod by pod; this workflow was not started by Tandem's pod watcher:"
+              + " terminate it and let the watcher start the gang's");
     }
     if (problems.isEmpty()) {
       return ScheduleStep.to(SUBMITTING, "validated", "the pod can be scheduled");

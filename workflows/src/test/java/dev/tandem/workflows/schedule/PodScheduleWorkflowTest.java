@@ -176,7 +176,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   }
 
   @Test
-  void aGangMemberSentHereByAnOlderWatcherIsNotScheduledAsOnePodAndIsToldItsGroupsWorkflow() {
+  void aGangMemberStartedByHandIsNotScheduledAsOnePodAndIsToldItsGroupsWorkflow() {
     PodScheduleWorkflow wf =
         schedule(
             request("g", Map.of("tandem.dev/pod-group", "g", "tandem.dev/group-size", "3"), 30),
@@ -187,9 +187,8 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
         List.of(
             "pod group g (tandem.dev/group-size 3) is scheduled as one gang by workflow "
                 + Names.podGroupWorkflowId("default", "g")
-                + ", never pod by pod; this pod's own workflow was started by an older Tandem:"
-                + " once every Tandem replica runs this version, delete the pod and create it"
-                + " again"),
+                + ", never pod by pod; this workflow was not started by Tandem's pod watcher:"
+                + " terminate it and let the watcher start the gang's"),
         wf.status().invalid());
     Condition c = world.conditions(ScheduleConditions.SLURM_SCHEDULED).get(0);
     assertEquals(ScheduleConditions.INVALID_POD, c.reason());
