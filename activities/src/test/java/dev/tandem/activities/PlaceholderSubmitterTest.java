@@ -247,7 +247,7 @@ class PlaceholderSubmitterTest {
             + " the members' requests or tandem.dev/* annotations to what Slurm can give, then"
             + " create the gang's pods again",
         refused.getOriginalMessage());
-    // The client's exception stays attached (Versions.REFUSAL_WITH_CAUSE reads the outer type).
+    // The client's exception stays attached (the workflows read the outer failure's type).
     assertTrue(refused.getCause() instanceof SlurmRejectedException, String.valueOf(refused));
     // One pod's placeholder (one node) is told of its pod.
     PlaceholderJob one =

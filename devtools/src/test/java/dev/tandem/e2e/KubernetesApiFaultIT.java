@@ -49,7 +49,7 @@ class KubernetesApiFaultIT {
   @BeforeAll
   static void start() throws Exception {
     // Nodes at rest re-read every resync (10 s), so that some call lands in the 20 s of 503s: with
-    // the default bound a settled node waits 60 to 80 s here (Versions.REST_SETTLED).
+    // the default bound a settled node waits 60 to 80 s here.
     f =
         FaultStack.withNodeSet(
             SET,

@@ -71,7 +71,7 @@ class PodWatcherResyncTest extends WatcherTestBase {
   /**
    * A deleted pod is reported gone with its uid and creation time, so that a node workflow already
    * holding the pod's successor can tell the late news is not about that one
-   * (Versions.EARLIER_POD).
+   * ({@code Observations.earlierPod}).
    */
   @Test
   void aDeletedPodIsReportedGoneWithItsUidAndCreationTime() {

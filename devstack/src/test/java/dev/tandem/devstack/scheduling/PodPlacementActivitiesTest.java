@@ -19,7 +19,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * placePod ({@code Versions.ONE_CALL_BIND}): the slurmd pod's node, the bind, the condition as one
+ * placePod: the slurmd pod's node, the bind, the condition as one
  * strategic merge patch carrying the uid, and the event, against the local API.
  */
 class PodPlacementActivitiesTest extends SchedulingApiBase {
