@@ -10,11 +10,13 @@ import static dev.tandem.workflows.model.NodePhase.UPDATING;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.DrainReason;
+import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.TimeoutAction;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.Step;
 import java.util.Objects;
 
 /**
@@ -40,7 +42,7 @@ final class NodeDrains {
    * decides what happens when they do not: Wait reports the node stuck and keeps waiting; Force
    * marks the node DOWN (Slurm requeues or ends its jobs) and goes on.
    */
-  Step draining() {
+  Step<NodePhase> draining() {
     if (s.holds.isEmpty() && s.operation == Operation.NONE) {
       s.drainStartedMillis = 0;
       return Step.to(REGISTERING, "drain-cancelled", "no holder left");
@@ -100,7 +102,7 @@ final class NodeDrains {
    *
    * @param refresh re-read the pod and Slurm on this pass (after a timer or resync)
    */
-  Step drained(boolean refresh) {
+  Step<NodePhase> drained(boolean refresh) {
     if (s.operation == Operation.DELETE) {
       return Step.to(DELETING, "delete-started", fx.topReason());
     }
@@ -148,7 +150,7 @@ final class NodeDrains {
    * The pod vanished or failed behind Tandem's back. Drain the Slurm node so nothing new lands on a
    * dead slurmd, and recreate the pod; the hold lifts once the new slurmd registers.
    */
-  Step podLost(PodView pod) {
+  Step<NodePhase> podLost(PodView pod) {
     String what = !pod.exists() ? "deleted" : pod.terminating() ? "terminating" : pod.phase();
     fx.hold(DrainCause.POD_DELETED, "pod " + what + " outside Tandem; recreating");
     if (s.slurm != null && canDrain(s.slurm) && needsDrain(s.slurm, fx.topReason())) {
@@ -188,7 +190,7 @@ final class NodeDrains {
     return !node.adminReason() && !Objects.equals(node.reason(), reason);
   }
 
-  private Step poll() {
+  private Step<NodePhase> poll() {
     return Step.stay(s.phase, tuning.pollSeconds());
   }
 }

@@ -9,6 +9,7 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Step;
 import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -90,7 +91,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
       phases.refresh = phases.refresh || resyncRequested;
       resyncRequested = false;
       dirty = false;
-      Step step = phases.handle();
+      Step<NodePhase> step = phases.handle();
       phases.refresh = false;
       rest.passed(signalled, RestTimer.seen(s.pod, s.slurm));
       if (step.next() != s.phase) {
@@ -122,7 +123,7 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     return st;
   }
 
-  private void transition(Step step) {
+  private void transition(Step<NodePhase> step) {
     s.phase = step.next();
     s.phaseSinceMillis = fx.nowMillis();
     fx.timeline(step.event(), step.detail());

@@ -11,11 +11,13 @@ import static dev.tandem.workflows.model.NodePhase.UPDATING;
 
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainReason;
+import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.node.NodeLifecycleState.Operation;
+import dev.tandem.workflows.support.Step;
 
 /**
  * One small handler per phase, each in the same shape: observe (re-read what it needs), validate
@@ -50,7 +52,7 @@ final class NodePhases {
     this.record = new FreshRecord(s, fx);
   }
 
-  Step handle() {
+  Step<NodePhase> handle() {
     return switch (s.phase) {
       case PROVISIONING -> provisioning();
       case REGISTERING -> registering();
@@ -66,7 +68,7 @@ final class NodePhases {
   /**
    * Create the pod at the target revision (or adopt the one that exists) and wait until it runs.
    */
-  private Step provisioning() {
+  private Step<NodePhase> provisioning() {
     if (s.operation == Operation.DELETE) {
       return Step.to(DRAINING, "delete-requested", "deleting before the node came up");
     }
@@ -108,7 +110,7 @@ final class NodePhases {
   }
 
   /** Wait until the pod's slurmd has registered, then serve (or stay drained for the holds). */
-  private Step registering() {
+  private Step<NodePhase> registering() {
     if (s.operation == Operation.DELETE) {
       return Step.to(DRAINING, "delete-requested", "");
     }
@@ -136,7 +138,7 @@ final class NodePhases {
   }
 
   /** In service. Leave on any hold or operation; replace a pod that vanished. */
-  private Step ready() {
+  private Step<NodePhase> ready() {
     if (s.operation != Operation.NONE || !s.holds.isEmpty()) {
       return Step.to(DRAINING, "drain-started", fx.topReason());
     }
@@ -158,7 +160,7 @@ final class NodePhases {
   }
 
   /** Replace the pod with one at the target revision. */
-  private Step updating() {
+  private Step<NodePhase> updating() {
     if (s.operation == Operation.DELETE) {
       return Step.to(DELETING, "delete-started", fx.topReason());
     }
@@ -191,7 +193,7 @@ final class NodePhases {
   }
 
   /** Delete the pod, then the Slurm node record. */
-  private Step deleting() {
+  private Step<NodePhase> deleting() {
     PodView pod = fx.refreshPod();
     if (pod == null) {
       return poll();
@@ -243,16 +245,16 @@ final class NodePhases {
    * wait (no create) for another target, which an {@code update} signal brings and wakes the loop
    * for. The NodeSet sends the last good revision, or a new one when the spec changes.
    */
-  private Step rejectedWait() {
+  private Step<NodePhase> rejectedWait() {
     return Step.stay(s.phase, tuning.resyncSeconds());
   }
 
-  private Step poll() {
+  private Step<NodePhase> poll() {
     return Step.stay(s.phase, tuning.pollSeconds());
   }
 
   /** Wait in a transitional phase; after too long, say so as the node's problem. */
-  private Step waiting(String what) {
+  private Step<NodePhase> waiting(String what) {
     if (fx.slow()) {
       fx.problem("in phase " + s.phase.label() + " for " + fx.secondsInPhase() + "s: " + what);
     }

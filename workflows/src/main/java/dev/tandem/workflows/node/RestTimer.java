@@ -4,6 +4,7 @@ import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.support.Step;
 import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Objects;
@@ -80,7 +81,7 @@ final class RestTimer {
   }
 
   /** The wait before the next pass: longer than the step asked only at rest (step 1). */
-  long waitSeconds(Step step, NodePhase phase) {
+  long waitSeconds(Step<NodePhase> step, NodePhase phase) {
     boolean atRest =
         (phase == NodePhase.READY || phase == NodePhase.DRAINED)
             && step.next() == phase

@@ -12,6 +12,7 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import dev.tandem.workflows.support.Step;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,7 +30,7 @@ final class GroupEnding {
     this.t = in.tuning();
   }
 
-  GroupStep memberEnded(Member m) {
+  Step<GroupPhase> memberEnded(Member m) {
     String what = describe(m.view);
     String message =
         "member "
@@ -42,7 +43,7 @@ final class GroupEnding {
             + (s.jobId == 0 ? "" : ", Slurm job " + s.jobId + " is cancelled,")
             + " and its other members are evicted";
     s.ending = new Ending(SLURM_JOB_ENDED, GROUP_MEMBER_ENDED, message);
-    return GroupStep.to(ENDING, "member-ended", message);
+    return Step.to(ENDING, "member-ended", message);
   }
 
   /**
@@ -50,13 +51,13 @@ final class GroupEnding {
    * every job with the group tag that Slurm still holds (also one whose submit answer was lost).
    * Evicting first keeps Slurm from giving the nodes away while the pods still run on them.
    */
-  GroupStep ending(boolean refresh) {
+  Step<GroupPhase> ending(boolean refresh) {
     fx.endedMember(refresh);
     Ending e = s.ending;
     for (Member m : s.chosenMembers()) {
       if (m.live() && !m.announced) {
         if (!fx.say(m, e.conditionType(), Condition.TRUE, e.reason(), e.message(), Kind.NONE)) {
-          return GroupStep.stay(s.phase, t.pollSeconds());
+          return Step.stay(s.phase, t.pollSeconds());
         }
         // The event is named after the condition, as for a single pod.
         fx.event(m, true, e.conditionType(), e.message());
@@ -67,7 +68,7 @@ final class GroupEnding {
       if (m.live()) {
         PodView p = fx.evict(m, e.message());
         if (p == null) {
-          return GroupStep.stay(s.phase, t.pollSeconds());
+          return Step.stay(s.phase, t.pollSeconds());
         }
         if (!ScheduleEffects.podDone(p)) {
           s.problem =
@@ -75,17 +76,17 @@ final class GroupEnding {
                   + m.ref()
                   + " was refused for now (e.g. a PodDisruptionBudget);"
                   + " retrying";
-          return GroupStep.stay(s.phase, t.pollSeconds());
+          return Step.stay(s.phase, t.pollSeconds());
         }
       }
     }
-    GroupStep wait = awaitStop();
+    Step<GroupPhase> wait = awaitStop();
     if (wait != null) {
       return wait;
     }
     List<SlurmJobView> jobs = fx.tagged();
     if (jobs == null) {
-      return GroupStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     // Every member stopped (none only being deleted): nothing runs on the nodes any more.
     boolean release = s.chosenMembers().stream().allMatch(m -> ScheduleEffects.podStopped(m.view));
@@ -93,12 +94,12 @@ final class GroupEnding {
     for (SlurmJobView j : jobs) {
       if (!JobOutlook.finished(j)) {
         if (!fx.cancelJob(j.id(), e.message(), release)) {
-          return GroupStep.stay(s.phase, t.pollSeconds());
+          return Step.stay(s.phase, t.pollSeconds());
         }
         cancelled.add(j.id());
       }
     }
-    return GroupStep.to(
+    return Step.to(
         DONE,
         "ended",
         cancelled.isEmpty()
@@ -112,7 +113,7 @@ final class GroupEnding {
    * is gone or has ended, at most the longest grace period plus the margin; then every member still
    * there is read once more. Null: no wait.
    */
-  private GroupStep awaitStop() {
+  private Step<GroupPhase> awaitStop() {
     if (s.jobId == 0 || JobOutlook.finished(s.job)) {
       return null;
     }
@@ -134,7 +135,7 @@ final class GroupEnding {
                         + limit
                         + " s), then released"),
             () -> stopping.forEach(fx::refresh));
-    return left > 0 ? GroupStep.stay(s.phase, left) : null;
+    return left > 0 ? Step.stay(s.phase, left) : null;
   }
 
   /** Being deleted, and perhaps still running: not gone, not ended. */

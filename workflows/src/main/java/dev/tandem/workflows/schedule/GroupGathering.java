@@ -12,6 +12,7 @@ import static dev.tandem.workflows.schedule.ScheduleConditions.WAITING_FOR_GROUP
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
+import dev.tandem.workflows.support.Step;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ final class GroupGathering {
   }
 
   /** Checks the live members again and says on each where the group stands. */
-  GroupStep gather(boolean refresh) {
+  Step<GroupPhase> gather(boolean refresh) {
     if (refresh) {
       for (Member m : s.liveMembers()) {
         fx.refresh(m);
@@ -41,7 +42,7 @@ final class GroupGathering {
     List<Member> live = s.liveMembers();
     if (live.isEmpty()) {
       // No pod left to schedule: a pod that comes later starts a new run under the same id.
-      return GroupStep.to(DONE, "no-members", "no member of the group is left; no job");
+      return Step.to(DONE, "no-members", "no member of the group is left; no job");
     }
     GroupValidator.Verdict v =
         GroupValidator.check(
@@ -68,15 +69,15 @@ final class GroupGathering {
               + "); the group's Slurm job is submitted once all are (no timeout)";
       for (Member m : live) {
         if (!fx.say(m, SLURM_SCHEDULED, Condition.FALSE, WAITING_FOR_GROUP, msg, Kind.NORMAL)) {
-          return GroupStep.stay(s.phase, in.tuning().pollSeconds());
+          return Step.stay(s.phase, in.tuning().pollSeconds());
         }
       }
       return s.phase == GATHERING
-          ? GroupStep.stay(GATHERING, in.tuning().resyncSeconds())
-          : GroupStep.to(GATHERING, "waiting", msg);
+          ? Step.stay(GATHERING, in.tuning().resyncSeconds())
+          : Step.to(GATHERING, "waiting", msg);
     }
     s.chosen = new ArrayList<>(names);
-    return GroupStep.to(
+    return Step.to(
         SUBMITTING,
         "complete",
         "all " + v.size() + " members are here: " + String.join(", ", names));
@@ -87,7 +88,7 @@ final class GroupGathering {
    * {@code GroupInvalid} naming the members (or the group problem) that keep the group from
    * running.
    */
-  private GroupStep invalid(List<Member> live, GroupValidator.Verdict v) {
+  private Step<GroupPhase> invalid(List<Member> live, GroupValidator.Verdict v) {
     List<String> all = new ArrayList<>(v.group());
     for (Map.Entry<String, List<String>> e : v.members().entrySet()) {
       all.add(in.namespace() + "/" + e.getKey() + ": " + String.join("; ", e.getValue()));
@@ -106,13 +107,13 @@ final class GroupGathering {
                   Kind.WARNING)
               : fx.say(m, SLURM_SCHEDULED, Condition.FALSE, GROUP_INVALID, groupMsg, Kind.WARNING);
       if (!ok) {
-        return GroupStep.stay(s.phase, in.tuning().pollSeconds());
+        return Step.stay(s.phase, in.tuning().pollSeconds());
       }
     }
     s.invalid = all;
     return s.phase == INVALID
-        ? GroupStep.stay(INVALID, in.tuning().resyncSeconds())
-        : GroupStep.to(INVALID, "invalid", groupMsg);
+        ? Step.stay(INVALID, in.tuning().resyncSeconds())
+        : Step.to(INVALID, "invalid", groupMsg);
   }
 
   /**

@@ -18,6 +18,7 @@ import dev.tandem.workflows.schedule.GroupEffects.Kind;
 import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
 import dev.tandem.workflows.support.Observations;
+import dev.tandem.workflows.support.Step;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -46,17 +47,17 @@ final class GroupPhases {
     this.t = in.tuning();
   }
 
-  GroupStep handle() {
+  Step<GroupPhase> handle() {
     return switch (s.phase) {
       case GATHERING, INVALID -> gathering.gather(refresh);
       case SUBMITTING -> submitting();
       case PENDING, BINDING, RUNNING -> scheduled();
       case ENDING -> ending.ending(refresh);
-      case DONE -> GroupStep.stay(s.phase, 0);
+      case DONE -> Step.stay(s.phase, 0);
     };
   }
 
-  private GroupStep submitting() {
+  private Step<GroupPhase> submitting() {
     Member gone = fx.endedMember(refresh);
     if (gone != null) {
       return ending.memberEnded(gone);
@@ -69,9 +70,9 @@ final class GroupPhases {
         // No job exists: the group is invalid until its members change.
         s.refused = fx.slurmRefused;
         s.chosen = new ArrayList<>();
-        return GroupStep.to(INVALID, "refused", "Slurm refused the job: " + s.refused);
+        return Step.to(INVALID, "refused", "Slurm refused the job: " + s.refused);
       }
-      return GroupStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     s.jobId = job.id();
     // The watcher may have seen the job (running, even) while the submit was answering.
@@ -80,11 +81,11 @@ final class GroupPhases {
     for (Member m : s.chosenMembers()) {
       fx.say(m, SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, msg, Kind.NONE);
     }
-    return GroupStep.to(PENDING, "submitted", msg);
+    return Step.to(PENDING, "submitted", msg);
   }
 
   /** PENDING, BINDING and RUNNING: a member's end or the job's state decides. */
-  private GroupStep scheduled() {
+  private Step<GroupPhase> scheduled() {
     Member gone = fx.endedMember(refresh);
     if (refresh) {
       fx.refreshJob();
@@ -102,28 +103,27 @@ final class GroupPhases {
         boolean preempted = o == JobOutlook.PREEMPTED;
         s.ending = Ending.of(s.job, preempted);
         String also = gone == null ? "" : "; member " + gone.ref() + " is gone already";
-        return GroupStep.to(
-            ENDING, preempted ? "preempted" : "job-ended", s.ending.message() + also);
+        return Step.to(ENDING, preempted ? "preempted" : "job-ended", s.ending.message() + also);
       }
       case UNKNOWN -> {
         if (s.job != null) {
           s.problem =
               "Slurm job " + s.jobId + " is in state " + s.job.state() + ", unknown to Tandem";
         }
-        return GroupStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       case WAITING -> {
         tellWhyQueued();
-        return GroupStep.stay(s.phase, t.resyncSeconds());
+        return Step.stay(s.phase, t.resyncSeconds());
       }
       case RUNNING -> {
         // handled below
       }
     }
     if (s.phase == PENDING) {
-      return GroupStep.to(BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
+      return Step.to(BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
     }
-    return s.phase == BINDING ? bind() : GroupStep.stay(s.phase, t.resyncSeconds());
+    return s.phase == BINDING ? bind() : Step.stay(s.phase, t.resyncSeconds());
   }
 
   /**
@@ -155,7 +155,7 @@ final class GroupPhases {
    * Maps every node of the job before binding any member, so that a member is never bound while
    * another has nowhere to go; then binds member i (name order) to node i (sorted).
    */
-  private GroupStep bind() {
+  private Step<GroupPhase> bind() {
     List<String> nodes = s.job.nodes().stream().sorted().toList();
     List<Member> members = s.chosenMembers();
     if (nodes.size() != members.size()) {
@@ -167,7 +167,7 @@ final class GroupPhases {
               + ", but the group has "
               + members.size()
               + " members";
-      return GroupStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     List<String> k8s = new ArrayList<>();
     for (String node : nodes) {
@@ -180,13 +180,13 @@ final class GroupPhases {
                   + " has no running slurmd pod on a Kubernetes node;"
                   + " no member is bound until every node of the job has one";
         }
-        return GroupStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       k8s.add(k);
     }
     if (new HashSet<>(k8s).size() != k8s.size()) {
       s.problem = "Slurm nodes " + nodes + " map to Kubernetes nodes " + k8s + " (not distinct)";
-      return GroupStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     List<String> placed = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
@@ -197,14 +197,14 @@ final class GroupPhases {
       }
       PodView p = fx.bind(m, k8s.get(i), nodes.get(i));
       if (p == null) {
-        return GroupStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       if (ScheduleEffects.podDone(p)) {
         return ending.memberEnded(m);
       }
       if (!k8s.get(i).equals(p.k8sNode())) {
         s.problem = m.ref() + " is on " + p.k8sNode() + ", not on " + k8s.get(i);
-        return GroupStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       m.k8sNode = k8s.get(i);
       m.slurmNode = nodes.get(i);
@@ -215,12 +215,12 @@ final class GroupPhases {
       String msg = what + " (Kubernetes node " + m.k8sNode + ")";
       boolean news = !("SlurmScheduled|True|" + JOB_RUNNING + "|" + msg).equals(m.said);
       if (!fx.say(m, SLURM_SCHEDULED, Condition.TRUE, JOB_RUNNING, msg, Kind.NONE)) {
-        return GroupStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       if (news) {
         fx.event(m, false, "Scheduled", "Bound to " + m.k8sNode + ": " + what);
       }
     }
-    return GroupStep.to(RUNNING, "bound", String.join(", ", placed));
+    return Step.to(RUNNING, "bound", String.join(", ", placed));
   }
 }

@@ -5,6 +5,7 @@ import static dev.tandem.workflows.schedule.SchedulePhase.DONE;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.support.Observations;
+import dev.tandem.workflows.support.Step;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,8 +109,8 @@ final class PlaceholderCare {
   }
 
   /** Step 3 (phase CANCELLING). */
-  ScheduleStep cancelling() {
-    ScheduleStep wait = awaitStop();
+  Step<SchedulePhase> cancelling() {
+    Step<SchedulePhase> wait = awaitStop();
     if (wait != null) {
       return wait;
     }
@@ -117,27 +118,27 @@ final class PlaceholderCare {
     if (s.soleJob && s.jobId != 0) {
       boolean live = !JobOutlook.finished(s.job);
       if (live && !fx.cancelJob(s.jobId, s.cancelReason, release)) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
-      return ScheduleStep.to(
+      return Step.to(
           DONE,
           "job-cancelled",
           live ? ended(release, List.of(s.jobId), "the pod") : "no Slurm job left");
     }
     List<SlurmJobView> jobs = fx.tagged();
     if (jobs == null) {
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     List<Long> cancelled = new ArrayList<>();
     for (SlurmJobView j : jobs) {
       if (!JobOutlook.finished(j)) {
         if (!fx.cancelJob(j.id(), s.cancelReason, release)) {
-          return ScheduleStep.stay(s.phase, t.pollSeconds());
+          return Step.stay(s.phase, t.pollSeconds());
         }
         cancelled.add(j.id());
       }
     }
-    return ScheduleStep.to(
+    return Step.to(
         DONE,
         "job-cancelled",
         cancelled.isEmpty() ? "no Slurm job left" : ended(release, cancelled, "the pod"));
@@ -149,7 +150,7 @@ final class PlaceholderCare {
    * most the grace period plus the margin; then the pod is read once more, and if it is still there
    * its job is cancelled, which keeps the nodes for KillWait more. Null: no wait.
    */
-  private ScheduleStep awaitStop() {
+  private Step<SchedulePhase> awaitStop() {
     if (s.pod == null
         || !s.pod.exists()
         || !s.pod.terminating()
@@ -170,7 +171,7 @@ final class PlaceholderCare {
                         + limit
                         + " s), then released"),
             fx::refreshPod);
-    return left > 0 ? ScheduleStep.stay(s.phase, left) : null;
+    return left > 0 ? Step.stay(s.phase, left) : null;
   }
 
   /** The timeline's words for jobs ended because {@code who} ended (shared with a gang's). */

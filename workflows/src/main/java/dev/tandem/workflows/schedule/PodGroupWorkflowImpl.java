@@ -7,6 +7,7 @@ import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Step;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -83,7 +84,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
         sa.set(SearchAttributes.JOB_ID, Long.toString(s.jobId));
       }
       dirty = false;
-      GroupStep step = phases.handle();
+      Step<GroupPhase> step = phases.handle();
       phases.refresh = false;
       if (step.next() != s.phase) {
         s.phase = step.next();

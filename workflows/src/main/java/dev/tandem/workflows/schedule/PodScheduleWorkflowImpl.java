@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.Step;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -90,7 +91,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
         sa.set(SearchAttributes.K8S_NODE, s.k8sNode);
       }
       dirty = false;
-      ScheduleStep step = phases.handle();
+      Step<SchedulePhase> step = phases.handle();
       phases.refresh = false;
       if (step.next() != s.phase) {
         s.phase = step.next();

@@ -8,6 +8,7 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.PodScheduleState.Ending;
+import dev.tandem.workflows.support.Step;
 
 /**
  * How a pod's run ends, for {@link SchedulePhases}: Slurm ended or preempted the job (phase
@@ -26,17 +27,17 @@ final class ScheduleEnding {
     this.t = in.tuning();
   }
 
-  ScheduleStep evict(JobOutlook o) {
+  Step<SchedulePhase> evict(JobOutlook o) {
     boolean preempted = o == JobOutlook.PREEMPTED;
     s.ending = Ending.of(s.job, preempted);
-    return ScheduleStep.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
+    return Step.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
   }
 
   /**
    * Announces the ending on the pod (condition, event), evicts the pod, then cancels the job if
    * Slurm still holds it (a requeued or suspended placeholder must not run again without its pod).
    */
-  ScheduleStep evicting(boolean refresh) {
+  Step<SchedulePhase> evicting(boolean refresh) {
     if (refresh) {
       fx.refreshPod();
     }
@@ -46,14 +47,14 @@ final class ScheduleEnding {
       // Condition, event and eviction in one call.
       Announced a = fx.announceAndEvict(e.conditionType(), e.reason(), e.message());
       if (a == null) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       s.endingAnnounced = true;
       evicted = a.pod(); // null: no answer, evicted again below
     }
     if (!s.endingAnnounced) { // the pod was gone or going already: no eviction
       if (!fx.condition(e.conditionType(), Condition.TRUE, e.reason(), e.message())) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       fx.event(true, e.conditionType(), e.message());
       s.endingAnnounced = true;
@@ -61,20 +62,20 @@ final class ScheduleEnding {
     if (!ScheduleEffects.podDone(s.pod)) {
       PodView p = evicted != null ? evicted : fx.evict(e.message());
       if (p == null) {
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       if (!ScheduleEffects.podDone(p)) {
         s.problem = "the pod's eviction was refused for now (e.g. a PodDisruptionBudget); retrying";
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
     }
     if (!JobOutlook.finished(s.job) && !fx.cancelJob(s.jobId, e.message())) {
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
-    return ScheduleStep.to(DONE, "evicted", e.message());
+    return Step.to(DONE, "evicted", e.message());
   }
 
-  ScheduleStep cancel(String why) {
+  Step<SchedulePhase> cancel(String why) {
     return cancel(why, null);
   }
 
@@ -85,14 +86,14 @@ final class ScheduleEnding {
    * refuses the task (a signal arrived meanwhile), and its retry sees both at once. Only the
    * timeline's words depend on it: the step, and the reason the job is cancelled with, do not.
    */
-  ScheduleStep cancel(String why, JobOutlook o) {
+  Step<SchedulePhase> cancel(String why, JobOutlook o) {
     s.cancelReason = why;
     if (o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED) {
       boolean preempted = o == JobOutlook.PREEMPTED;
       String ended = Ending.what(s.job, preempted) + ", and the pod is gone (" + why + ")";
-      return ScheduleStep.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
+      return Step.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
     }
-    return ScheduleStep.to(CANCELLING, "pod-ended", why);
+    return Step.to(CANCELLING, "pod-ended", why);
   }
 
   static String describe(PodView p) {

@@ -17,6 +17,7 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.model.Tuning;
+import dev.tandem.workflows.support.Step;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -49,7 +50,7 @@ final class SchedulePhases {
     this.ending = new ScheduleEnding(in, s, fx);
   }
 
-  ScheduleStep handle() {
+  Step<SchedulePhase> handle() {
     if (!s.strays.isEmpty() && !s.phase.terminal()) {
       care.cancelStrays();
     }
@@ -59,11 +60,11 @@ final class SchedulePhases {
       case PENDING, BINDING, RUNNING -> scheduled();
       case EVICTING -> ending.evicting(refresh);
       case CANCELLING -> care.cancelling();
-      case INVALID, DONE -> ScheduleStep.stay(s.phase, 0);
+      case INVALID, DONE -> Step.stay(s.phase, 0);
     };
   }
 
-  private ScheduleStep validating() {
+  private Step<SchedulePhase> validating() {
     List<String> problems = new ArrayList<>(PodValidator.validate(in.pod(), in.config()));
     String size = in.pod().annotation(ScheduleAnnotations.GROUP_SIZE);
     if (problems.isEmpty() && size != null && Integer.parseInt(size) > 1) {
@@ -81,22 +82,22 @@ final class SchedulePhases {
               + " terminate it and let the watcher start the gang's");
     }
     if (problems.isEmpty()) {
-      return ScheduleStep.to(SUBMITTING, "validated", "the pod can be scheduled");
+      return Step.to(SUBMITTING, "validated", "the pod can be scheduled");
     }
     return invalid(problems);
   }
 
-  private ScheduleStep invalid(List<String> problems) {
+  private Step<SchedulePhase> invalid(List<String> problems) {
     String message = String.join("; ", problems);
     if (!fx.condition(SLURM_SCHEDULED, Condition.FALSE, INVALID_POD, message)) {
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     fx.event(true, INVALID_POD, message);
     s.invalid = problems;
-    return ScheduleStep.to(INVALID, "invalid", message);
+    return Step.to(INVALID, "invalid", message);
   }
 
-  private ScheduleStep submitting() {
+  private Step<SchedulePhase> submitting() {
     if (refresh) {
       fx.refreshPod();
     }
@@ -108,13 +109,13 @@ final class SchedulePhases {
       if (fx.slurmRefused != null) {
         return invalid(List.of("Slurm refused the placeholder job: " + fx.slurmRefused));
       }
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
-    return ScheduleStep.to(PENDING, "submitted", "Slurm job " + job.id());
+    return Step.to(PENDING, "submitted", "Slurm job " + job.id());
   }
 
   /** PENDING, BINDING and RUNNING: the pod's end or the job's state decides. */
-  private ScheduleStep scheduled() {
+  private Step<SchedulePhase> scheduled() {
     if (refresh) {
       fx.refreshPod();
       fx.refreshJob();
@@ -132,7 +133,7 @@ final class SchedulePhases {
           s.problem =
               "Slurm job " + s.jobId + " is in state " + s.job.state() + ", unknown to Tandem";
         }
-        return ScheduleStep.stay(s.phase, t.pollSeconds());
+        return Step.stay(s.phase, t.pollSeconds());
       }
       case WAITING -> {
         return waiting();
@@ -142,10 +143,9 @@ final class SchedulePhases {
       }
     }
     if (s.phase == PENDING) {
-      return ScheduleStep.to(
-          BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
+      return Step.to(BINDING, "job-started", "Slurm job " + s.jobId + " on " + s.job.nodes());
     }
-    return s.phase == BINDING ? bind() : ScheduleStep.stay(s.phase, t.resyncSeconds());
+    return s.phase == BINDING ? bind() : Step.stay(s.phase, t.resyncSeconds());
   }
 
   /**
@@ -156,15 +156,15 @@ final class SchedulePhases {
    * meanwhile is bound instead. A timer of its own would outlive a job Slurm starts sooner and fire
    * into the pod's last task, whose completion the server would then refuse.
    */
-  private ScheduleStep waiting() {
+  private Step<SchedulePhase> waiting() {
     // Only PENDING waits: a job back in the queue after BINDING or RUNNING is PREEMPTED
     // (JobOutlook).
     long left = s.phaseSinceMillis + QUEUED_NOTICE_SECONDS * 1000 - fx.now().toEpochMilli();
     if (s.queuedNoticed || left > 0) {
-      return ScheduleStep.stay(s.phase, t.resyncSeconds());
+      return Step.stay(s.phase, t.resyncSeconds());
     }
     s.queuedNoticed = fx.condition(SLURM_SCHEDULED, Condition.FALSE, JOB_PENDING, queuedMessage());
-    return ScheduleStep.stay(s.phase, s.queuedNoticed ? t.resyncSeconds() : t.pollSeconds());
+    return Step.stay(s.phase, s.queuedNoticed ? t.resyncSeconds() : t.pollSeconds());
   }
 
   private String queuedMessage() {
@@ -172,10 +172,10 @@ final class SchedulePhases {
     return "Slurm job " + s.jobId + " queued" + (why == null ? "" : " (" + why + ")");
   }
 
-  private ScheduleStep bind() {
+  private Step<SchedulePhase> bind() {
     if (s.job.nodes().isEmpty()) {
       s.problem = "Slurm job " + s.jobId + " runs but Slurm lists no node for it";
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     s.slurmNode = s.job.nodes().get(0);
     // Node lookup, bind, condition and event in one call.
@@ -184,7 +184,7 @@ final class SchedulePhases {
       s.problem = "Slurm node " + s.slurmNode + " has no running slurmd pod on a Kubernetes node";
     }
     if (pl == null || pl.k8sNode() == null || pl.pod() == null) {
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     String k8s = pl.k8sNode();
     PodView p = pl.pod();
@@ -193,10 +193,10 @@ final class SchedulePhases {
     }
     if (!k8s.equals(p.k8sNode())) {
       s.problem = "the pod is on " + p.k8sNode() + ", not on " + k8s + " where its job runs";
-      return ScheduleStep.stay(s.phase, t.pollSeconds());
+      return Step.stay(s.phase, t.pollSeconds());
     }
     s.k8sNode = k8s;
-    return ScheduleStep.to(
+    return Step.to(
         RUNNING, "bound", "to " + k8s + ": Slurm job " + s.jobId + " on Slurm node " + s.slurmNode);
   }
 }
