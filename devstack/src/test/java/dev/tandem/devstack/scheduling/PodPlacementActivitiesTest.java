@@ -19,8 +19,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * placePod: the slurmd pod's node, the bind, the condition as one
- * strategic merge patch carrying the uid, and the event, against the local API.
+ * placePod: the slurmd pod's node, the bind, the condition as one strategic merge patch carrying
+ * the uid, and the event, against the local API.
  */
 class PodPlacementActivitiesTest extends SchedulingApiBase {
   private static final Map<String, String> SLURMD = Map.of("tandem.dev/nodeset", "gpu-a");
