@@ -19,8 +19,10 @@ final class ScheduleEnding {
   private final PodScheduleState s;
   private final ScheduleEffects fx;
   private final Tuning t;
+  private final PodScheduleInput in;
 
   ScheduleEnding(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
+    this.in = in;
     this.s = s;
     this.fx = fx;
     this.t = in.tuning();
@@ -28,7 +30,7 @@ final class ScheduleEnding {
 
   ScheduleStep evict(JobOutlook o) {
     boolean preempted = o == JobOutlook.PREEMPTED;
-    s.ending = Ending.of(s.job, preempted);
+    s.ending = Ending.of(s.job, preempted, nodes());
     return ScheduleStep.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
   }
 
@@ -71,7 +73,28 @@ final class ScheduleEnding {
     if (!JobOutlook.finished(s.job) && !fx.cancelJob(s.jobId, e.message())) {
       return ScheduleStep.stay(s.phase, t.pollSeconds());
     }
+    if (ScheduleConditions.SLURM_PREEMPTED.equals(e.conditionType())) {
+      long wait =
+          s.preemptor.next(
+              in.config().killWaitSeconds()
+                  + in.config().graceMarginSeconds()
+                  + 2 * t.pollSeconds(),
+              t.pollSeconds(),
+              () -> fx.findPreemptor(s.jobId, nodes()),
+              told -> {
+                fx.timeline("preemptor", told);
+                fx.event(true, ScheduleConditions.SLURM_PREEMPTED, told);
+              });
+      if (wait > 0) {
+        return ScheduleStep.stay(s.phase, wait);
+      }
+    }
     return ScheduleStep.to(DONE, "evicted", e.message());
+  }
+
+  /** The Slurm nodes the job held: Slurm's last view, else the node the pod was bound to. */
+  private java.util.List<String> nodes() {
+    return PreemptorSearch.nodes(s.job == null ? null : s.job.nodes(), s.slurmNode);
   }
 
   ScheduleStep cancel(String why) {
@@ -89,7 +112,7 @@ final class ScheduleEnding {
     s.cancelReason = why;
     if (o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED) {
       boolean preempted = o == JobOutlook.PREEMPTED;
-      String ended = Ending.what(s.job, preempted) + ", and the pod is gone (" + why + ")";
+      String ended = Ending.what(s.job, preempted, nodes()) + ", and the pod is gone (" + why + ")";
       return ScheduleStep.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
     }
     return ScheduleStep.to(CANCELLING, "pod-ended", why);
