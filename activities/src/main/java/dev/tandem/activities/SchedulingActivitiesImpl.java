@@ -13,6 +13,7 @@ import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
 import dev.tandem.workflows.schedule.Placement;
 import dev.tandem.workflows.schedule.PlacementRequest;
+import dev.tandem.workflows.schedule.Preemptor;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,6 +42,7 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
   private final PodConditions conditions;
   private final SlurmdPods slurmdPods;
   private final EventRecorder events;
+  private final PreemptorFinder preemptors;
 
   public SchedulingActivitiesImpl(
       KubernetesClient client, SlurmClient slurm, MeterRegistry registry, Clock clock) {
@@ -54,6 +56,7 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
     this.conditions = new PodConditions(client, clock);
     this.slurmdPods = new SlurmdPods(client);
     this.events = new EventRecorder(client, clock);
+    this.preemptors = new PreemptorFinder(slurm, clock);
   }
 
   @Override
@@ -79,6 +82,11 @@ public class SchedulingActivitiesImpl implements SchedulingActivities, AutoClose
   @Override
   public SlurmJobView releaseJob(long jobId, String reason) {
     return placeholders.release(jobId, reason);
+  }
+
+  @Override
+  public Preemptor findPreemptor(long jobId, List<String> nodes) {
+    return preemptors.find(jobId, nodes);
   }
 
   @Override

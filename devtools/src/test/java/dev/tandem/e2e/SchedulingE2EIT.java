@@ -5,6 +5,7 @@ import static dev.tandem.e2e.SchedPods.LIMIT;
 import static dev.tandem.e2e.SchedPods.annotation;
 import static dev.tandem.e2e.SchedPods.uid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,7 +113,8 @@ class SchedulingE2EIT {
     try (preempted) {
       PodCondition c = preempted.await();
       assertEquals("Preempted", c.getReason(), c.toString());
-      assertTrue(c.getMessage().contains(slurmNode) || !c.getMessage().isBlank(), c.toString());
+      assertTrue(c.getMessage().contains(" on " + slurmNode + " "), c.toString());
+      assertFalse(c.getMessage().contains("reason None"), c.toString());
       Event ev = pods.awaitEvent("preempt-1", "SlurmPreempted");
       assertEquals("Warning", ev.getType());
       pods.awaitGone("preempt-1");
@@ -131,6 +133,20 @@ class SchedulingE2EIT {
       assertTrue(
           !preemptor.startTime().isBefore(after.preemptTime().plusSeconds(KILL_WAIT - 1)),
           "preemptor started " + preemptor.startTime() + ", preempted " + after.preemptTime());
+      // Slurm names no preemptor; once the high job runs on the node, the pod is told which it is.
+      String named = "Slurm job " + high + " (partition high";
+      Event by =
+          Await.until(
+                  "an event naming the preempting job",
+                  LIMIT,
+                  EVERY,
+                  () ->
+                      pods.events("preempt-1").stream()
+                          .filter(e -> e.getMessage() != null && e.getMessage().startsWith(named))
+                          .findFirst(),
+                  java.util.Optional::isPresent)
+              .orElseThrow();
+      assertTrue(by.getMessage().contains("started on " + slurmNode), by.getMessage());
     } finally {
       e2e.scancel(high);
     }

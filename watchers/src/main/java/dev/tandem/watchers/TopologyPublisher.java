@@ -172,7 +172,7 @@ final class TopologyPublisher implements AutoCloseable {
   }
 
   private void outcome(String outcome) {
-    metrics.registry().counter("tandem.topology.publish", "outcome", outcome).increment();
+    metrics.topologyPublished(outcome);
   }
 
   @Override

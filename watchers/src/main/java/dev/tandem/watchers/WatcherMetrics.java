@@ -1,6 +1,7 @@
 package dev.tandem.watchers;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -20,18 +21,38 @@ public final class WatcherMetrics implements Coalescer.Listener {
   private final java.util.concurrent.atomic.AtomicReference<DrainAges> drains =
       new java.util.concurrent.atomic.AtomicReference<>();
 
+  private void gauge(String name, String help, AtomicInteger value) {
+    Gauge.builder(name, value, AtomicInteger::get).description(help).register(registry);
+  }
+
+  /** One topology pass of the leader, by outcome (docs/topology.md). */
+  void topologyPublished(String outcome) {
+    Counter.builder("tandem.topology.publish")
+        .description("Topology passes of the leader, by outcome")
+        .tag("outcome", outcome)
+        .register(registry)
+        .increment();
+  }
+
   public WatcherMetrics(MeterRegistry registry) {
     this.registry = registry;
-    registry.gauge("tandem.slurm.up", slurmUp);
-    registry.gauge("tandem.watchers.leader", leader);
-    registry.gauge("tandem.kubernetes.up", kubernetesUp);
+    gauge("tandem.slurm.up", "1 when the last slurmrestd poll succeeded (on the leader)", slurmUp);
+    gauge("tandem.watchers.leader", "1 on the replica that watches", leader);
+    gauge(
+        "tandem.kubernetes.up",
+        "1 when the last Kubernetes probe succeeded (on the leader)",
+        kubernetesUp);
     // Read at scrape time from the current leader term's poller; 0 on a replica that does not lead.
-    registry.gauge(
-        "tandem.slurm.draining.nodes", drains, r -> r.get() == null ? 0 : r.get().count());
-    registry.gauge(
-        "tandem.slurm.drain.oldest.seconds",
-        drains,
-        r -> r.get() == null ? 0 : r.get().oldestSeconds());
+    Gauge.builder("tandem.slurm.draining.nodes", drains, r -> r.get() == null ? 0 : r.get().count())
+        .description("Tandem's Slurm nodes draining with jobs still running (on the leader)")
+        .register(registry);
+    Gauge.builder(
+            "tandem.slurm.drain.oldest.seconds",
+            drains,
+            r -> r.get() == null ? 0 : r.get().oldestSeconds())
+        .description(
+            "How long the longest-draining of those nodes has been draining (on the leader)")
+        .register(registry);
     // Counters a dashboard or alert rates over exist from the start at 0, so `increase(...)` sees
     // the first error instead of a series appearing out of nowhere (Prometheus' advice).
     for (String source : ERROR_SOURCES) {

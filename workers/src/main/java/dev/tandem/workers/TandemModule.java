@@ -26,7 +26,6 @@ import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.schedule.SchedulingConfig;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -59,7 +58,7 @@ public final class TandemModule extends AbstractModule {
   @Provides
   @Singleton
   PrometheusMeterRegistry registry() {
-    return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    return TandemMetrics.registry(env.bool("TANDEM_METRICS_TEMPORAL_FULL", false));
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.tandem.workflows.schedule.BindRequest;
 import dev.tandem.workflows.schedule.PlaceholderJob;
 import dev.tandem.workflows.schedule.Placement;
 import dev.tandem.workflows.schedule.PlacementRequest;
+import dev.tandem.workflows.schedule.Preemptor;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.util.List;
@@ -117,6 +118,15 @@ public interface SchedulingActivities {
    */
   @ActivityMethod
   String slurmNodeToK8sNode(String slurmNode);
+
+  /**
+   * Who preempted placeholder job {@code jobId}, as far as Slurm tells ({@link Preemptor}): the job
+   * that runs on its nodes (those of Slurm's record of the job, else {@code nodes}) and started at
+   * or after its {@code preempt_time} (its own start when Slurm gives none). One read of the job
+   * and one listing of Slurm's jobs; no wait.
+   */
+  @ActivityMethod
+  Preemptor findPreemptor(long jobId, List<String> nodes);
 
   /** The pod, or {@link PodView#absent} if there is none. */
   @ActivityMethod

@@ -18,7 +18,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param busy jobs run on it; null if unknown (counts as busy)
  * @param reason Slurm reason, or null
  * @param k8sNode the Kubernetes node hosting the pod, or null
- * @param problem a problem worth surfacing on the NodeSet (stuck, rejected by Slurm), or null
+ * @param problem the problems worth surfacing on the NodeSet (stuck, rejected by Slurm, a pod
+ *     revision the cluster refused), in one line, or null
  * @param seq increasing per node workflow, so a late report never overwrites a newer one
  * @param rejected why a {@code nodeReported} payload is unusable (see {@link Payloads}), or null
  * @param podRejectedRevision a revision whose pod the cluster refused as invalid (the node does not

@@ -16,7 +16,7 @@ import java.util.Map;
  * @param pod last view of the pod
  * @param slurm last view of the Slurm node
  * @param busy jobs run on the node (null: unknown)
- * @param problem the current problem, or null
+ * @param problem every problem the node holds (the current one, a refused pod revision), or null
  * @param timeline transitions, oldest first (bounded)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)

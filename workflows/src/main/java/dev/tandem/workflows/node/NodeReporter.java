@@ -84,7 +84,7 @@ final class NodeReporter {
         s.pod,
         s.slurm,
         s.busy,
-        s.problem,
+        problems(),
         java.util.List.copyOf(s.timeline));
   }
 
@@ -101,10 +101,28 @@ final class NodeReporter {
     if (s.busy == null || s.busy) {
       parts.add(s.busy == null ? "jobs unknown" : "jobs " + s.jobIds);
     }
-    if (s.problem != null) {
-      parts.add("problem: " + s.problem);
+    String problems = problems();
+    if (problems != null) {
+      parts.add("problem: " + problems);
     }
     return String.join("; ", parts);
+  }
+
+  /**
+   * Every problem the node holds, in one line (null if none): the current one and a pod revision
+   * the cluster refused. The refusal holds while the node waits (no pod, nothing to retry), so it
+   * is shown however many other problems come and go meanwhile.
+   */
+  String problems() {
+    List<String> all = new ArrayList<>();
+    if (s.problem != null) {
+      all.add(s.problem);
+    }
+    if (s.rejectedRevision != null) {
+      all.add(
+          "the cluster rejected the pod at revision " + s.rejectedRevision + ": " + s.rejection);
+    }
+    return all.isEmpty() ? null : String.join("; ", all);
   }
 
   private NodeReport build(long seq) {
@@ -119,7 +137,7 @@ final class NodeReporter {
             s.busy,
             n == null ? null : n.reason(),
             s.pod == null ? null : s.pod.k8sNode(),
-            s.problem,
+            problems(),
             seq)
         .withPodRejected(s.rejectedRevision, s.rejection);
   }

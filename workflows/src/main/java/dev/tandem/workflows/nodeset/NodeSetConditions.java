@@ -8,6 +8,7 @@ import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The NodeSet's conditions: each message says the same as the numbers and names what keeps the
@@ -19,6 +20,10 @@ import java.util.List;
  *       counts them and names up to three nodes that do not serve, with why.
  *   <li>Progressing: ScalingUp, ScalingDown (naming the nodes still on their way out),
  *       RollingUpdate, NodesSettling (nodes in a transitional phase), or Stable.
+ *   <li>Degraded: every problem the nodes report, each once, with the nodes that have it.
+ *   <li>InvalidSpec: every reason the spec is not rolled out, each once: the latest spec is
+ *       invalid, and the spec in force has a pod the cluster refused ({@link PodRejection}). A
+ *       later invalid spec does not hide an earlier refusal that still holds.
  *   <li>SlurmReachable, KubernetesReachable: the watchers' last {@code clusterHealth} report;
  *       Unknown before the first one and when the last is older than {@link #HEALTH_STALE_AFTER}.
  * </ul>
@@ -114,6 +119,33 @@ final class NodeSetConditions {
     return cond(Condition.PROGRESSING, false, "Stable", "all nodes at revision " + updateRevision);
   }
 
+  /** Degraded, from each distinct problem (one line) to the nodes that report it, in node order. */
+  static Condition degraded(Map<String, List<String>> problems) {
+    if (problems.isEmpty()) {
+      return cond(Condition.DEGRADED, false, "NoProblems", "no node reports a problem");
+    }
+    List<String> lines = new ArrayList<>();
+    problems.forEach((problem, pods) -> lines.add(names(pods) + ": " + problem));
+    return cond(Condition.DEGRADED, true, "NodeProblems", list(lines));
+  }
+
+  /** InvalidSpec: True while the latest spec is invalid or the spec in force has a refused pod. */
+  static Condition invalidSpec(NodeSetState s) {
+    boolean rejected = PodRejection.active(s);
+    if (s.invalidMessage == null && !rejected) {
+      return cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid");
+    }
+    List<String> why = new ArrayList<>();
+    if (s.invalidMessage != null) {
+      why.add(s.invalidMessage);
+    }
+    if (rejected) {
+      why.add(PodRejection.message(s));
+    }
+    String reason = s.invalidMessage != null ? "InvalidSpec" : PodRejection.REASON;
+    return cond(Condition.INVALID_SPEC, true, reason, String.join("; ", why));
+  }
+
   /** SlurmReachable or KubernetesReachable, from the watchers' report on {@code component}. */
   static Condition reachable(String type, String component, NodeSetState s, long nowMillis) {
     ClusterHealth h = s.health.get(component);
@@ -162,6 +194,14 @@ final class NodeSetConditions {
       return " (jobs unknown)";
     }
     return r.busy() ? " (jobs running)" : "";
+  }
+
+  /** Up to {@link #MAX_LISTED} names, then how many more: {@code a, b, c and 2 more}. */
+  static String names(List<String> names) {
+    String shown = String.join(", ", names.subList(0, Math.min(MAX_LISTED, names.size())));
+    return names.size() > MAX_LISTED
+        ? shown + " and " + (names.size() - MAX_LISTED) + " more"
+        : shown;
   }
 
   /** Up to {@link #MAX_LISTED} items, then how many more. */

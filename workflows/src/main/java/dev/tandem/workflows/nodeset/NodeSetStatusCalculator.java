@@ -11,6 +11,7 @@ import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -40,7 +41,7 @@ final class NodeSetStatusCalculator {
     int drained = 0;
     int down = 0;
     Map<String, Integer> revisions = new HashMap<>();
-    List<String> problems = new ArrayList<>();
+    Map<String, List<String>> problems = new LinkedHashMap<>();
     for (Entry e : existing) {
       NodeReport r = e.report;
       String rev = NodeSetPlanner.revision(e);
@@ -53,7 +54,9 @@ final class NodeSetStatusCalculator {
         revisions.merge(rev, 1, Integer::sum);
       }
       if (r != null && r.problem() != null) {
-        problems.add(e.pod + ": " + NodeSetConditions.oneLine(r.problem()));
+        problems
+            .computeIfAbsent(NodeSetConditions.oneLine(r.problem()), k -> new ArrayList<>())
+            .add(e.pod);
       }
       String st = r == null ? "unknown" : r.slurmState();
       boolean drain = st.contains("+DRAIN");
@@ -88,7 +91,7 @@ final class NodeSetStatusCalculator {
     List<Condition> conds = new ArrayList<>();
     conds.add(NodeSetConditions.ready(s, desired, ready, NodeSetPlanner.active(s.nodes)));
     conds.add(NodeSetConditions.progressing(s, desired, existing, updated, updateRevision));
-    boolean podRejected = s.invalidMessage == null && PodRejection.active(s);
+    boolean podRejected = PodRejection.active(s);
     if (podRejected && !s.deleting) {
       // The rollout of the spec's revision stopped for good; Ready says how the nodes serve.
       conds.set(
@@ -99,15 +102,8 @@ final class NodeSetStatusCalculator {
               PodRejection.REASON,
               "rollout of revision " + updateRevision + " stopped: the cluster rejected its pod"));
     }
-    conds.add(degraded(problems));
-    if (podRejected) {
-      conds.add(PodRejection.condition(s));
-    } else {
-      conds.add(
-          s.invalidMessage == null
-              ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
-              : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
-    }
+    conds.add(NodeSetConditions.degraded(problems));
+    conds.add(NodeSetConditions.invalidSpec(s));
     long nowMillis = now.toEpochMilli();
     conds.add(
         NodeSetConditions.reachable(Condition.SLURM_REACHABLE, ClusterHealth.SLURM, s, nowMillis));
@@ -131,13 +127,6 @@ final class NodeSetStatusCalculator {
         generation,
         selector,
         withTimes);
-  }
-
-  private static Condition degraded(List<String> problems) {
-    if (problems.isEmpty()) {
-      return cond(Condition.DEGRADED, false, "NoProblems", "no node reports a problem");
-    }
-    return cond(Condition.DEGRADED, true, "NodeProblems", NodeSetConditions.list(problems));
   }
 
   /** Equal apart from condition transition times. */

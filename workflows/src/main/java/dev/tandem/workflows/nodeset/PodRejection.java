@@ -1,6 +1,5 @@
 package dev.tandem.workflows.nodeset;
 
-import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
@@ -18,7 +17,8 @@ import dev.tandem.workflows.nodeset.NodeSetState.Entry;
  *       the rejected revision (one whose old pod was already deleted) are sent it, and new nodes
  *       start with it; without one, no node is started or updated until the spec changes.
  *   <li>The InvalidSpec condition is True with reason {@code PodRejected}, naming the revision, the
- *       field and the reason.
+ *       field and the reason (and with reason {@code InvalidSpec} if a later spec is invalid too:
+ *       the message says both).
  *   <li>A spec with another revision forgets the rejection: it is tried like any other.
  * </ol>
  */
@@ -85,7 +85,8 @@ final class PodRejection {
     return s.spec.template();
   }
 
-  static Condition condition(NodeSetState s) {
+  /** What the InvalidSpec condition says of the rejection, in one line. */
+  static String message(NodeSetState s) {
     String serving =
         s.goodTemplate == null
             ? "no earlier revision to keep; waiting for a spec change"
@@ -99,7 +100,6 @@ final class PodRejection {
             + s.rejectedWhy
             + "; "
             + serving;
-    return NodeSetConditions.cond(
-        Condition.INVALID_SPEC, true, REASON, NodeSetConditions.oneLine(msg));
+    return NodeSetConditions.oneLine(msg);
   }
 }

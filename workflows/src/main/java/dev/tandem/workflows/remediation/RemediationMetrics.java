@@ -9,11 +9,26 @@ import java.util.Map;
  * counts each remediation once). The worker reports that scope to Prometheus, where counters get
  * {@code _total} and timers {@code _seconds} (docs/remediation.md, "Metrics").
  */
-final class RemediationMetrics {
+public final class RemediationMetrics {
   static final String STARTED = "tandem_remediations_started";
   static final String FINISHED = "tandem_remediations_finished";
   static final String RETURN_TO_SERVICE = "tandem_remediation_return_to_service";
   static final String NONE = "none";
+
+  /**
+   * HELP text of every meter the workflows report, by name: Temporal's metrics scope carries no
+   * descriptions, so the worker's registry adds these (TandemMetrics in the workers module).
+   */
+  public static final Map<String, String> HELP =
+      Map.of(
+          STARTED,
+          "Remediations started, by the first trigger's kind",
+          FINISHED,
+          "Remediations ended, by outcome and the last rung tried",
+          RETURN_TO_SERVICE,
+          "From a remediation's first trigger to the node back in service (Recovered only)",
+          RemediationBudgetWorkflowImpl.WAITING_GAUGE,
+          "Nodes waiting for a remediation slot");
 
   private RemediationMetrics() {}
 

@@ -104,6 +104,16 @@ abstract class ActivityCalls {
     return j != null;
   }
 
+  /**
+   * Who preempted job {@code id} on {@code nodes}, as far as Slurm tells ({@link Preemptor}); null
+   * if Slurm could not be asked.
+   */
+  Preemptor findPreemptor(long id, java.util.List<String> nodes) {
+    return call(
+        "find the preempting job",
+        () -> api("find preemptor of job " + id).findPreemptor(id, nodes));
+  }
+
   /** Keeps what a cancel or release of job {@code id} answered, when it is the workflow's job. */
   abstract void jobAnswered(long id, SlurmJobView j);
 

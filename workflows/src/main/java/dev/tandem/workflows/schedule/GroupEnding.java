@@ -99,6 +99,22 @@ final class GroupEnding {
         cancelled.add(j.id());
       }
     }
+    if (ScheduleConditions.SLURM_PREEMPTED.equals(e.conditionType())) {
+      long again =
+          s.preemptor.next(
+              in.config().killWaitSeconds()
+                  + in.config().graceMarginSeconds()
+                  + 2 * t.pollSeconds(),
+              t.pollSeconds(),
+              () -> fx.findPreemptor(s.jobId, s.jobNodes()),
+              told -> {
+                fx.timeline("preemptor", told);
+                s.chosenMembers().forEach(m -> fx.event(m, true, e.conditionType(), told));
+              });
+      if (again > 0) {
+        return Step.stay(s.phase, again);
+      }
+    }
     return Step.to(
         DONE,
         "ended",

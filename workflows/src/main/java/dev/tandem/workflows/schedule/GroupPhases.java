@@ -101,7 +101,7 @@ final class GroupPhases {
         // With a member gone too, Slurm's ending is still the group's: the member may be gone
         // because this workflow evicted it for that ending.
         boolean preempted = o == JobOutlook.PREEMPTED;
-        s.ending = Ending.of(s.job, preempted);
+        s.ending = Ending.of(s.job, preempted, s.jobNodes());
         String also = gone == null ? "" : "; member " + gone.ref() + " is gone already";
         return Step.to(ENDING, preempted ? "preempted" : "job-ended", s.ending.message() + also);
       }

@@ -86,6 +86,21 @@ public final class PodGroupState {
   /** The wait, in phase ENDING, for members being deleted before the job is released. */
   StopWait stopWait = new StopWait();
 
+  /** After a preemption: the search for the job that preempted the group. */
+  PreemptorSearch preemptor = new PreemptorSearch();
+
+  /** The Slurm nodes the job held: Slurm's last view, else those its members were bound to. */
+  List<String> jobNodes() {
+    if (job != null && !job.nodes().isEmpty()) {
+      return job.nodes();
+    }
+    return members.values().stream()
+        .map(m -> m.slurmNode)
+        .filter(java.util.Objects::nonNull)
+        .sorted()
+        .toList();
+  }
+
   /** Notes a chosen member seen going, if none went before it. */
   void gone(String member) {
     if (firstGone == null && chosen.contains(member)) {

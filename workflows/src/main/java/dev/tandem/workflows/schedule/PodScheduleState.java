@@ -20,10 +20,13 @@ public final class PodScheduleState {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Ending(String conditionType, String reason, String message) {
 
-    /** Why {@code job}'s pod goes: preempted (a requeue reads {@code Requeued}) or ended. */
-    static Ending of(SlurmJobView job, boolean preempted) {
+    /**
+     * Why {@code job}'s pod goes: preempted (a requeue reads {@code Requeued}) or ended; {@code
+     * nodes} are the Slurm nodes it held.
+     */
+    static Ending of(SlurmJobView job, boolean preempted, List<String> nodes) {
       String st = job.state();
-      String message = what(job, preempted) + ": the pod is evicted";
+      String message = what(job, preempted, nodes) + ": the pod is evicted";
       return new Ending(
           preempted ? ScheduleConditions.SLURM_PREEMPTED : ScheduleConditions.SLURM_JOB_ENDED,
           preempted && st.equals("PENDING") ? "Requeued" : JobOutlook.camel(st),
@@ -31,21 +34,27 @@ public final class PodScheduleState {
     }
 
     /**
-     * {@code Slurm preempted job 12 (state PREEMPTED, reason ...)}, or {@code Slurm job 12 ended
-     * (...)}.
+     * {@code Slurm preempted job 12 on n3 (state PREEMPTED)}, or {@code Slurm job 12 on n3 ended
+     * (state TIMEOUT, reason TimeLimit)}. Slurm's reason {@code None} says nothing and is left out;
+     * who preempted the job, Slurm does not say here ({@link PreemptorSearch}).
      */
-    static String what(SlurmJobView job, boolean preempted) {
+    static String what(SlurmJobView job, boolean preempted, List<String> nodes) {
+      String reason = job.stateReason();
       String why =
-          job.stateReason() == null || job.stateReason().isBlank()
-              ? ""
-              : ", reason " + job.stateReason();
-      return (preempted ? "Slurm preempted job " + job.id() : "Slurm job " + job.id() + " ended")
+          reason == null || reason.isBlank() || reason.equals("None") ? "" : ", reason " + reason;
+      String on = nodes.isEmpty() ? "" : " on " + String.join(",", nodes);
+      return (preempted
+              ? "Slurm preempted job " + job.id() + on
+              : "Slurm job " + job.id() + on + " ended")
           + " (state "
           + job.state()
           + why
           + ")";
     }
   }
+
+  /** After a preemption: the search for the job that preempted the pod. */
+  PreemptorSearch preemptor = new PreemptorSearch();
 
   SchedulePhase phase = SchedulePhase.VALIDATING;
   long phaseSinceMillis;

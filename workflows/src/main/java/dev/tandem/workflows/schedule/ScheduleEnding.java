@@ -20,8 +20,10 @@ final class ScheduleEnding {
   private final PodScheduleState s;
   private final ScheduleEffects fx;
   private final Tuning t;
+  private final PodScheduleInput in;
 
   ScheduleEnding(PodScheduleInput in, PodScheduleState s, ScheduleEffects fx) {
+    this.in = in;
     this.s = s;
     this.fx = fx;
     this.t = in.tuning();
@@ -29,7 +31,7 @@ final class ScheduleEnding {
 
   Step<SchedulePhase> evict(JobOutlook o) {
     boolean preempted = o == JobOutlook.PREEMPTED;
-    s.ending = Ending.of(s.job, preempted);
+    s.ending = Ending.of(s.job, preempted, nodes());
     return Step.to(EVICTING, preempted ? "preempted" : "job-ended", s.ending.message());
   }
 
@@ -72,7 +74,28 @@ final class ScheduleEnding {
     if (!JobOutlook.finished(s.job) && !fx.cancelJob(s.jobId, e.message())) {
       return Step.stay(s.phase, t.pollSeconds());
     }
+    if (ScheduleConditions.SLURM_PREEMPTED.equals(e.conditionType())) {
+      long wait =
+          s.preemptor.next(
+              in.config().killWaitSeconds()
+                  + in.config().graceMarginSeconds()
+                  + 2 * t.pollSeconds(),
+              t.pollSeconds(),
+              () -> fx.findPreemptor(s.jobId, nodes()),
+              told -> {
+                fx.timeline("preemptor", told);
+                fx.event(true, ScheduleConditions.SLURM_PREEMPTED, told);
+              });
+      if (wait > 0) {
+        return Step.stay(s.phase, wait);
+      }
+    }
     return Step.to(DONE, "evicted", e.message());
+  }
+
+  /** The Slurm nodes the job held: Slurm's last view, else the node the pod was bound to. */
+  private java.util.List<String> nodes() {
+    return PreemptorSearch.nodes(s.job == null ? null : s.job.nodes(), s.slurmNode);
   }
 
   Step<SchedulePhase> cancel(String why) {
@@ -90,7 +113,7 @@ final class ScheduleEnding {
     s.cancelReason = why;
     if (o == JobOutlook.PREEMPTED || o == JobOutlook.ENDED) {
       boolean preempted = o == JobOutlook.PREEMPTED;
-      String ended = Ending.what(s.job, preempted) + ", and the pod is gone (" + why + ")";
+      String ended = Ending.what(s.job, preempted, nodes()) + ", and the pod is gone (" + why + ")";
       return Step.to(CANCELLING, preempted ? "preempted" : "job-ended", ended);
     }
     return Step.to(CANCELLING, "pod-ended", why);

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodePhase;
+import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
+import dev.tandem.workflows.model.NodeSummary;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import java.time.Duration;
 import java.util.List;
@@ -90,6 +92,31 @@ class NodeSetPodRejectedTest extends WorkflowTestBase {
     env.sleep(Duration.ofHours(2));
     assertEquals(2, cluster.ensurePodCalls("bad"), "one refused create per node, no retries");
     assertTrue(cluster.pods().isEmpty());
+    assertNodesShowTheRejection(wf);
+
+    // A later invalid spec: InvalidSpec says both, and each node still shows its refused pod.
+    wf.specChanged(
+        new NodeSetSpecView(
+            2,
+            "uid-ns",
+            -3,
+            template("bad"),
+            dev.tandem.workflows.model.UpdateStrategy.rolling("1"),
+            null,
+            null,
+            List.of()));
+    await(
+        "InvalidSpec for the invalid spec",
+        300,
+        () -> "InvalidSpec".equals(condition("new", Condition.INVALID_SPEC).reason()));
+    String msg = condition("new", Condition.INVALID_SPEC).message();
+    assertTrue(msg.contains("spec.replicas must be between 0"), msg);
+    assertTrue(
+        msg.contains("revision bad: the cluster rejected pod") && msg.contains("resizePolicy"),
+        msg);
+    assertEquals(1, msg.split("resizePolicy", -1).length - 1, "the rejection once: " + msg);
+    env.sleep(Duration.ofMinutes(10));
+    assertNodesShowTheRejection(wf);
 
     wf.specChanged(spec(2, 2, "good"));
     await(
@@ -100,6 +127,23 @@ class NodeSetPodRejectedTest extends WorkflowTestBase {
                 && wf.status().nodes().stream().allMatch(n -> "good".equals(n.revision())));
     assertFalse(condition("new", Condition.INVALID_SPEC).statusTrue());
     assertEquals(NodePhase.READY, nodeStatus("new-0").phase());
+  }
+
+  /** Every node waits in provisioning and its PROBLEM (tandem status) names the refused pod. */
+  private void assertNodesShowTheRejection(NodeSetWorkflow wf) {
+    List<NodeSummary> nodes = wf.status().nodes();
+    assertEquals(2, nodes.size());
+    for (NodeSummary n : nodes) {
+      assertEquals(NodePhase.PROVISIONING, n.phase(), n.toString());
+      assertTrue(
+          n.problem() != null
+              && n.problem().contains("the cluster rejected the pod at revision bad: " + WHY),
+          n.toString());
+    }
+    Condition degraded = condition("new", Condition.DEGRADED);
+    assertTrue(degraded.statusTrue(), degraded.message());
+    assertTrue(
+        degraded.message().startsWith("new-0, new-1: the cluster rejected"), degraded.message());
   }
 
   private Condition condition(String type) {

@@ -12,9 +12,9 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class NodeSetStatusCalculatorTest {
-  /** Under every rule set: recorded workflows must keep showing the message they showed. */
+  /** One problem many nodes share is said once, naming three nodes and counting the rest. */
   @Test
-  void degradedNamesThreeProblemsThenCountsTheRest() {
+  void degradedSaysASharedProblemOnce() {
     NodeSetState s = new NodeSetState();
     for (int i = 0; i < 5; i++) {
       Entry e = new Entry();
@@ -31,7 +31,26 @@ class NodeSetStatusCalculatorTest {
             .condition(Condition.DEGRADED);
     assertEquals(Condition.TRUE, d.status());
     assertEquals("NodeProblems", d.reason());
-    assertEquals("gpu-0: stuck; gpu-1: stuck; gpu-2: stuck; and 2 more", d.message());
+    assertEquals("gpu-0, gpu-1, gpu-2 and 2 more: stuck", d.message());
+  }
+
+  /** Distinct problems are each said, three of them, then how many more. */
+  @Test
+  void degradedNamesThreeDistinctProblemsThenCountsTheRest() {
+    NodeSetState s = new NodeSetState();
+    for (int i = 0; i < 5; i++) {
+      Entry e = new Entry();
+      e.pod = "gpu-" + i;
+      e.ordinal = i;
+      e.started = true;
+      e.report =
+          new NodeReport(
+              e.pod, i, NodePhase.READY, "a", "a", "idle", false, null, null, "stuck " + i % 4, 1);
+      s.nodes.put(i, e);
+    }
+    Condition d =
+        NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH).condition(Condition.DEGRADED);
+    assertEquals("gpu-0, gpu-4: stuck 0; gpu-1: stuck 1; gpu-2: stuck 2; and 1 more", d.message());
   }
 
   /**

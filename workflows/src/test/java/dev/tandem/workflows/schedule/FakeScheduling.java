@@ -322,6 +322,25 @@ public class FakeScheduling implements SchedulingActivities {
     events.add(event);
   }
 
+  /** Who preempted a job, once {@link #preemptorAfter} lookups found none; null: never found. */
+  public Preemptor preemptor;
+
+  public int preemptorAfter;
+
+  /** Every {@link #findPreemptor} call: job id and nodes. */
+  public final List<String> preemptorLookups = new ArrayList<>();
+
+  @Override
+  public synchronized Preemptor findPreemptor(long jobId, List<String> nodes) {
+    preemptorLookups.add(jobId + " on " + nodes);
+    Instant at = Instant.parse("2024-05-01T10:00:00Z");
+    if (preemptor == null || preemptorLookups.size() <= preemptorAfter) {
+      return new Preemptor(jobId, nodes, at, 0, null, null, null);
+    }
+    return new Preemptor(
+        jobId, nodes, at, preemptor.byJob(), preemptor.byPartition(), preemptor.byQos(), at);
+  }
+
   @Override
   public synchronized String slurmNodeToK8sNode(String slurmNode) {
     return slurmToK8s.get(slurmNode);

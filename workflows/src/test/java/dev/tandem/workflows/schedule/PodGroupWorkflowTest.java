@@ -201,17 +201,21 @@ class PodGroupWorkflowTest extends GroupTestBase {
     String msg =
         "Slurm preempted job "
             + id
-            + " (state PREEMPTED, reason Preempted by job 7): the pod is"
+            + " on n1,n2 (state PREEMPTED, reason Preempted by job 7): the pod is"
             + " evicted";
     assertEquals(List.of("a: " + msg, "b: " + msg, "c: " + msg), world.evictions);
     for (String p : List.of("a", "b", "c")) {
       assertEquals("Preempted", last(p, ScheduleConditions.SLURM_PREEMPTED).reason());
     }
-    assertEquals(
-        3,
+    // Each member is told of the preemption, then that no job started on n1,n2 in time.
+    List<String> said =
         world.events.stream()
             .filter(e -> e.reason().equals("SlurmPreempted") && e.type().equals("Warning"))
-            .count());
+            .map(e -> e.message())
+            .toList();
+    assertEquals(6, said.size(), said.toString());
+    assertEquals(
+        3, said.stream().filter(m -> m.startsWith("no other job started on n1,n2")).count());
     assertTrue(world.cancelled.isEmpty(), "a PREEMPTED job has ended: nothing to cancel");
   }
 

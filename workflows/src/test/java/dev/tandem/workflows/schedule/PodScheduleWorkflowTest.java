@@ -157,7 +157,8 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     wf.jobObserved(world.setJob(id, "RUNNING", "None", List.of("n1")));
     await("running", 5, () -> in(wf, SchedulePhase.RUNNING));
     wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
-    await("evicted", 5, () -> world.evictions.size() == 1 && in(wf, SchedulePhase.DONE));
+    // Evicted at once; DONE once the search for the preempting job has given up (no job starts).
+    await("evicted", 120, () -> world.evictions.size() == 1 && in(wf, SchedulePhase.DONE));
     // The eviction's answer showed the pod going; the run waits for the watcher to say so.
     assertTrue(
         history("word").stream()
@@ -347,7 +348,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     String message =
         "Slurm preempted job "
             + id
-            + " (state PREEMPTED, reason Preempted by job 7): the pod is evicted";
+            + " on n1 (state PREEMPTED, reason Preempted by job 7): the pod is evicted";
     Condition c = world.conditions(ScheduleConditions.SLURM_PREEMPTED).get(0);
     assertEquals(Condition.TRUE, c.status());
     assertEquals("Preempted", c.reason());
@@ -357,6 +358,65 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
         world.events.stream()
             .anyMatch(e -> e.reason().equals("SlurmPreempted") && e.type().equals("Warning")));
     assertTrue(world.cancelled.isEmpty(), "a PREEMPTED job has ended: nothing to cancel");
+  }
+
+  /**
+   * Slurm 22.05 says reason {@code None} and names no preemptor: the condition names the node, and
+   * once a job starts there after the preemption (Slurm starts it when the placeholder is gone) a
+   * second event names it, its partition and its QOS.
+   */
+  @Test
+  void aPreemptionNamesTheNodeAndThePreemptingJobOnceItRuns() {
+    world.preemptor =
+        new dev.tandem.workflows.schedule.Preemptor(0, List.of(), null, 57, "high", "normal", null);
+    world.preemptorAfter = 2;
+    PodScheduleWorkflow wf = running("p");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    String announced = world.conditions(ScheduleConditions.SLURM_PREEMPTED).get(0).message();
+    assertEquals(
+        "Slurm preempted job " + id + " on n1 (state PREEMPTED): the pod is evicted", announced);
+    assertEquals(3, world.preemptorLookups.size(), world.preemptorLookups.toString());
+    assertEquals(id + " on [n1]", world.preemptorLookups.get(0));
+    List<String> said = preemptionEvents();
+    assertEquals(2, said.size(), said.toString());
+    assertEquals(announced, said.get(0));
+    assertEquals(
+        "Slurm job 57 (partition high, QOS normal) started on n1 at 2024-05-01T10:00:00Z: it"
+            + " preempted job "
+            + id
+            + " at 2024-05-01T10:00:00Z",
+        said.get(1));
+    assertTrue(said.stream().noneMatch(m -> m.contains("None")), said.toString());
+  }
+
+  /** No job starts on the node in time: the pod is told what is known, once. */
+  @Test
+  void aPreemptorThatNeverStartsIsSaidOnceWithWhatIsKnown() {
+    PodScheduleWorkflow wf = running("p");
+    long id = world.onlyJobId();
+    wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
+    assertEquals(SchedulePhase.DONE, result(wf));
+    List<String> said = preemptionEvents();
+    assertEquals(2, said.size(), said.toString());
+    assertTrue(
+        said.get(1).startsWith("no other job started on n1 within ")
+            && said.get(1)
+                .endsWith(
+                    " s of job "
+                        + id
+                        + "'s preemption at 2024-05-01T10:00:00Z: Slurm does not name"
+                        + " the preempting job"),
+        said.get(1));
+    assertTrue(world.preemptorLookups.size() >= 2, world.preemptorLookups.toString());
+  }
+
+  private List<String> preemptionEvents() {
+    return world.events.stream()
+        .filter(e -> e.reason().equals(ScheduleConditions.SLURM_PREEMPTED))
+        .map(e -> e.message())
+        .toList();
   }
 
   @Test
@@ -379,7 +439,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     Condition c = world.conditions(ScheduleConditions.SLURM_JOB_ENDED).get(0);
     assertEquals("Timeout", c.reason());
     assertEquals(
-        "Slurm job " + id + " ended (state TIMEOUT, reason TimeLimit): the pod is evicted",
+        "Slurm job " + id + " on n1 ended (state TIMEOUT, reason TimeLimit): the pod is evicted",
         c.message());
     assertTrue(world.conditions(ScheduleConditions.SLURM_PREEMPTED).isEmpty());
   }
