@@ -60,7 +60,7 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
             "nodeReported: payload must be a JSON object with the fields of NodeReport, got: true",
             "nodeReported: \"phase\": \"EXPLODED\" is not one of PROVISIONING, REGISTERING, READY,"
                 + " DRAINING, DRAINED, UPDATING, DELETING, DELETED",
-            "nodeReported: \"pod\" is required",
+            "nodeReported: \"pod\" is required; \"phase\" is required",
             "clusterHealth: payload must be a JSON object with the fields of ClusterHealth, got:"
                 + " \"down\"",
             "clusterHealth: \"reachable\": \"maybe\" is not true or false",

@@ -115,7 +115,8 @@ class BadNodeSignalTest extends WorkflowTestBase {
     assertEquals(
         "update: payload must be a JSON object with the fields of UpdateCommand, got: \"garbage\"",
         rejectionOf("upd-0", "update", "garbage"));
-    assertEquals("update: a target revision is required", rejectionOf("upd-0", "update", Map.of()));
+    assertEquals(
+        "update: \"target.revision\" is required", rejectionOf("upd-0", "update", Map.of()));
     assertEquals(
         "update: \"immediate\": \"soon\" is not true or false",
         rejectionOf(
