@@ -171,6 +171,45 @@ class BadNodeSignalTest extends WorkflowTestBase {
   }
 
   /**
+   * Every node signal with a payload answers JSON that does not parse, binary, bytes that are not
+   * UTF-8 and each missing required member ({@link RawSignals}) with one {@code signal-rejected}
+   * entry and one log line, never again on replay; the node stays ready and still serves.
+   */
+  @Test
+  void undecodableAndIncompletePayloads() throws Exception {
+    readyNode("raw");
+    Map<String, String> examples =
+        Map.of(
+            "drain", "{\"owner\":\"manual\",\"reason\":\"r\"}",
+            "undrain", "{\"owner\":\"manual\",\"reason\":\"r\"}",
+            "delete", "{\"owner\":\"scale-down\",\"reason\":\"r\"}",
+            "update", "{\"target\":{\"revision\":\"b\"},\"immediate\":true}",
+            "podObserved", "{\"name\":\"raw-0\",\"exists\":true}",
+            "slurmObserved", "{\"name\":\"raw-0\",\"known\":true}");
+    try (RawSignals raws = new RawSignals(client, Names.nodeWorkflowId(NS, "raw-0"))) {
+      List<RawSignals.Case> cases = RawSignals.cases(NodeLifecycleWorkflow.class, examples);
+      cases.add(
+          new RawSignals.Case(
+              "drian",
+              RawSignals.json("{}"),
+              "drian: no such signal (this workflow takes [delete, drain, podObserved, resync,"
+                  + " slurmObserved, undrain, update])"));
+      raws.sendAll(
+          cases,
+          () ->
+              nodeStatus("raw-0").timeline().stream()
+                  .filter(t -> t.event().equals("signal-rejected"))
+                  .map(TimelineEntry::detail)
+                  .toList(),
+          () -> env.sleep(Duration.ofSeconds(2)));
+      assertEquals(NodePhase.READY, nodeStatus("raw-0").phase());
+      assertEquals(Map.of(), nodeStatus("raw-0").holds());
+      raws.replayLogsNothing(dev.tandem.workflows.node.NodeLifecycleWorkflowImpl.class);
+    }
+    stillServes("raw-0");
+  }
+
+  /**
    * A reason with newlines and 5000 characters (a cordon annotation may hold 256 KB): one line in
    * Slurm, the timeline and {@code tandem history}, cut to what fits.
    */
