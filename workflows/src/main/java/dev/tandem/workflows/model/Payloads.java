@@ -22,10 +22,10 @@ import java.util.function.Function;
 /**
  * Lenient reading of signal payloads into records.
  *
- * <p>Anyone with the Temporal CLI can signal a workflow with any JSON. When the SDK cannot turn a
- * payload into the handler's parameter type it logs and drops the signal: nobody looking at Tandem
- * would ever know. So each signal parameter record reads itself through {@link #read} (a delegating
- * {@code @JsonCreator}), which never fails:
+ * <p>Anyone with the Temporal CLI can signal a workflow with any bytes. Every signal comes in
+ * through {@code SignalInbox}, which reads the raw payload as JSON here ({@link #json}) and then
+ * into the signal's type ({@link #convert}). Each signal parameter record reads itself through
+ * {@link #read} (a delegating {@code @JsonCreator}), which never fails:
  *
  * <ol>
  *   <li>A payload that is not a JSON object becomes the record's "rejected" value, saying what
@@ -38,8 +38,9 @@ import java.util.function.Function;
  *       record's own constructor checks (e.g. a negative timeout) are reported the same way.
  * </ol>
  *
- * <p>The handler then records the rejection where users look (the node's timeline, the NodeSet's
- * status query) and acts on nothing. Deterministic: it depends on the payload only.
+ * <p>The inbox then records the rejection where users look (the node's timeline, the NodeSet's
+ * status query) and acts on nothing ({@link Lenient}). Deterministic: it depends on the payload
+ * only.
  */
 public final class Payloads {
   private Payloads() {}
