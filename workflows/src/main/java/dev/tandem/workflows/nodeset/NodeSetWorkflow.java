@@ -19,7 +19,7 @@ public interface NodeSetWorkflow extends NodeSetRun {
 
   /** The custom resource's spec changed (or was re-read). */
   @SignalMethod(name = Names.SIGNAL_SPEC_CHANGED)
-  @Requires({"generation", "uid"})
+  @Requires("generation")
   void specChanged(NodeSetSpecView spec);
 
   /** The custom resource is being deleted: drain and delete every node, then release it. */
