@@ -76,7 +76,7 @@ class BadAnnotationTest extends WatcherTestBase {
     // What Temporal carries and the node workflow reads (NodeCommand.fromJson).
     byte[] wire = TEMPORAL.writeValueAsBytes(drains.get(0).payload());
     NodeCommand received = TEMPORAL.readValue(wire, NodeCommand.class);
-    assertEquals(null, received.problem());
+    assertEquals(null, received.rejected());
     assertEquals("k8s-cordon", received.owner());
     return DrainReason.format(DrainCause.K8S_CORDON, received.reason());
   }

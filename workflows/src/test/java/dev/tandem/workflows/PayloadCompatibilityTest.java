@@ -125,11 +125,11 @@ class PayloadCompatibilityTest {
             "{\"owner\":\"manual\",\"reason\":\"disk\",\"requestedBy\":\"alice\","
                 + "\"policy\":{\"timeoutSeconds\":5,\"onTimeout\":\"WAIT\",\"grace\":1}}");
     NodeCommand c = read(payload, NodeCommand.class);
-    assertTrue(c.valid(), c.problem());
+    assertNull(c.rejected());
     assertEquals(DrainCause.MANUAL, c.cause().orElseThrow());
     assertEquals(5, c.policy().timeoutSeconds());
     NodeCommand noReason = read(JSON.readTree("{\"owner\":\"k8s-cordon\"}"), NodeCommand.class);
-    assertTrue(noReason.valid());
+    assertNull(noReason.rejected());
     assertNull(noReason.reason());
     assertEquals(c, read(write(c), NodeCommand.class));
   }

@@ -25,7 +25,8 @@ public record ClusterHealth(
     String message,
     Instant since,
     Instant observedAt,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
   public static final String SLURM = "slurm";
   public static final String KUBERNETES = "kubernetes";
 

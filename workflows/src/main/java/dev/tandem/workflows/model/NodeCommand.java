@@ -2,6 +2,7 @@ package dev.tandem.workflows.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,18 +16,23 @@ import java.util.Locale;
  * k8s-cordon}, {@code k8s-unhealthy}, {@code remediation}, ...); an {@code undrain} releases only
  * the drain of the same owner, so an uncordon never lifts a manual drain.
  *
- * <p>Signals may come from the Temporal CLI with any JSON at all. Deserialization therefore never
- * fails: whatever arrives becomes a command, and a malformed one carries a {@code problem} that the
- * workflow records in the node's timeline (visible in {@code tandem history} and the Temporal UI)
- * instead of acting on it. A payload the SDK could not even hand over would be dropped silently.
+ * <p>Signals may come from the Temporal CLI with any JSON at all. Reading therefore never fails:
+ * whatever arrives becomes a command, and a malformed one says why ({@code rejected}), which the
+ * workflow records in the node's timeline ({@code tandem history}) instead of acting on it ({@code
+ * SignalInbox}).
  *
  * @param owner who holds the drain; one of {@link DrainCause}'s labels
  * @param reason free text shown in Slurm's reason
  * @param policy drain timeout policy for {@code delete}, or null for the NodeSet's
- * @param problem why the payload is unusable, or null
+ * @param rejected why the payload is unusable, or null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record NodeCommand(String owner, String reason, DrainPolicy policy, String problem) {
+public record NodeCommand(
+    String owner,
+    String reason,
+    DrainPolicy policy,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
 
   public static NodeCommand of(String owner, String reason) {
     return new NodeCommand(owner, reason, null, null);
@@ -37,16 +43,12 @@ public record NodeCommand(String owner, String reason, DrainPolicy policy, Strin
   }
 
   public NodeCommand withPolicy(DrainPolicy p) {
-    return new NodeCommand(owner, reason, p, problem);
+    return new NodeCommand(owner, reason, p, rejected);
   }
 
   /** The owner as a drain cause, if it is one. */
   public java.util.Optional<DrainCause> cause() {
     return DrainCause.fromLabel(owner);
-  }
-
-  public boolean valid() {
-    return problem == null;
   }
 
   /** Accepts any JSON; see the class comment. */

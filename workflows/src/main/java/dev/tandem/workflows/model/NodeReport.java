@@ -41,7 +41,8 @@ public record NodeReport(
     long seq,
     @JsonInclude(JsonInclude.Include.NON_NULL) String rejected,
     @JsonInclude(JsonInclude.Include.NON_NULL) String podRejectedRevision,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String podRejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String podRejected)
+    implements Lenient {
 
   public NodeReport(
       String pod,

@@ -36,7 +36,8 @@ public record NodeSetSpecView(
     DrainPolicy scaleDownDrain,
     List<String> problems,
     @JsonInclude(JsonInclude.Include.NON_NULL) String rejected,
-    @JsonInclude(JsonInclude.Include.NON_NULL) RemediationPolicy remediation) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) RemediationPolicy remediation)
+    implements Lenient {
   public NodeSetSpecView(
       long generation,
       String uid,

@@ -1,12 +1,20 @@
 package dev.tandem.workflows.model;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.common.converter.EncodingKeys;
 import io.temporal.common.converter.JacksonJsonPayloadConverter;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -14,10 +22,10 @@ import java.util.function.Function;
 /**
  * Lenient reading of signal payloads into records.
  *
- * <p>Anyone with the Temporal CLI can signal a workflow with any JSON. When the SDK cannot turn a
- * payload into the handler's parameter type it logs and drops the signal: nobody looking at Tandem
- * would ever know. So each signal parameter record reads itself through {@link #read} (a delegating
- * {@code @JsonCreator}), which never fails:
+ * <p>Anyone with the Temporal CLI can signal a workflow with any bytes. Every signal comes in
+ * through {@code SignalInbox}, which reads the raw payload as JSON here ({@link #json}) and then
+ * into the signal's type ({@link #convert}). Each signal parameter record reads itself through
+ * {@link #read} (a delegating {@code @JsonCreator}), which never fails:
  *
  * <ol>
  *   <li>A payload that is not a JSON object becomes the record's "rejected" value, saying what
@@ -30,8 +38,9 @@ import java.util.function.Function;
  *       record's own constructor checks (e.g. a negative timeout) are reported the same way.
  * </ol>
  *
- * <p>The handler then records the rejection where users look (the node's timeline, the NodeSet's
- * status query) and acts on nothing. Deterministic: it depends on the payload only.
+ * <p>The inbox then records the rejection where users look (the node's timeline, the NodeSet's
+ * status query) and acts on nothing ({@link Lenient}). Deterministic: it depends on the payload
+ * only.
  */
 public final class Payloads {
   private Payloads() {}
@@ -45,6 +54,10 @@ public final class Payloads {
           .configure(
               com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES,
               false);
+
+  /** For whole payloads: one JSON value, nothing after it. */
+  private static final ObjectMapper STRICT =
+      MAPPER.copy().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   /** Name of the component every lenient record carries for the rejection, skipped when read. */
   static final String REJECTED = "rejected";
@@ -99,6 +112,78 @@ public final class Payloads {
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot construct " + type.getName(), e);
     }
+  }
+
+  /**
+   * The JSON value of a signal's raw payload, or null for none or a null ({@code binary/null}).
+   *
+   * @throws IllegalArgumentException saying why it is not JSON: another encoding, bytes that are
+   *     not UTF-8, text that does not parse as one JSON value
+   */
+  public static JsonNode json(Payload p) {
+    if (p == null) {
+      return null;
+    }
+    ByteString e = p.getMetadataMap().get(EncodingKeys.METADATA_ENCODING_KEY);
+    String encoding = e == null ? null : e.toStringUtf8();
+    if ("binary/null".equals(encoding)) {
+      return null;
+    }
+    if (!"json/plain".equals(encoding)) {
+      throw new IllegalArgumentException(
+          "payload is not JSON: encoding "
+              + (encoding == null ? "missing" : abbreviate(encoding))
+              + " ("
+              + p.getData().size()
+              + " bytes), expected json/plain");
+    }
+    String text;
+    try {
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(p.getData().asReadOnlyByteBuffer())
+              .toString();
+    } catch (CharacterCodingException x) {
+      throw new IllegalArgumentException(
+          "payload is not UTF-8 text (" + p.getData().size() + " bytes)");
+    }
+    try {
+      JsonNode n = STRICT.readTree(text);
+      return n == null || n.isMissingNode() ? null : n;
+    } catch (java.io.IOException x) {
+      throw new IllegalArgumentException(
+          "payload is not JSON: " + abbreviate(firstLine(x)) + ", got: " + abbreviate(text));
+    }
+  }
+
+  /**
+   * {@code n} as {@code type}, as Temporal's converter would read it (a {@link Lenient} record
+   * never fails).
+   *
+   * @throws IllegalArgumentException saying why it does not fit
+   */
+  public static Object convert(JsonNode n, java.lang.reflect.Type type) {
+    try {
+      return MAPPER.readerFor(MAPPER.getTypeFactory().constructType(type)).readValue(n);
+    } catch (java.io.IOException | RuntimeException x) {
+      throw new IllegalArgumentException(
+          "payload does not fit "
+              + MAPPER.getTypeFactory().constructType(type).getRawClass().getSimpleName()
+              + ": "
+              + abbreviate(firstLine(x)));
+    }
+  }
+
+  /** A parser's complaint without its location and source excerpt. */
+  private static String firstLine(Exception x) {
+    String m =
+        x instanceof JsonProcessingException j
+            ? j.getOriginalMessage()
+            : String.valueOf(x.getMessage());
+    return m.lines().findFirst().orElse("");
   }
 
   /** A JSON text cut to a readable length for messages. */

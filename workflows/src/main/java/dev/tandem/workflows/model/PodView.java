@@ -35,7 +35,8 @@ public record PodView(
     Instant createdAt,
     Instant startedAt,
     String message,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
 
   public PodView(
       boolean exists,

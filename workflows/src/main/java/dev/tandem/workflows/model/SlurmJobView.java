@@ -32,7 +32,8 @@ public record SlurmJobView(
     List<String> nodes,
     int restartCount,
     Instant observedAt,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
   public static final String GONE = "GONE";
 
   public SlurmJobView {

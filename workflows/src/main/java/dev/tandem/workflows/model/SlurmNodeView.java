@@ -31,7 +31,8 @@ public record SlurmNodeView(
     String reasonSetBy,
     Instant slurmdStartTime,
     Instant observedAt,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
 
   public SlurmNodeView {
     flags = flags == null ? Set.of() : Set.copyOf(flags);

@@ -19,7 +19,8 @@ public record UpdateCommand(
     PodTemplate target,
     boolean immediate,
     DrainPolicy policy,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
 
   public UpdateCommand(PodTemplate target, boolean immediate, DrainPolicy policy) {
     this(target, immediate, policy, null);

@@ -1,6 +1,5 @@
 package dev.tandem.workflows.node;
 
-import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeCommand;
@@ -13,32 +12,25 @@ import java.util.Objects;
  * What a node's owners ask of it ({@code drain}, {@code undrain}, {@code delete}, {@code update}
  * signals), taken into {@link NodeLifecycleState} as intent: a hold, an operation, a target. Each
  * answers whether the loop must wake to act on it; duplicates (watchers re-send their state after a
- * restart) and requests that change nothing do not wake it, and garbage is recorded in the timeline
- * ({@link SignalChecks}). The loop in {@link NodeLifecycleWorkflowImpl} does the acting.
+ * restart) and requests that change nothing do not wake it; garbage never gets here ({@code
+ * SignalInbox} records it). The loop in {@link NodeLifecycleWorkflowImpl} does the acting.
  */
 final class NodeCommands {
   private final NodeLifecycleInput input;
   private final NodeLifecycleState s;
   private final NodeEffects fx;
-  private final SignalChecks checks;
 
-  NodeCommands(
-      NodeLifecycleInput input, NodeLifecycleState s, NodeEffects fx, SignalChecks checks) {
+  NodeCommands(NodeLifecycleInput input, NodeLifecycleState s, NodeEffects fx) {
     this.input = input;
     this.s = s;
     this.fx = fx;
-    this.checks = checks;
   }
 
   /** A hold under the command's cause; a hold already held with the same reason is a duplicate. */
   boolean drain(NodeCommand c) {
-    if (!checks.accepted(Names.SIGNAL_DRAIN, c)) {
-      return false;
-    }
     DrainCause cause = c.cause().orElseThrow();
     String before = s.holds.get(cause.label());
-    fx.hold(
-        cause, c.reason() == null || c.reason().isBlank() ? "drained by " + c.owner() : c.reason());
+    fx.hold(cause, c.reason());
     if (Objects.equals(before, s.holds.get(cause.label()))) {
       return false; // a duplicate (watchers re-send their state after a restart)
     }
@@ -48,9 +40,6 @@ final class NodeCommands {
 
   /** Lifts the owner's hold; an owner that holds nothing changes nothing. */
   boolean undrain(NodeCommand c) {
-    if (!checks.accepted(Names.SIGNAL_UNDRAIN, c)) {
-      return false;
-    }
     if (s.holds.remove(c.owner()) == null) {
       // Watchers send undrains after a restart without knowing what was held: stay silent for
       // them; tell a person (manual) why nothing happened.
@@ -67,9 +56,6 @@ final class NodeCommands {
 
   /** The delete operation (it replaces a pending update) and its hold. */
   boolean delete(NodeCommand c) {
-    if (!checks.accepted(Names.SIGNAL_DELETE, c)) {
-      return false;
-    }
     if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
       fx.timeline("delete-duplicate", "already deleting");
       return false;
@@ -88,14 +74,6 @@ final class NodeCommands {
    * (OnDelete, {@code immediate} false); a target the node already runs cancels a pending update.
    */
   boolean update(UpdateCommand c) {
-    if (c != null && c.rejected() != null) {
-      fx.timeline("signal-rejected", "update: " + c.rejected());
-      return false;
-    }
-    if (c == null || c.target() == null || c.target().revision() == null) {
-      fx.timeline("signal-rejected", "update: a target revision is required");
-      return false;
-    }
     if (s.operation == Operation.DELETE || s.phase == NodePhase.DELETED) {
       fx.timeline("update-ignored", "node is being deleted");
       return false;

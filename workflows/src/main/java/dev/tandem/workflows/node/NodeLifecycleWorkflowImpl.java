@@ -9,6 +9,7 @@ import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.model.UpdateCommand;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.Step;
 import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
@@ -44,7 +45,7 @@ import java.time.Duration;
  * waits, or the node is deleted) the node reports to the NodeSet workflow what changed. The
  * workflow continues as new before its history grows large.
  */
-public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
+public class NodeLifecycleWorkflowImpl implements NodeLifecycleRun {
 
   private final NodeLifecycleInput input;
   private final NodeLifecycleState s;
@@ -68,7 +69,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     this.fx = new NodeEffects(in, s);
     this.reporter = new NodeReporter(in, s, fx);
     this.checks = new SignalChecks(fx);
-    this.commands = new NodeCommands(in, s, fx, checks);
+    this.commands = new NodeCommands(in, s, fx);
+    SignalInbox.open(NodeLifecycleWorkflow.class, this, r -> fx.timeline("signal-rejected", r));
   }
 
   @Override
@@ -136,32 +138,26 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     return "Node" + Character.toUpperCase(l.charAt(0)) + l.substring(1);
   }
 
-  // ---- signals: record intent (NodeCommands), wake the loop ----
+  // ---- signals (SignalInbox: only usable payloads get here): record intent, wake the loop ----
 
-  @Override
   public void drain(NodeCommand c) {
     dirty |= commands.drain(c);
   }
 
-  @Override
   public void undrain(NodeCommand c) {
     dirty |= commands.undrain(c);
   }
 
-  @Override
   public void delete(NodeCommand c) {
     dirty |= commands.delete(c);
   }
 
-  @Override
   public void update(UpdateCommand c) {
     dirty |= commands.update(c);
   }
 
-  @Override
   public void podObserved(PodView pod) {
-    if (!checks.observed(Names.SIGNAL_POD_OBSERVED, pod == null ? null : pod.rejected(), pod)
-        || !checks.about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
+    if (!checks.about(Names.SIGNAL_POD_OBSERVED, "pod", pod.name(), input.ref().pod())) {
       return;
     }
     if (Observations.earlierPod(s.pod, pod)) {
@@ -172,11 +168,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     dirty = true;
   }
 
-  @Override
   public void slurmObserved(SlurmNodeView node) {
-    if (!checks.observed(Names.SIGNAL_SLURM_OBSERVED, node == null ? null : node.rejected(), node)
-        || !checks.about(
-            Names.SIGNAL_SLURM_OBSERVED, "node", node.name(), input.ref().slurmName())) {
+    if (!checks.about(Names.SIGNAL_SLURM_OBSERVED, "node", node.name(), input.ref().slurmName())) {
       return;
     }
     if (s.slurm != null && Observations.late(node.observedAt(), s.slurm.observedAt())) {
@@ -186,7 +179,6 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleWorkflow {
     dirty = true;
   }
 
-  @Override
   public void resync() {
     resyncRequested = true;
     dirty = true;

@@ -46,16 +46,14 @@ final class NodeSetSnapshots {
 
   /**
    * Keeps a signal whose payload cannot be used (the latest few) for the status query; it is never
-   * acted on. Returns the line to log.
+   * acted on.
    */
-  static String rejected(NodeSetState s, String signal, String why) {
-    String detail = signal + ": " + (why == null ? "empty payload" : why);
+  static void rejected(NodeSetState s, String detail) {
     s.rejectedSignals.add(
         new TimelineEntry(
             Instant.ofEpochMilli(Workflow.currentTimeMillis()), null, "signal-rejected", detail));
     while (s.rejectedSignals.size() > NodeSetState.MAX_REJECTED_SIGNALS) {
       s.rejectedSignals.remove(0);
     }
-    return detail;
   }
 }

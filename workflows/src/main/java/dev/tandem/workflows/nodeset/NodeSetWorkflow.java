@@ -4,12 +4,10 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
-import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
-import io.temporal.workflow.QueryMethod;
+import dev.tandem.workflows.support.Requires;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
-import io.temporal.workflow.WorkflowMethod;
 
 /**
  * Keeps a NodeSet's actual nodes equal to its spec. Workflow id {@code nodeset/<ns>/<name>},
@@ -17,32 +15,29 @@ import io.temporal.workflow.WorkflowMethod;
  * for the algorithm.
  */
 @WorkflowInterface
-public interface NodeSetWorkflow {
-
-  /** Runs until the NodeSet is deleted and all its nodes are gone. */
-  @WorkflowMethod(name = "NodeSet")
-  void run(NodeSetInput input);
+public interface NodeSetWorkflow extends NodeSetRun {
 
   /** The custom resource's spec changed (or was re-read). */
   @SignalMethod(name = Names.SIGNAL_SPEC_CHANGED)
+  @Requires("generation")
   void specChanged(NodeSetSpecView spec);
 
   /** The custom resource is being deleted: drain and delete every node, then release it. */
   @SignalMethod(name = Names.SIGNAL_DELETE)
+  @Requires("owner")
   void delete(NodeCommand command);
 
   /** A node workflow's news. */
   @SignalMethod(name = Names.SIGNAL_NODE_REPORTED)
+  @Requires({"pod", "ordinal", "phase"})
   void nodeReported(NodeReport report);
 
   /** The watchers' view of Slurm's or Kubernetes' reachability (see {@link ClusterHealth}). */
   @SignalMethod(name = Names.SIGNAL_CLUSTER_HEALTH)
+  @Requires({"component", "reachable"})
   void clusterHealth(ClusterHealth health);
 
   /** Re-evaluate now. */
   @SignalMethod(name = Names.SIGNAL_RESYNC)
   void resync();
-
-  @QueryMethod(name = Names.QUERY_STATUS)
-  NodeSetSnapshot status();
 }

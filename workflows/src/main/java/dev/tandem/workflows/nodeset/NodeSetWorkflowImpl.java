@@ -1,6 +1,5 @@
 package dev.tandem.workflows.nodeset;
 
-import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
@@ -9,6 +8,7 @@ import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.WaitTimers;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -44,7 +44,7 @@ import org.slf4j.Logger;
  * in the meantime (its spec has another uid) gets a run of its own by continue-as-new, from a clean
  * state: it can exist only once the finalizer is gone, so its spec reaches this run while it ends.
  */
-public class NodeSetWorkflowImpl implements NodeSetWorkflow {
+public class NodeSetWorkflowImpl implements NodeSetRun {
   private static final Logger log = Workflow.getLogger(NodeSetWorkflowImpl.class);
 
   private final NodeSetInput input;
@@ -64,6 +64,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     }
     this.nodes = new NodeSetNodes(in, s);
     this.status = new NodeSetStatusWriter(in, s, () -> dirty = true);
+    SignalInbox.open(NodeSetWorkflow.class, this, r -> NodeSetSnapshots.rejected(s, r));
   }
 
   @Override
@@ -102,14 +103,9 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     }
   }
 
-  // ---- signals ----
+  // ---- signals (SignalInbox: only usable payloads get here; a rejection wakes nothing) ----
 
-  @Override
   public void specChanged(NodeSetSpecView spec) {
-    if (spec == null || spec.rejected() != null) {
-      reject(Names.SIGNAL_SPEC_CHANGED, spec == null ? null : spec.rejected());
-      return;
-    }
     if (s.deleting && anotherResource(spec)) {
       if (s.successor == null || spec.generation() >= s.successor.generation()) {
         s.successor = spec; // not this NodeSet's: the next run's
@@ -124,26 +120,13 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     dirty = true;
   }
 
-  @Override
   public void delete(NodeCommand command) {
-    if (command == null || !command.valid()) {
-      reject(Names.SIGNAL_DELETE, command == null ? null : command.problem());
-      return;
-    }
     s.deleting = true;
-    s.deleteReason =
-        command != null && command.reason() != null ? command.reason() : "NodeSet deleted";
+    s.deleteReason = command.reason() != null ? command.reason() : "NodeSet deleted";
     dirty = true;
   }
 
-  @Override
   public void nodeReported(NodeReport r) {
-    if (r == null || r.rejected() != null || r.pod() == null) {
-      reject(
-          Names.SIGNAL_NODE_REPORTED,
-          r == null ? null : r.rejected() != null ? r.rejected() : "\"pod\" is required");
-      return;
-    }
     Entry e = s.nodes.get(r.ordinal());
     if (e == null || !r.pod().equals(e.pod)) {
       if (e != null || r.phase() == dev.tandem.workflows.model.NodePhase.DELETED) {
@@ -161,14 +144,7 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     }
   }
 
-  @Override
   public void clusterHealth(ClusterHealth h) {
-    if (h == null || h.rejected() != null || h.component() == null) {
-      reject(
-          Names.SIGNAL_CLUSTER_HEALTH,
-          h == null ? null : h.rejected() != null ? h.rejected() : "\"component\" is required");
-      return;
-    }
     ClusterHealth before = s.health.get(h.component());
     if (before != null
         && before.observedAt() != null
@@ -181,7 +157,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
     dirty = true;
   }
 
-  @Override
   public void resync() {
     dirty = true;
   }
@@ -189,15 +164,6 @@ public class NodeSetWorkflowImpl implements NodeSetWorkflow {
   @Override
   public NodeSetSnapshot status() {
     return NodeSetSnapshots.of(input.ref(), s, status.current());
-  }
-
-  /**
-   * A signal whose payload cannot be used: logged and kept for the status query, never acted on. It
-   * does not wake the loop, so it changes no decision.
-   */
-  private void reject(String signal, String why) {
-    log.warn(
-        "NodeSet {}: signal rejected: {}", input.ref(), NodeSetSnapshots.rejected(s, signal, why));
   }
 
   // ---- helpers ----

@@ -1,6 +1,7 @@
 package dev.tandem.workflows.remediation;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tandem.workflows.model.TimelineEntry;
 import java.time.Instant;
 import java.util.List;
 
@@ -10,9 +11,18 @@ import java.util.List;
  * @param holders nodes with a slot, in the order they got it
  * @param waiting nodes waiting for a slot, in line order
  * @param recent the last nodes that gave their slot back (newest last, bounded)
+ * @param rejectedSignals the latest signals whose payload could not be used (oldest first)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record BudgetStatus(List<Entry> holders, List<Entry> waiting, List<Entry> recent) {
+public record BudgetStatus(
+    List<Entry> holders,
+    List<Entry> waiting,
+    List<Entry> recent,
+    List<TimelineEntry> rejectedSignals) {
+
+  public BudgetStatus(List<Entry> holders, List<Entry> waiting, List<Entry> recent) {
+    this(holders, waiting, recent, null);
+  }
 
   /**
    * @param request what the node asked for
@@ -26,5 +36,6 @@ public record BudgetStatus(List<Entry> holders, List<Entry> waiting, List<Entry>
     holders = holders == null ? List.of() : List.copyOf(holders);
     waiting = waiting == null ? List.of() : List.copyOf(waiting);
     recent = recent == null ? List.of() : List.copyOf(recent);
+    rejectedSignals = rejectedSignals == null ? List.of() : List.copyOf(rejectedSignals);
   }
 }

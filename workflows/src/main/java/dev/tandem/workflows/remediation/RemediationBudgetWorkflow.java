@@ -1,10 +1,9 @@
 package dev.tandem.workflows.remediation;
 
 import dev.tandem.workflows.Names;
-import io.temporal.workflow.QueryMethod;
+import dev.tandem.workflows.support.Requires;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
-import io.temporal.workflow.WorkflowMethod;
 
 /**
  * Grants remediation slots within the budgets, first come first served per scope. One workflow for
@@ -12,19 +11,14 @@ import io.temporal.workflow.WorkflowMethod;
  * (signal-with-start, through an activity). See its implementation for the algorithm.
  */
 @WorkflowInterface
-public interface RemediationBudgetWorkflow {
-
-  /** Runs for as long as the cluster does (continues as new); carried = state handed over. */
-  @WorkflowMethod(name = "RemediationBudget")
-  void run(BudgetStatus carried);
+public interface RemediationBudgetWorkflow extends RemediationBudgetRun {
 
   @SignalMethod(name = Names.SIGNAL_ACQUIRE)
+  @Requires("k8sNode")
   void acquire(SlotRequest request);
 
   /** {@code k8sNode} gives back its slot or its place in line; {@code note} says how it ended. */
   @SignalMethod(name = Names.SIGNAL_RELEASE)
+  @Requires("k8sNode")
   void release(SlotRelease release);
-
-  @QueryMethod(name = Names.QUERY_STATUS)
-  BudgetStatus status();
 }

@@ -1,7 +1,9 @@
 package dev.tandem.workflows.remediation;
 
 import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.remediation.BudgetStatus.Entry;
+import dev.tandem.workflows.support.SignalInbox;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
@@ -31,7 +33,7 @@ import org.slf4j.Logger;
  *   <li>Continue as new, carrying the line, before the history grows large.
  * </ol>
  */
-public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow {
+public class RemediationBudgetWorkflowImpl implements RemediationBudgetRun {
   private static final Logger log = Workflow.getLogger(RemediationBudgetWorkflowImpl.class);
 
   /** Continue as new once the history is this long. */
@@ -39,13 +41,21 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
 
   static final String WAITING_GAUGE = "tandem_remediation_waiting_nodes";
 
+  /** The status query keeps this many rejected signals. */
+  static final int MAX_REJECTED_SIGNALS = 10;
+
   private final BudgetLine line;
   private final Set<String> resend = new LinkedHashSet<>();
+  private final List<TimelineEntry> rejected = new ArrayList<>();
   private boolean dirty;
 
   @WorkflowInit
   public RemediationBudgetWorkflowImpl(BudgetStatus carried) {
     this.line = BudgetLine.from(carried);
+    if (carried != null) {
+      rejected.addAll(carried.rejectedSignals());
+    }
+    SignalInbox.open(RemediationBudgetWorkflow.class, this, this::rejected);
   }
 
   @Override
@@ -58,7 +68,7 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
       // The line is all there is to carry (the next run sends every holder its grant again).
       // Checked on every pass, signalled or not, so a busy budget's history stays bounded too.
       if (historyLong()) {
-        Workflow.newContinueAsNewStub(RemediationBudgetWorkflow.class).run(line.status());
+        Workflow.newContinueAsNewStub(RemediationBudgetWorkflow.class).run(status());
       }
       dirty = false;
       List<SlotRequest> send = new ArrayList<>(line.grant(now()));
@@ -101,11 +111,7 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
     }
   }
 
-  @Override
   public void acquire(SlotRequest r) {
-    if (r == null || r.k8sNode() == null || r.k8sNode().isBlank()) {
-      return;
-    }
     if (line.indexOf(line.holders, r.k8sNode()) >= 0) {
       resend.add(r.k8sNode());
     } else {
@@ -120,11 +126,7 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
     dirty = true;
   }
 
-  @Override
   public void release(SlotRelease r) {
-    if (r == null || r.k8sNode() == null) {
-      return;
-    }
     if (line.release(r.k8sNode(), r.note(), now())) {
       dirty = true;
     }
@@ -132,7 +134,16 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetWorkflow 
 
   @Override
   public BudgetStatus status() {
-    return line.status();
+    BudgetStatus s = line.status();
+    return new BudgetStatus(s.holders(), s.waiting(), s.recent(), rejected);
+  }
+
+  /** A signal whose payload cannot be used ({@link SignalInbox}): kept for the status query. */
+  private void rejected(String detail) {
+    rejected.add(new TimelineEntry(now(), null, "signal-rejected", detail));
+    if (rejected.size() > MAX_REJECTED_SIGNALS) {
+      rejected.remove(0);
+    }
   }
 
   private String details() {

@@ -1,10 +1,9 @@
 package dev.tandem.workflows.remediation;
 
 import dev.tandem.workflows.Names;
-import io.temporal.workflow.QueryMethod;
+import dev.tandem.workflows.support.Requires;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
-import io.temporal.workflow.WorkflowMethod;
 
 /**
  * The repair of one Kubernetes node, from the first trigger to a terminal state. Workflow id {@code
@@ -12,14 +11,11 @@ import io.temporal.workflow.WorkflowMethod;
  * joins the running one. See docs/remediation.md.
  */
 @WorkflowInterface
-public interface RemediationWorkflow {
-
-  /** Runs the ladder; returns RECOVERED, FAILED or DISMISSED. */
-  @WorkflowMethod(name = "Remediation")
-  RemediationStep run(RemediationInput input);
+public interface RemediationWorkflow extends RemediationRun {
 
   /** A trigger (watcher or operator); the first starts the ladder, later ones join it. */
   @SignalMethod(name = Names.SIGNAL_TRIGGER)
+  @Requires("kind")
   void trigger(RemediationTrigger trigger);
 
   /** A watcher saw the node or its Slurm nodes change: re-check now instead of at the next tick. */
@@ -28,8 +24,6 @@ public interface RemediationWorkflow {
 
   /** The budget granted this node its slot. */
   @SignalMethod(name = Names.SIGNAL_SLOT_GRANTED)
+  @Requires("k8sNode")
   void slotGranted(SlotRequest granted);
-
-  @QueryMethod(name = Names.QUERY_STATUS)
-  RemediationState status();
 }

@@ -3,6 +3,7 @@ package dev.tandem.workflows.remediation;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.SignalInbox;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -13,8 +14,9 @@ import java.time.Instant;
  *
  * <ol>
  *   <li>Triggers arrive as signals (the first with the start). An invalid payload is recorded in
- *       the timeline and never acted on; a run without any valid trigger ends DISMISSED. A later
- *       trigger joins: it is recorded, and one that is not NotReady ends an observation early.
+ *       the timeline ({@code SignalInbox}) and never acted on; a run without any valid trigger ends
+ *       DISMISSED. A later trigger joins: it is recorded, and one that is not NotReady ends an
+ *       observation early.
  *   <li>Observing: read the node, its slurmd pods and the policy once. Node gone, or no NodeSet on
  *       it with {@code spec.remediation} and no operator trigger: DISMISSED (an operator trigger
  *       runs with the default policy). Only NotReady triggers: wait {@code notReadySeconds} from
@@ -37,7 +39,7 @@ import java.time.Instant;
  * new before its history grows large (a WAIT-forever job wait may last weeks), carrying {@link
  * RemediationState}; the timeline keeps the last {@value Ladder#TIMELINE_LIMIT} entries.
  */
-public class RemediationWorkflowImpl implements RemediationWorkflow {
+public class RemediationWorkflowImpl implements RemediationRun {
   /** At most this many triggers are kept (the first, the cause, always stays). */
   static final int TRIGGER_LIMIT = 50;
 
@@ -57,6 +59,7 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
       l.startedAt = Instant.ofEpochMilli(Workflow.currentTimeMillis());
       l.stepSinceMillis = Workflow.currentTimeMillis();
     }
+    SignalInbox.open(RemediationWorkflow.class, this, r -> l.timeline("signal-rejected", r));
   }
 
   @Override
@@ -119,14 +122,7 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
 
   // ---- signals: record, wake the loop ----
 
-  @Override
   public void trigger(RemediationTrigger t) {
-    if (t == null || !t.valid()) {
-      l.timeline(
-          "trigger-rejected",
-          t == null ? "empty payload" : t.problem() == null ? "no kind" : t.problem());
-      return;
-    }
     boolean first = l.first() == null;
     if (l.triggers.contains(t)) {
       return; // a duplicate (watchers re-send what they see after a restart)
@@ -139,14 +135,12 @@ public class RemediationWorkflowImpl implements RemediationWorkflow {
     dirty = true;
   }
 
-  @Override
   public void recheck() {
     dirty = true;
   }
 
-  @Override
   public void slotGranted(SlotRequest granted) {
-    if (granted == null || !l.k8sNode.equals(granted.k8sNode())) {
+    if (!l.k8sNode.equals(granted.k8sNode())) {
       l.timeline("signal-rejected", Names.SIGNAL_SLOT_GRANTED + ": not for " + l.k8sNode);
       return;
     }

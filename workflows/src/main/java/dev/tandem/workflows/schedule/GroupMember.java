@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.workflows.model.Lenient;
 import dev.tandem.workflows.model.Payloads;
 import dev.tandem.workflows.model.PodView;
 
@@ -17,7 +18,8 @@ import dev.tandem.workflows.model.PodView;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record GroupMember(
-    PodRequest request, PodView view, @JsonInclude(JsonInclude.Include.NON_NULL) String rejected) {
+    PodRequest request, PodView view, @JsonInclude(JsonInclude.Include.NON_NULL) String rejected)
+    implements Lenient {
 
   public GroupMember(PodRequest request, PodView view) {
     this(request, view, null);

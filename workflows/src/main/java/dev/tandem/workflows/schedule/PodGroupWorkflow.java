@@ -2,10 +2,9 @@ package dev.tandem.workflows.schedule;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.SlurmJobView;
-import io.temporal.workflow.QueryMethod;
+import dev.tandem.workflows.support.Requires;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
-import io.temporal.workflow.WorkflowMethod;
 
 /**
  * A gang (pods sharing annotation {@code tandem.dev/pod-group}) scheduled through Slurm as one
@@ -14,20 +13,15 @@ import io.temporal.workflow.WorkflowMethod;
  * memberObserved}. See {@link PodGroupWorkflowImpl} for the algorithm.
  */
 @WorkflowInterface
-public interface PodGroupWorkflow {
-
-  /** Runs until nothing is left to do; returns {@link GroupPhase#DONE}. */
-  @WorkflowMethod(name = "PodGroup")
-  GroupPhase run(PodGroupInput input);
+public interface PodGroupWorkflow extends PodGroupRun {
 
   /** The pod watcher saw a member change, appear or vanish. */
   @SignalMethod(name = Names.SIGNAL_MEMBER_OBSERVED)
+  @Requires({"request.name", "request.uid"})
   void memberObserved(GroupMember member);
 
   /** The Slurm watcher saw the group's placeholder job change (or vanish: state {@code GONE}). */
   @SignalMethod(name = Names.SIGNAL_JOB_OBSERVED)
+  @Requires({"id", "state"})
   void jobObserved(SlurmJobView job);
-
-  @QueryMethod(name = Names.QUERY_STATUS)
-  PodGroupStatus status();
 }

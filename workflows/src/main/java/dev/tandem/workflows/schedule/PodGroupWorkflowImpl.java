@@ -7,6 +7,7 @@ import dev.tandem.workflows.schedule.PodGroupState.Member;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.Step;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -48,7 +49,7 @@ import java.time.Duration;
  *       ("one too many"). The workflow continues as new before its history grows large.
  * </ol>
  */
-public class PodGroupWorkflowImpl implements PodGroupWorkflow {
+public class PodGroupWorkflowImpl implements PodGroupRun {
 
   private final PodGroupInput input;
   private final PodGroupState s;
@@ -70,6 +71,7 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
       // and the timeline should begin with the start.
       fx.timeline("started", "group " + in.ref());
     }
+    SignalInbox.open(PodGroupWorkflow.class, this, r -> fx.timeline("signal-rejected", r));
   }
 
   @Override
@@ -107,13 +109,8 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     }
   }
 
-  @Override
   public void memberObserved(GroupMember m) {
-    if (m != null && m.rejected() != null) {
-      fx.timeline("signal-rejected", Names.SIGNAL_MEMBER_OBSERVED + ": " + m.rejected());
-      return;
-    }
-    if (m == null || s.phase.terminal()) {
+    if (s.phase.terminal()) {
       return;
     }
     PodRequest r = m.request();
@@ -154,13 +151,8 @@ public class PodGroupWorkflowImpl implements PodGroupWorkflow {
     dirty = true;
   }
 
-  @Override
   public void jobObserved(SlurmJobView job) {
-    if (job != null && job.rejected() != null) {
-      fx.timeline("signal-rejected", Names.SIGNAL_JOB_OBSERVED + ": " + job.rejected());
-      return;
-    }
-    if (job == null || s.phase.terminal()) {
+    if (s.phase.terminal()) {
       return;
     }
     if (s.jobId == 0) {

@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.SlurmJobView;
 import dev.tandem.workflows.support.Observations;
 import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
+import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.Step;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -52,7 +53,7 @@ import java.util.List;
  * PodScheduleState}; the loop acts. Signals may be lost or duplicated, so each phase re-reads the
  * pod and the job on a timer. The workflow continues as new before its history grows large.
  */
-public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
+public class PodScheduleWorkflowImpl implements PodScheduleRun {
 
   private final PodScheduleInput input;
   private final PodScheduleState s;
@@ -69,6 +70,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
       s.phaseSinceMillis = Workflow.currentTimeMillis();
     }
     this.fx = new ScheduleEffects(in.pod(), s, in.tuning().timelineLimit());
+    SignalInbox.open(PodScheduleWorkflow.class, this, r -> fx.timeline("signal-rejected", r));
   }
 
   @Override
@@ -117,15 +119,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     }
   }
 
-  @Override
   public void jobObserved(SlurmJobView job) {
-    if (job != null && job.rejected() != null) {
-      fx.timeline("signal-rejected", Names.SIGNAL_JOB_OBSERVED + ": " + job.rejected());
-      return;
-    }
-    if (job == null) {
-      return;
-    }
     if (s.jobId == 0) {
       // Submitted but not answered yet: a job with our tag is ours. Held until the answer, which
       // keeps it if it is further along (Observations.newerJob).
@@ -151,13 +145,8 @@ public class PodScheduleWorkflowImpl implements PodScheduleWorkflow {
     dirty = true;
   }
 
-  @Override
   public void podObserved(PodView pod) {
-    if (pod != null && pod.rejected() != null) {
-      fx.timeline("signal-rejected", Names.SIGNAL_POD_OBSERVED + ": " + pod.rejected());
-      return;
-    }
-    if (pod == null || !input.pod().name().equals(pod.name())) {
+    if (!input.pod().name().equals(pod.name())) {
       return;
     }
     boolean other = pod.exists() && pod.uid() != null && !pod.uid().equals(input.pod().uid());

@@ -8,6 +8,7 @@ import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
+import dev.tandem.workflows.nodeset.NodeSetWorkflowImpl;
 import dev.tandem.workflows.testing.WorkflowTestBase;
 import io.temporal.client.WorkflowStub;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
             "nodeReported: payload must be a JSON object with the fields of NodeReport, got: true",
             "nodeReported: \"phase\": \"EXPLODED\" is not one of PROVISIONING, REGISTERING, READY,"
                 + " DRAINING, DRAINED, UPDATING, DELETING, DELETED",
-            "nodeReported: \"pod\" is required",
+            "nodeReported: \"pod\" is required; \"phase\" is required",
             "clusterHealth: payload must be a JSON object with the fields of ClusterHealth, got:"
                 + " \"down\"",
             "clusterHealth: \"reachable\": \"maybe\" is not true or false",
@@ -82,5 +83,32 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
     // Still acts on a valid spec.
     wf.specChanged(spec(2, 3, "a"));
     await("3 ready", 120, () -> allReady(wf, 3));
+  }
+
+  /**
+   * Every NodeSet signal with a payload answers JSON that does not parse, binary, bytes that are
+   * not UTF-8 and each missing required member ({@link RawSignals}) with one entry in {@code
+   * rejectedSignals} and one log line, never again on replay; the NodeSet is not deleted.
+   */
+  @Test
+  void undecodableAndIncompletePayloads() throws Exception {
+    NodeSetWorkflow wf = startNodeSet("raw", spec(1, 1, "a"));
+    await("1 ready", 120, () -> allReady(wf, 1));
+    Map<String, String> examples =
+        Map.of(
+            "specChanged", "{\"generation\":2,\"uid\":\"uid-ns\",\"replicas\":1}",
+            "delete", "{\"owner\":\"scale-down\",\"reason\":\"r\"}",
+            "nodeReported", "{\"pod\":\"raw-0\",\"ordinal\":0,\"phase\":\"READY\",\"seq\":1}",
+            "clusterHealth", "{\"component\":\"slurm\",\"reachable\":true}");
+    try (RawSignals raws = new RawSignals(client, Names.nodeSetWorkflowId(NS, "raw"))) {
+      raws.sendAll(
+          RawSignals.cases(NodeSetWorkflow.class, examples),
+          () -> wf.status().rejectedSignals().stream().map(TimelineEntry::detail).toList(),
+          () -> env.sleep(Duration.ofSeconds(2)));
+      raws.replayLogsNothing(NodeSetWorkflowImpl.class);
+    }
+    NodeSetSnapshot snap = wf.status();
+    assertEquals(false, snap.deleting());
+    assertEquals(1, snap.desiredReplicas());
   }
 }

@@ -115,7 +115,8 @@ class BadNodeSignalTest extends WorkflowTestBase {
     assertEquals(
         "update: payload must be a JSON object with the fields of UpdateCommand, got: \"garbage\"",
         rejectionOf("upd-0", "update", "garbage"));
-    assertEquals("update: a target revision is required", rejectionOf("upd-0", "update", Map.of()));
+    assertEquals(
+        "update: \"target.revision\" is required", rejectionOf("upd-0", "update", Map.of()));
     assertEquals(
         "update: \"immediate\": \"soon\" is not true or false",
         rejectionOf(
@@ -167,6 +168,45 @@ class BadNodeSignalTest extends WorkflowTestBase {
             "slurmObserved",
             Map.of("name", "obs-0", "known", "perhaps", "observedAt", "noon")));
     stillServes("obs-0");
+  }
+
+  /**
+   * Every node signal with a payload answers JSON that does not parse, binary, bytes that are not
+   * UTF-8 and each missing required member ({@link RawSignals}) with one {@code signal-rejected}
+   * entry and one log line, never again on replay; the node stays ready and still serves.
+   */
+  @Test
+  void undecodableAndIncompletePayloads() throws Exception {
+    readyNode("raw");
+    Map<String, String> examples =
+        Map.of(
+            "drain", "{\"owner\":\"manual\",\"reason\":\"r\"}",
+            "undrain", "{\"owner\":\"manual\",\"reason\":\"r\"}",
+            "delete", "{\"owner\":\"scale-down\",\"reason\":\"r\"}",
+            "update", "{\"target\":{\"revision\":\"b\"},\"immediate\":true}",
+            "podObserved", "{\"name\":\"raw-0\",\"exists\":true}",
+            "slurmObserved", "{\"name\":\"raw-0\",\"known\":true}");
+    try (RawSignals raws = new RawSignals(client, Names.nodeWorkflowId(NS, "raw-0"))) {
+      List<RawSignals.Case> cases = RawSignals.cases(NodeLifecycleWorkflow.class, examples);
+      cases.add(
+          new RawSignals.Case(
+              "drian",
+              RawSignals.json("{}"),
+              "drian: no such signal (this workflow takes [delete, drain, podObserved, resync,"
+                  + " slurmObserved, undrain, update])"));
+      raws.sendAll(
+          cases,
+          () ->
+              nodeStatus("raw-0").timeline().stream()
+                  .filter(t -> t.event().equals("signal-rejected"))
+                  .map(TimelineEntry::detail)
+                  .toList(),
+          () -> env.sleep(Duration.ofSeconds(2)));
+      assertEquals(NodePhase.READY, nodeStatus("raw-0").phase());
+      assertEquals(Map.of(), nodeStatus("raw-0").holds());
+      raws.replayLogsNothing(dev.tandem.workflows.node.NodeLifecycleWorkflowImpl.class);
+    }
+    stillServes("raw-0");
   }
 
   /**

@@ -19,7 +19,7 @@ class NodeCommandTest {
   @Test
   void theDocumentedPayloadParses() throws Exception {
     NodeCommand c = parse("{\"owner\":\"manual\",\"reason\":\"GPU 3 Xid 79\"}");
-    assertTrue(c.valid());
+    assertNull(c.rejected());
     assertEquals(DrainCause.MANUAL, c.cause().orElseThrow());
     assertEquals("GPU 3 Xid 79", c.reason());
     assertNull(c.policy());
@@ -31,26 +31,26 @@ class NodeCommandTest {
         parse(
             "{\"owner\":\"scale-down\",\"reason\":\"x\",\"policy\":{\"timeoutSeconds\":60,"
                 + "\"onTimeout\":\"force\"}}");
-    assertTrue(c.valid(), c.problem());
+    assertNull(c.rejected());
     assertEquals(new DrainPolicy(60, TimeoutAction.FORCE), c.policy());
   }
 
   @Test
   void garbageBecomesAProblemNotAnException() throws Exception {
-    assertTrue(parse("\"garbage\"").problem().startsWith("payload must be a JSON object"));
-    assertTrue(parse("42").problem().startsWith("payload must be a JSON object"));
-    assertTrue(parse("[1,2]").problem().startsWith("payload must be a JSON object"));
+    assertTrue(parse("\"garbage\"").rejected().startsWith("payload must be a JSON object"));
+    assertTrue(parse("42").rejected().startsWith("payload must be a JSON object"));
+    assertTrue(parse("[1,2]").rejected().startsWith("payload must be a JSON object"));
     // JSON null never reaches the creator: the workflow records it as an empty payload.
     assertNull(parse("null"));
-    assertTrue(parse("{}").problem().contains("\"owner\" is required"));
-    assertTrue(parse("{\"owner\":\"bob\"}").problem().contains("\"owner\" must be one of"));
+    assertTrue(parse("{}").rejected().contains("\"owner\" is required"));
+    assertTrue(parse("{\"owner\":\"bob\"}").rejected().contains("\"owner\" must be one of"));
     assertTrue(
         parse("{\"owner\":\"manual\",\"policy\":{\"timeoutSeconds\":-1}}")
-            .problem()
+            .rejected()
             .contains("non-negative"));
     assertTrue(
         parse("{\"owner\":\"manual\",\"policy\":{\"onTimeout\":\"later\"}}")
-            .problem()
+            .rejected()
             .contains("WAIT or FORCE"));
   }
 

@@ -94,9 +94,10 @@ class RemediationTriggerTest extends RemediationTestBase {
     trigger("k1", Map.of("kind", "Meltdown", "detail", "x"));
     assertEquals(RemediationStep.DISMISSED, result("k1"));
     RemediationState s = status("k1");
-    assertTrue(s.timeline().get(0).event().equals("trigger-rejected"), s.timeline().toString());
+    assertEquals("signal-rejected", s.timeline().get(0).event(), s.timeline().toString());
     assertTrue(
-        s.timeline().get(0).detail().contains("\"kind\" must be one of"), s.timeline().toString());
+        s.timeline().get(0).detail().startsWith("trigger: \"kind\" must be one of"),
+        s.timeline().toString());
     assertEquals(List.of(), nodeCommands("k1-s"));
     // garbage joining a valid remediation is recorded and changes nothing
     trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True");
@@ -106,7 +107,7 @@ class RemediationTriggerTest extends RemediationTestBase {
     assertEquals(RemediationStep.RECOVERED, result("k1"));
     s = status("k1");
     assertEquals(1, s.triggers().size());
-    assertTrue(hasEvent(s, "trigger-rejected"), s.timeline().toString());
+    assertTrue(hasEvent(s, "signal-rejected"), s.timeline().toString());
   }
 
   @Test
