@@ -185,7 +185,14 @@ class K8sWatchersTest extends WatcherTestBase {
     restartNodeWatcherWithAPodOnK1(
         () ->
             new K8sNodeWatcher(
-                client, pods, coalescer, signals, metrics, Set.of("GpuUnhealthy"), RESYNC) {
+                client,
+                pods,
+                coalescer,
+                signals,
+                metrics,
+                Set.of("GpuUnhealthy"),
+                RESYNC,
+                ref -> null) {
               @Override
               protected void onAdd(Node n) {
                 if (Thread.currentThread() == test) {
