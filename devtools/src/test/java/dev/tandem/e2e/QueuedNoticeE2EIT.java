@@ -18,10 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A pod whose placeholder waits in Slurm's queue is told so within seconds, by the Slurm watcher's
- * signal for a job still waiting, and is bound once Slurm
- * starts the job. The stack's re-reads are set far beyond the test (node resync 5 min, Slurm full
- * resync 10 min), so only that signal can bring the notice in time: the pod workflow keeps no timer
- * of its own for it any more.
+ * signal for a job still waiting, and is bound once Slurm starts the job. The stack's re-reads are
+ * set far beyond the test (node resync 5 min, Slurm full resync 10 min), so only that signal can
+ * bring the notice in time: the pod workflow keeps no timer of its own for it any more.
  */
 class QueuedNoticeE2EIT {
   private static final String SET = "e2e";
