@@ -199,7 +199,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     SharedIndexInformer<Node> informer = informer();
     if (informer != null) {
       for (Node n : informer.getStore().list()) {
-        drains.observe(n, unhealthyReason(n));
+        drains.observe(n, unhealthyReason(n), false);
       }
     }
   }
@@ -210,7 +210,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     if (n == null) {
       drains.gone(name);
     } else {
-      drains.observe(n, unhealthyReason(n));
+      drains.observe(n, unhealthyReason(n), false);
     }
   }
 
@@ -242,7 +242,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     Node n = informer.getStore().getByKey(on);
     if (n != null) {
       applyTo(pod, n, Pass.CHANGE);
-      drains.observe(n, unhealthyReason(n));
+      drains.observe(n, unhealthyReason(n), false);
       RemediationWatch r = remediation;
       if (r != null) {
         r.nodeObserved(n, false); // its NodeSets, hence its policy, may have changed
@@ -254,7 +254,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     for (Pod pod : pods.podsOn(n.getMetadata().getName())) {
       applyTo(pod, n, pass);
     }
-    drains.observe(n, unhealthyReason(n));
+    drains.observe(n, unhealthyReason(n), pass == Pass.FULL);
     RemediationWatch r = remediation;
     if (r != null) {
       r.nodeObserved(n, true);

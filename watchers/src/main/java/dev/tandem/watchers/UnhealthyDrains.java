@@ -86,8 +86,12 @@ final class UnhealthyDrains {
     this.lookAgain = lookAgain;
   }
 
-  /** The node as the informer has it; {@code reason} its trouble, or null when healthy. */
-  void observe(Node n, String reason) {
+  /**
+   * The node as the informer has it; {@code reason} its trouble, or null when healthy; {@code
+   * full}: the watchers' first pass, which asks again for a drain even if this term asked already
+   * (the budget answers a repeated ask by setting the drains again: a lost one heals).
+   */
+  void observe(Node n, String reason, boolean full) {
     String name = n.getMetadata().getName();
     List<NodeRef> refs = new ArrayList<>();
     for (Pod p : podsOn.apply(name)) {
@@ -99,7 +103,7 @@ final class UnhealthyDrains {
     refs.sort(Comparator.comparing(r -> r.namespace() + "/" + r.pod()));
     if (reason == null || refs.isEmpty()) {
       wanted.remove(name);
-      ask(name, RELEASE);
+      ask(name, RELEASE, false);
       return;
     }
     RemediationBudget b = budgetOf(refs);
@@ -109,13 +113,13 @@ final class UnhealthyDrains {
     SlotRequest r =
         SlotRequest.drain(name, refs, b, value == null ? null : label + "=" + value, reason);
     wanted.put(name, r);
-    ask(name, r);
+    ask(name, r, full);
   }
 
   /** The node is gone: its drain (if any) is released. */
   void gone(String name) {
     wanted.remove(name);
-    ask(name, RELEASE);
+    ask(name, RELEASE, false);
   }
 
   /** Kubernetes nodes whose drain names this pod (it may have moved or gone). */
@@ -148,7 +152,7 @@ final class UnhealthyDrains {
             String node = e.request().k8sNode();
             if (e.request().isDrain() && !wanted.containsKey(node)) {
               delivered.put(node, "stale"); // so the release below is not skipped as a duplicate
-              ask(node, RELEASE);
+              ask(node, RELEASE, false);
             }
           }
         },
@@ -177,10 +181,10 @@ final class UnhealthyDrains {
         .orElse(RemediationBudget.defaults());
   }
 
-  private void ask(String node, Object desired) {
+  private void ask(String node, Object desired, boolean full) {
     Object inFlight = pending.get(node);
     Object last = inFlight != null ? inFlight : delivered.get(node);
-    if (desired.equals(last) || (last == null && RELEASE.equals(desired))) {
+    if ((!full && desired.equals(last)) || (last == null && RELEASE.equals(desired))) {
       return; // unchanged, or a release of nothing this term asked for
     }
     pending.put(node, desired);

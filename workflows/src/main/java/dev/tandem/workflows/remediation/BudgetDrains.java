@@ -75,12 +75,14 @@ final class BudgetDrains {
       }
     }
     NodeCommand c = NodeCommand.of(DrainCause.K8S_UNHEALTHY, "healthy again, or no longer there");
-    for (NodeRef n : toLift) {
+    // Taken out first: a release that arrives while a signal below is sent adds to the set.
+    List<NodeRef> now = new ArrayList<>(toLift);
+    toLift.clear();
+    for (NodeRef n : now) {
       if (!still.contains(n)) {
         signal(n, Names.SIGNAL_UNDRAIN, c);
       }
     }
-    toLift.clear();
   }
 
   /** Tells the NodeSets whose held drains changed, and sets the gauge. */
