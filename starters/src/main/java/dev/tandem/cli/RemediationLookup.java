@@ -84,18 +84,24 @@ final class RemediationLookup {
     if (budget.isPresent()) {
       for (BudgetStatus.Entry e : budget.get().holders()) {
         if (k8sNode.equals(e.request().k8sNode())) {
-          return "held " + age(e.since(), now);
+          return "held " + age(e.since(), now) + kind(e);
         }
       }
       for (BudgetStatus.Entry e : budget.get().waiting()) {
         if (k8sNode.equals(e.request().k8sNode())) {
           return "waiting "
               + age(e.since(), now)
+              + kind(e)
               + (e.note() == null || e.note().isBlank() ? "" : ": " + e.note());
         }
       }
     }
     return "-";
+  }
+
+  /** Says which entries are the unhealthy drain's (the others are the remediation's). */
+  private static String kind(BudgetStatus.Entry e) {
+    return e.request().isDrain() ? " (unhealthy drain)" : "";
   }
 
   /** Where the node stands in the budget: holds a slot, waits (with why), or neither. */

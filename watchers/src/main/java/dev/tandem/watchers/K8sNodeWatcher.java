@@ -3,6 +3,8 @@ package dev.tandem.watchers;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.remediation.RemediationPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Turns Kubernetes node health into Slurm drains of the slurmd pods on that node.
@@ -23,15 +26,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>Cordon ({@code spec.unschedulable}) → {@code drain} with owner {@code k8s-cordon} and the
  *       reason from the annotation {@code tandem.dev/cordon-reason} (or a default); uncordon →
- *       {@code undrain} of that owner only, so other drains stay.
+ *       {@code undrain} of that owner only, so other drains stay. A cordon is a person's act (or
+ *       their automation's, e.g. {@code kubectl drain}): it is never budgeted.
  *   <li>A configured condition in a bad state ({@code Ready} not True, or e.g. {@code GpuUnhealthy}
- *       True) → {@code drain} with owner {@code k8s-unhealthy} and {@code <condition>: <message>};
- *       healthy again → {@code undrain} of that owner.
+ *       True) → a drain with owner {@code k8s-unhealthy} and {@code <condition>: <message>}, asked
+ *       of the budget ({@link UnhealthyDrains}), which sets it only within {@code
+ *       spec.remediation.budget}; healthy again → the budget lifts it.
  * </ul>
  *
- * <p>What was asked per (pod, owner) is remembered, so unchanged nodes cost nothing; but only what
- * Temporal accepted counts as said (fail closed: a cordon whose drain was lost must not look sent).
- * What happened while no watcher ran is unknown, so:
+ * <p>What was asked per (pod, owner) for cordons is remembered, so unchanged nodes cost nothing;
+ * but only what Temporal accepted counts as said (fail closed: a cordon whose drain was lost must
+ * not look sent). What happened while no watcher ran is unknown, so:
  *
  * <ol>
  *   <li>After the node informer's first listing (the pod cache is synced before it starts), one
@@ -61,6 +66,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
   private final WatcherMetrics metrics;
   private final Set<String> unhealthyConditions;
   private final Duration resync;
+  private final UnhealthyDrains drains;
 
   /** Per (pod, owner) key: the reason asked and not yet accepted ("-" = undrain). */
   private final Map<String, String> pending = new ConcurrentHashMap<>();
@@ -104,7 +110,8 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
       WorkflowSignals signals,
       WatcherMetrics metrics,
       Set<String> unhealthyConditions,
-      Duration resync) {
+      Duration resync,
+      Function<NodeSetRef, RemediationPolicy> policies) {
     super("node", metrics);
     this.client = client;
     this.pods = pods;
@@ -113,6 +120,9 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     this.metrics = metrics;
     this.unhealthyConditions = Set.copyOf(unhealthyConditions);
     this.resync = resync;
+    this.drains =
+        new UnhealthyDrains(
+            pods::podsOn, policies, coalescer, signals, metrics, REDELIVER_AFTER, this::lookAgain);
   }
 
   /** Also sends the remediation triggers and rechecks these nodes call for. */
@@ -159,6 +169,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
   @Override
   protected void onDelete(Node n, boolean unknownFinalState) {
     labelsChanged.run();
+    drains.gone(n.getMetadata().getName());
     RemediationWatch r = remediation;
     if (r != null) {
       r.nodeGone(n.getMetadata().getName());
@@ -180,29 +191,58 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     for (Node n : listed) {
       apply(n, Pass.FULL);
     }
+    drains.sweep();
+  }
+
+  /** A NodeSet's budget may have changed: every unhealthy node asks again (unchanged: nothing). */
+  void budgetChanged() {
+    SharedIndexInformer<Node> informer = informer();
+    if (informer != null) {
+      for (Node n : informer.getStore().list()) {
+        drains.observe(n, unhealthyReason(n), false);
+      }
+    }
+  }
+
+  /** Observes a node's drain again by name (after a signal was given up). */
+  private void lookAgain(String name) {
+    Node n = cached(name);
+    if (n == null) {
+      drains.gone(name);
+    } else {
+      drains.observe(n, unhealthyReason(n), false);
+    }
   }
 
   /**
    * A pod appeared on (or moved to) a node: give it that node's drains. A pod on no node yet (the
-   * replacement of an evicted pod, Pending) is on no cordoned or unhealthy node: the drains asked
-   * for the pod of that name before are lifted, so the hold does not stay with the old node. (The
-   * node workflow holds its own drain until the new slurmd registers.)
+   * replacement of an evicted pod, Pending) is on no cordoned or unhealthy node: the cordon drain
+   * asked for the pod of that name before is lifted, so the hold does not stay with the old node,
+   * and an unhealthy node whose drain named it asks again without it. (The node workflow holds its
+   * own drain until the new slurmd registers.)
    */
   public void podChanged(Pod pod) {
     SharedIndexInformer<Node> informer = informer();
     if (informer == null || pod.getSpec() == null) {
       return;
     }
-    if (pod.getSpec().getNodeName() == null) {
+    String on = pod.getSpec().getNodeName();
+    for (String other :
+        drains.nodesNaming(pod.getMetadata().getNamespace(), pod.getMetadata().getName())) {
+      if (!other.equals(on)) {
+        lookAgain(other);
+      }
+    }
+    if (on == null) {
       if (pod.getMetadata().getDeletionTimestamp() == null) {
         ask(pod, DrainCause.K8S_CORDON, null, Pass.CHANGE);
-        ask(pod, DrainCause.K8S_UNHEALTHY, null, Pass.CHANGE);
       }
       return;
     }
-    Node n = informer.getStore().getByKey(pod.getSpec().getNodeName());
+    Node n = informer.getStore().getByKey(on);
     if (n != null) {
       applyTo(pod, n, Pass.CHANGE);
+      drains.observe(n, unhealthyReason(n), false);
       RemediationWatch r = remediation;
       if (r != null) {
         r.nodeObserved(n, false); // its NodeSets, hence its policy, may have changed
@@ -214,6 +254,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     for (Pod pod : pods.podsOn(n.getMetadata().getName())) {
       applyTo(pod, n, pass);
     }
+    drains.observe(n, unhealthyReason(n), pass == Pass.FULL);
     RemediationWatch r = remediation;
     if (r != null) {
       r.nodeObserved(n, true);
@@ -221,10 +262,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
   }
 
   private void applyTo(Pod pod, Node n, Pass pass) {
-    String cordon = cordonReason(n);
-    String unhealthy = unhealthyReason(n);
-    ask(pod, DrainCause.K8S_CORDON, cordon, pass);
-    ask(pod, DrainCause.K8S_UNHEALTHY, unhealthy, pass);
+    ask(pod, DrainCause.K8S_CORDON, cordonReason(n), pass);
   }
 
   /** Sends drain (reason not null) or undrain for one owner, if the pass calls for it. */

@@ -8,6 +8,7 @@ import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.nodeset.NodeSetInput;
+import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.RemediationInput;
 import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTrigger;
@@ -149,6 +150,31 @@ public final class TemporalWorkflowSignals implements WorkflowSignals {
             Names.SIGNAL_TRIGGER,
             new Object[] {trigger},
             new Object[] {new RemediationInput(k8sNode, null, tuning)});
+  }
+
+  @Override
+  public void budget(String signal, Object payload) {
+    client
+        .newUntypedWorkflowStub(
+            "RemediationBudget",
+            WorkflowOptions.newBuilder()
+                .setWorkflowId(Names.REMEDIATION_BUDGET_ID)
+                .setTaskQueue(Names.TASK_QUEUE)
+                .setStaticSummary("Remediation budget")
+                .build())
+        .signalWithStart(signal, new Object[] {payload}, new Object[] {null});
+  }
+
+  @Override
+  public Optional<BudgetStatus> budgetStatus() {
+    try {
+      return Optional.of(
+          client
+              .newUntypedWorkflowStub(Names.REMEDIATION_BUDGET_ID)
+              .query(Names.QUERY_STATUS, BudgetStatus.class));
+    } catch (WorkflowNotFoundException e) {
+      return Optional.empty();
+    }
   }
 
   @Override

@@ -50,6 +50,8 @@ final class Watching implements AutoCloseable {
     CrdAnchor crdAnchor = new CrdAnchor(k8s, clock);
     pods = new PodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     scheduling = new SchedulingPodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
+    nodeSets =
+        new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync(), crdAnchor);
     nodes =
         new K8sNodeWatcher(
             k8s,
@@ -58,9 +60,8 @@ final class Watching implements AutoCloseable {
             signals,
             metrics,
             cfg.unhealthyConditions(),
-            cfg.informerResync());
-    nodeSets =
-        new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync(), crdAnchor);
+            cfg.informerResync(),
+            nodeSets::policy);
     poller =
         new SlurmPoller(
             slurm,
@@ -96,7 +97,11 @@ final class Watching implements AutoCloseable {
     remediation.lookups(nodes::cached, poller::lastView);
     nodes.remediation(remediation);
     poller.remediation(remediation);
-    nodeSets.onPolicyChanged(remediation::policyChanged);
+    nodeSets.onPolicyChanged(
+        ref -> {
+          remediation.policyChanged(ref);
+          nodes.budgetChanged();
+        });
     topology =
         topo.spec().enabled()
             ? new TopologyPublisher(

@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTrigger;
 import dev.tandem.workflows.schedule.GroupMember;
@@ -68,6 +69,16 @@ public interface WorkflowSignals {
    * a new run).
    */
   void remediation(String k8sNode, RemediationTrigger trigger);
+
+  /**
+   * {@code acquire} or {@code release} ({@link dev.tandem.workflows.remediation.SlotRequest},
+   * {@link dev.tandem.workflows.remediation.SlotRelease}) to the budget {@code remediation-budget},
+   * starting it if it does not run (signal-with-start).
+   */
+  void budget(String signal, Object payload);
+
+  /** The budget's status query; empty if it does not run. */
+  Optional<BudgetStatus> budgetStatus();
 
   /**
    * How the latest run of {@code remediation/<k8sNode>} ended, or empty while it runs or if there

@@ -4,14 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeCommand;
+import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.remediation.BudgetStatus;
+import dev.tandem.workflows.remediation.RemediationBudget;
+import dev.tandem.workflows.remediation.SlotRelease;
+import dev.tandem.workflows.remediation.SlotRequest;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -156,19 +163,29 @@ class K8sWatchersTest extends WatcherTestBase {
     assertEquals(1, signals.named("drain").size(), "no new drain for a pod on no node");
   }
 
-  /** The node was uncordoned while no watcher ran: a restarted watcher lifts the cordon drain. */
+  /**
+   * The node was uncordoned and turned healthy while no watcher ran: a restarted watcher lifts the
+   * cordon drain, and releases the budget's drain of a node that is healthy now.
+   */
   @Test
   void restartedWatcherSendsTheFullStateOnce() {
+    SlotRequest stale =
+        SlotRequest.drain(
+            "k1",
+            List.of(new NodeRef("default", "gpu", "gpu-0", 0)),
+            RemediationBudget.defaults(),
+            null,
+            "GpuUnhealthy=True");
+    signals.budget = new BudgetStatus(List.of(new BudgetStatus.Entry(stale, null, "")), null, null);
     restartNodeWatcherWithAPodOnK1();
-    Wait.until("undrains after restart", () -> signals.named("undrain").size() == 2);
-    assertEquals(
-        Set.of("k8s-cordon", "k8s-unhealthy"),
-        signals.named("undrain").stream()
-            .map(x -> ((NodeCommand) x.payload()).owner())
-            .collect(java.util.stream.Collectors.toSet()));
-    assertTrue(
-        signals.named("undrain").stream().allMatch(x -> x.target().equals("node/default/gpu-0")));
+    Wait.until("undrains after restart", () -> signals.named("undrain").size() == 1);
+    assertEquals("k8s-cordon", ((NodeCommand) signals.named("undrain").get(0).payload()).owner());
+    assertEquals("node/default/gpu-0", signals.named("undrain").get(0).target());
+    Wait.until("stale drain released", () -> signals.named(Names.SIGNAL_RELEASE).size() == 1);
+    SlotRelease r = (SlotRelease) signals.named(Names.SIGNAL_RELEASE).get(0).payload();
+    assertEquals("k8s-unhealthy:k1", r.key());
     assertTrue(signals.named("drain").isEmpty());
+    assertTrue(signals.named(Names.SIGNAL_ACQUIRE).isEmpty());
   }
 
   /**
@@ -185,7 +202,14 @@ class K8sWatchersTest extends WatcherTestBase {
     restartNodeWatcherWithAPodOnK1(
         () ->
             new K8sNodeWatcher(
-                client, pods, coalescer, signals, metrics, Set.of("GpuUnhealthy"), RESYNC) {
+                client,
+                pods,
+                coalescer,
+                signals,
+                metrics,
+                Set.of("GpuUnhealthy"),
+                RESYNC,
+                ref -> null) {
               @Override
               protected void onAdd(Node n) {
                 if (Thread.currentThread() == test) {
@@ -193,15 +217,15 @@ class K8sWatchersTest extends WatcherTestBase {
                 }
               }
             });
-    Wait.until("first pass", () -> signals.named("undrain").size() == 2);
+    Wait.until("first pass", () -> signals.named("undrain").size() == 1);
     Node listed = client.nodes().withName("k1").get();
     nodes.onAdd(listed); // late delivery of the listing's add
     assertTrue(coalescer.drain(Duration.ofSeconds(5)), "sends settled");
-    assertEquals(2, signals.named("undrain").size(), "nothing sent twice: " + signals.all());
+    assertEquals(1, signals.named("undrain").size(), "nothing sent twice: " + signals.all());
     // The same name seen again with another version (deleted and added back): a new node.
     listed.getMetadata().setResourceVersion(listed.getMetadata().getResourceVersion() + "0");
     nodes.onAdd(listed);
-    Wait.until("full pass for the new node", () -> signals.named("undrain").size() == 4);
+    Wait.until("full pass for the new node", () -> signals.named("undrain").size() == 2);
   }
 
   /**
@@ -221,9 +245,9 @@ class K8sWatchersTest extends WatcherTestBase {
     nodes.start(); // its full pass sees no pod
     late.start();
     pods = late;
-    Wait.until("undrain from the resync", () -> signals.named("undrain").size() == 2);
+    Wait.until("undrain from the resync", () -> signals.named("undrain").size() == 1);
     Thread.sleep(2500); // two more resyncs: nothing more is sent
-    assertEquals(2, signals.named("undrain").size(), signals.named("undrain").toString());
+    assertEquals(1, signals.named("undrain").size(), signals.named("undrain").toString());
   }
 
   /** A pod on k1, then the node watcher restarted with no signal recorded yet. */
@@ -275,11 +299,31 @@ class K8sWatchersTest extends WatcherTestBase {
                       .build());
               return n;
             });
-    Wait.until("drain", () -> !signals.named("drain").isEmpty());
-    NodeCommand c = (NodeCommand) signals.named("drain").get(0).payload();
-    assertEquals("k8s-unhealthy", c.owner());
-    assertEquals("GpuUnhealthy=True: Xid 79 on GPU 3", c.reason());
-    assertFalse(c.reason().contains("Ready"));
+    // Asked of the budget, which drains within spec.remediation.budget; never sent directly.
+    Wait.until("acquire", () -> !signals.named(Names.SIGNAL_ACQUIRE).isEmpty());
+    RecordingSignals.Sent a = signals.named(Names.SIGNAL_ACQUIRE).get(0);
+    assertEquals(Names.REMEDIATION_BUDGET_ID, a.target());
+    SlotRequest r = (SlotRequest) a.payload();
+    assertTrue(r.isDrain());
+    assertEquals("k1", r.k8sNode());
+    assertEquals(List.of("gpu-0"), r.nodes().stream().map(NodeRef::pod).toList());
+    assertEquals(List.of("default/gpu"), r.nodeSets());
+    assertEquals(1, r.maxPerNodeSet(), "the default budget: one node per NodeSet");
+    assertEquals("GpuUnhealthy=True: Xid 79 on GPU 3", r.cause());
+    assertFalse(r.cause().contains("Ready"));
+    assertTrue(signals.named("drain").isEmpty(), "no drain past the budget");
+
+    client
+        .nodes()
+        .withName("k1")
+        .editStatus(
+            n -> {
+              n.getStatus().getConditions().removeIf(c -> c.getType().equals("GpuUnhealthy"));
+              return n;
+            });
+    Wait.until("release", () -> !signals.named(Names.SIGNAL_RELEASE).isEmpty());
+    SlotRelease rel = (SlotRelease) signals.named(Names.SIGNAL_RELEASE).get(0).payload();
+    assertEquals("k8s-unhealthy:k1", rel.key());
   }
 
   @Test

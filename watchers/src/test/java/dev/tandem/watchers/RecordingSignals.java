@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.RemediationStep;
 import dev.tandem.workflows.remediation.RemediationTrigger;
 import dev.tandem.workflows.schedule.GroupMember;
@@ -39,6 +40,21 @@ final class RecordingSignals implements WorkflowSignals {
   public synchronized void remediation(String k8sNode, RemediationTrigger trigger) {
     check();
     sent.add(new Sent(Names.remediationWorkflowId(k8sNode), Names.SIGNAL_TRIGGER, trigger));
+  }
+
+  /** What {@link #budgetStatus} answers; null: no budget runs. */
+  volatile BudgetStatus budget;
+
+  @Override
+  public synchronized void budget(String signal, Object payload) {
+    check();
+    sent.add(new Sent(Names.REMEDIATION_BUDGET_ID, signal, payload));
+  }
+
+  @Override
+  public Optional<BudgetStatus> budgetStatus() {
+    check();
+    return Optional.ofNullable(budget);
   }
 
   @Override

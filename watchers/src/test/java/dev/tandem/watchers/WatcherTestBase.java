@@ -40,7 +40,8 @@ abstract class WatcherTestBase {
 
   K8sNodeWatcher nodeWatcher(
       KubernetesClient client, PodWatcher pods, Set<String> unhealthy, Duration resync) {
-    return new K8sNodeWatcher(client, pods, coalescer, signals, metrics, unhealthy, resync);
+    return new K8sNodeWatcher(
+        client, pods, coalescer, signals, metrics, unhealthy, resync, ref -> null);
   }
 
   NodeSetWatcher nodeSetWatcher(KubernetesClient client) {

@@ -60,6 +60,12 @@ public final class Names {
   /** To {@link #REMEDIATION_BUDGET_ID}: a node gives its slot (or its place in line) back. */
   public static final String SIGNAL_RELEASE = "release";
 
+  /**
+   * To {@code nodeset/<ns>/<name>}: the budget holds back automatic drains of its nodes (a mass
+   * fault), or no longer does.
+   */
+  public static final String SIGNAL_DRAINS_HELD = "drainsHeld";
+
   /** The one workflow that grants remediation slots within the budgets (docs/remediation.md). */
   public static final String REMEDIATION_BUDGET_ID = "remediation-budget";
 

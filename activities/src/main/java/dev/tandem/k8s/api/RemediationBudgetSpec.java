@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** {@code spec.remediation.budget}. */
+/** {@code spec.remediation.budget}: the budget of every automatic drain (docs/remediation.md). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "!has(self.maxPerDomain) || has(self.domainLabel)",
@@ -14,8 +14,9 @@ public class RemediationBudgetSpec {
 
   @Min(1)
   @JsonPropertyDescription(
-      "At most this many Kubernetes nodes hosting this NodeSet's pods in remediation at once."
-          + " Default 1.")
+      "At most this many Kubernetes nodes hosting this NodeSet's pods out of service through"
+          + " automatic actions at once: in remediation or drained as unhealthy (the rest stay in"
+          + " service, condition AutomaticDrainsHeld). Applies with enabled: false too. Default 1.")
   private Integer maxPerNodeSet;
 
   @JsonPropertyDescription(
@@ -25,8 +26,8 @@ public class RemediationBudgetSpec {
 
   @Min(1)
   @JsonPropertyDescription(
-      "At most this many nodes with the same domainLabel value in remediation at once."
-          + " Default 1.")
+      "At most this many nodes with the same domainLabel value in remediation or drained as"
+          + " unhealthy at once. Default 1.")
   private Integer maxPerDomain;
 
   public Integer getMaxPerNodeSet() {

@@ -13,6 +13,7 @@ public record Condition(
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String SLURM_REACHABLE = "SlurmReachable";
   public static final String KUBERNETES_REACHABLE = "KubernetesReachable";
+  public static final String AUTOMATIC_DRAINS_HELD = "AutomaticDrainsHeld";
 
   public static final String TRUE = "True";
   public static final String FALSE = "False";
@@ -24,13 +25,13 @@ public record Condition(
 
   /**
    * Whether this condition says something is wrong: Ready or a *Reachable condition that is not
-   * True (False or Unknown), Degraded or InvalidSpec that is True. Progressing is news, not
-   * trouble. A type this code does not know needs attention when it is not True.
+   * True (False or Unknown), Degraded, InvalidSpec or AutomaticDrainsHeld that is True. Progressing
+   * is news, not trouble. A type this code does not know needs attention when it is not True.
    */
   public boolean needsAttention() {
     return switch (type) {
       case PROGRESSING -> false;
-      case DEGRADED, INVALID_SPEC -> statusTrue();
+      case DEGRADED, INVALID_SPEC, AUTOMATIC_DRAINS_HELD -> statusTrue();
       default -> !statusTrue();
     };
   }

@@ -2,6 +2,7 @@ package dev.tandem.workflows.nodeset;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tandem.workflows.model.ClusterHealth;
+import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
@@ -116,6 +117,15 @@ public final class NodeSetState {
 
   /** Workflow time (ms) each entry of {@link #health} arrived: how stale it is. */
   Map<String, Long> healthHeardMillis = new TreeMap<>();
+
+  /**
+   * The budget's last {@code drainsHeld}: unhealthy nodes of this NodeSet kept in service because
+   * the budget is full; null when none.
+   */
+  HeldDrains heldDrains;
+
+  /** The held nodes the last event announced, comma-separated (null: none held). */
+  String heldAnnounced;
 
   /** Signals whose payload could not be used, the latest {@link #MAX_REJECTED_SIGNALS}. */
   List<TimelineEntry> rejectedSignals = new ArrayList<>();

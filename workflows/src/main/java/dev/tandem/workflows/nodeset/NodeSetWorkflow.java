@@ -2,6 +2,7 @@ package dev.tandem.workflows.nodeset;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
+import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSpecView;
@@ -36,6 +37,10 @@ public interface NodeSetWorkflow extends NodeSetRun {
   @SignalMethod(name = Names.SIGNAL_CLUSTER_HEALTH)
   @Requires({"component", "reachable"})
   void clusterHealth(ClusterHealth health);
+
+  /** The budget holds back automatic drains of these nodes (condition AutomaticDrainsHeld). */
+  @SignalMethod(name = Names.SIGNAL_DRAINS_HELD)
+  void drainsHeld(HeldDrains held);
 
   /** Re-evaluate now. */
   @SignalMethod(name = Names.SIGNAL_RESYNC)

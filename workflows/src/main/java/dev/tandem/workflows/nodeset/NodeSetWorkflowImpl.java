@@ -1,6 +1,7 @@
 package dev.tandem.workflows.nodeset;
 
 import dev.tandem.workflows.model.ClusterHealth;
+import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetSnapshot;
@@ -30,10 +31,11 @@ import org.slf4j.Logger;
  *       service at once (RollingUpdate; a node an administrator drained, or that Slurm shows down
  *       or not responding, is out of service), or a deferred update used when their pod is next
  *       recreated (OnDelete).
- *   <li>Report: compute the status from the nodes' reports and the watchers' {@code clusterHealth}
- *       reports (SlurmReachable, KubernetesReachable) and write it when it changed, without waiting
- *       for the write ({@link NodeSetStatusWriter}). The {@code status} query computes it afresh,
- *       so it shows even when the write fails.
+ *   <li>Report: compute the status from the nodes' reports, the watchers' {@code clusterHealth}
+ *       reports (SlurmReachable, KubernetesReachable) and the budget's {@code drainsHeld}
+ *       (AutomaticDrainsHeld, with an event when it changes: {@link MassFault}) and write it when
+ *       it changed, without waiting for the write ({@link NodeSetStatusWriter}). The {@code status}
+ *       query computes it afresh, so it shows even when the write fails.
  *   <li>Wait for a signal (spec, report, delete, health) or the resync timer, or until a health
  *       report goes stale; continue-as-new when the history is long (while nodes are rolled or
  *       started, not before it is twice as long: {@link ContinueAsNewTiming}).
@@ -94,6 +96,7 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
         nodes.scale();
         nodes.roll();
       }
+      MassFault.announce(in.ref(), s);
       NodeSetStatusView st = status.write();
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
@@ -154,6 +157,11 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
     }
     s.health.put(h.component(), h);
     s.healthHeardMillis.put(h.component(), Workflow.currentTimeMillis());
+    dirty = true;
+  }
+
+  public void drainsHeld(HeldDrains h) {
+    MassFault.heard(s, h);
     dirty = true;
   }
 

@@ -4,24 +4,30 @@ import dev.tandem.workflows.remediation.BudgetStatus.Entry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The budget's line and holders, and the grant algorithm. Pure (no Temporal calls): the workflow
- * sends the grants this returns.
+ * sends the grants this returns. A request is known by its {@link SlotRequest#key() key}: a
+ * Kubernetes node may hold two slots at once, one for its remediation and one for its automatic
+ * drain, and they count as one node.
  *
  * <ol>
  *   <li>Scopes: each NodeSet a request names ({@code nodeset:<ns>/<name>}, limit {@code
  *       maxPerNodeSet}) and its topology domain if it has one ({@code domain:<label>=<value>},
  *       limit {@code maxPerDomain}). Each request carries its own limits (its NodeSet's policy).
- *   <li>Count the holders in every scope.
+ *   <li>Count the distinct Kubernetes nodes of the holders in every scope.
  *   <li>Walk the waiting requests in line order. Grant one when every one of its scopes has room
- *       (holders in that scope below the request's limit); it then counts in its scopes for the
- *       requests after it. A request blocked by a full scope keeps its place and does not block a
- *       later request whose scopes all have room (a full rack never stalls another rack). Within
- *       one scope, requests are granted in line order (first come, first served), because a later
- *       request of a full scope is blocked by the same full scope.
+ *       (its Kubernetes node already counts there, or the scope's count is below the request's
+ *       limit); its node then counts in its scopes for the requests after it. A request blocked by
+ *       a full scope keeps its place and does not block a later request whose scopes all have room
+ *       (a full rack never stalls another rack). Within one scope, requests are granted in line
+ *       order (first come, first served), because a later request of a full scope is blocked by the
+ *       same full scope.
  *   <li>A request with no scope at all (no NodeSet, no domain) is granted at once.
  * </ol>
  */
@@ -47,37 +53,39 @@ final class BudgetLine {
     return new BudgetStatus(holders, waiting, recent);
   }
 
-  int indexOf(List<Entry> l, String k8sNode) {
+  /** Position of the request known by {@code key} ({@link SlotRequest#key()}), or -1. */
+  int indexOf(List<Entry> l, String key) {
     for (int i = 0; i < l.size(); i++) {
-      if (l.get(i).request().k8sNode().equals(k8sNode)) {
+      if (l.get(i).request().key().equals(key)) {
         return i;
       }
     }
     return -1;
   }
 
-  /** Removes the node from the holders and the line; records it in recent. False if unknown. */
-  boolean release(String k8sNode, String note, Instant now) {
-    int h = indexOf(holders, k8sNode);
-    int w = indexOf(waiting, k8sNode);
+  /**
+   * Removes the request known by {@code key} from the holders and the line; records it in recent.
+   * Returns the holder's entry, the waiting one, or null if unknown.
+   */
+  Entry release(String key, String note, Instant now) {
+    int h = indexOf(holders, key);
+    int w = indexOf(waiting, key);
     Entry gone = h >= 0 ? holders.remove(h) : w >= 0 ? waiting.remove(w) : null;
     if (gone == null) {
-      return false;
+      return null;
     }
     recent.add(new Entry(gone.request(), now, note));
     while (recent.size() > RECENT_LIMIT) {
       recent.remove(0);
     }
-    return true;
+    return gone;
   }
 
   /** Grants what the budgets allow now (see the class comment); returns the granted requests. */
   List<SlotRequest> grant(Instant now) {
-    Map<String, Integer> held = new HashMap<>();
+    Map<String, Set<String>> held = new HashMap<>();
     for (Entry e : holders) {
-      for (String s : scopes(e.request()).keySet()) {
-        held.merge(s, 1, Integer::sum);
-      }
+      count(held, e.request());
     }
     List<SlotRequest> granted = new ArrayList<>();
     List<Entry> still = new ArrayList<>();
@@ -85,8 +93,9 @@ final class BudgetLine {
       Map<String, Integer> scopes = scopes(e.request());
       String full = null;
       for (Map.Entry<String, Integer> s : scopes.entrySet()) {
-        int n = held.getOrDefault(s.getKey(), 0);
-        if (n >= s.getValue()) {
+        Set<String> in = held.getOrDefault(s.getKey(), Set.of());
+        int n = in.size();
+        if (!in.contains(e.request().k8sNode()) && n >= s.getValue()) {
           full = s.getKey() + " full: " + n + "/" + s.getValue();
           break;
         }
@@ -95,15 +104,35 @@ final class BudgetLine {
         still.add(new Entry(e.request(), e.since(), full));
         continue;
       }
-      for (String s : scopes.keySet()) {
-        held.merge(s, 1, Integer::sum);
-      }
+      count(held, e.request());
       holders.add(new Entry(e.request(), now, "granted"));
       granted.add(e.request());
     }
     waiting.clear();
     waiting.addAll(still);
     return granted;
+  }
+
+  private static void count(Map<String, Set<String>> held, SlotRequest r) {
+    for (String s : scopes(r).keySet()) {
+      held.computeIfAbsent(s, k -> new HashSet<>()).add(r.k8sNode());
+    }
+  }
+
+  /**
+   * The drains waiting for a slot, per NodeSet ({@code <ns>/<name>}) they would take nodes of: what
+   * those NodeSets report as held back.
+   */
+  Map<String, List<Entry>> heldDrains() {
+    Map<String, List<Entry>> m = new TreeMap<>();
+    for (Entry e : waiting) {
+      if (e.request().isDrain()) {
+        for (String ns : e.request().nodeSets()) {
+          m.computeIfAbsent(ns, k -> new ArrayList<>()).add(e);
+        }
+      }
+    }
+    return m;
   }
 
   /** Scope name to limit, in a fixed order (NodeSets as given, then the domain). */

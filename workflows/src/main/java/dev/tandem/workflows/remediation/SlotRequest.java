@@ -1,18 +1,27 @@
 package dev.tandem.workflows.remediation;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.tandem.workflows.model.DrainCause;
+import dev.tandem.workflows.model.NodeRef;
 import java.util.List;
 
 /**
- * Payload of {@code acquire} to {@code remediation-budget}: a node asks for a slot. Sending it
- * again is harmless (the request keeps its place in line, or its slot).
+ * Payload of {@code acquire} to {@code remediation-budget}: a Kubernetes node asks for a slot, for
+ * its remediation or for its automatic drain. Sending it again is harmless (the request keeps its
+ * place in line, or its slot, and is updated).
  *
  * @param k8sNode the Kubernetes node
  * @param nodeSets the NodeSets ({@code <ns>/<name>}) whose slurmd pods run on it
- * @param maxPerNodeSet at most this many holders per NodeSet (the requester's policy)
+ * @param maxPerNodeSet at most this many Kubernetes nodes per NodeSet hold a slot (the requester's
+ *     policy)
  * @param domain {@code <label>=<value>} of the node's topology domain, or null
- * @param maxPerDomain at most this many holders in the same domain
- * @param cause the remediation's cause, for the budget's status
+ * @param maxPerDomain at most this many Kubernetes nodes in the same domain hold a slot
+ * @param cause the remediation's cause, or the drain's reason (what Slurm shows), for the status
+ * @param kind who asks: {@link #REMEDIATION} (null reads as it; the grant goes to {@code
+ *     remediation/<k8sNode>}) or {@link #DRAIN} (the watcher, for the unhealthy-condition drain;
+ *     the budget itself drains {@code nodes} with owner {@code k8s-unhealthy} when it grants)
+ * @param nodes the Slurm nodes to drain ({@link #DRAIN} only)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SlotRequest(
@@ -21,10 +30,54 @@ public record SlotRequest(
     int maxPerNodeSet,
     String domain,
     int maxPerDomain,
-    String cause) {
+    String cause,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String kind,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeRef> nodes) {
+
+  /** A remediation asks for its slot. */
+  public static final String REMEDIATION = DrainCause.REMEDIATION.label();
+
+  /** The node watcher asks to drain an unhealthy node. */
+  public static final String DRAIN = DrainCause.K8S_UNHEALTHY.label();
+
   public SlotRequest {
     nodeSets = nodeSets == null ? List.of() : List.copyOf(nodeSets);
     maxPerNodeSet = Math.max(1, maxPerNodeSet);
     maxPerDomain = Math.max(1, maxPerDomain);
+    kind = DRAIN.equals(kind) ? DRAIN : null;
+    nodes = nodes == null ? List.of() : List.copyOf(nodes);
+  }
+
+  /** A remediation's request. */
+  public SlotRequest(
+      String k8sNode,
+      List<String> nodeSets,
+      int maxPerNodeSet,
+      String domain,
+      int maxPerDomain,
+      String cause) {
+    this(k8sNode, nodeSets, maxPerNodeSet, domain, maxPerDomain, cause, null, null);
+  }
+
+  /** The watcher's request to drain {@code nodes} on an unhealthy node for {@code reason}. */
+  public static SlotRequest drain(
+      String k8sNode, List<NodeRef> nodes, RemediationBudget b, String domain, String reason) {
+    List<String> sets =
+        nodes.stream().map(n -> n.namespace() + "/" + n.nodeSet()).distinct().sorted().toList();
+    return new SlotRequest(
+        k8sNode, sets, b.maxPerNodeSet(), domain, b.maxPerDomain(), reason, DRAIN, nodes);
+  }
+
+  public boolean isDrain() {
+    return DRAIN.equals(kind);
+  }
+
+  /** What the line knows the request by: the node for a remediation, kind and node for a drain. */
+  public String key() {
+    return key(k8sNode, kind);
+  }
+
+  static String key(String k8sNode, String kind) {
+    return DRAIN.equals(kind) ? DRAIN + ":" + k8sNode : k8sNode;
   }
 }

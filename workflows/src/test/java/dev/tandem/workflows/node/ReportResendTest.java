@@ -2,6 +2,7 @@ package dev.tandem.workflows.node;
 
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.ClusterHealth;
+import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
@@ -52,6 +53,9 @@ class ReportResendTest extends WorkflowTestBase {
 
     @Override
     public void clusterHealth(ClusterHealth health) {}
+
+    @Override
+    public void drainsHeld(HeldDrains held) {}
 
     @Override
     public void resync() {}

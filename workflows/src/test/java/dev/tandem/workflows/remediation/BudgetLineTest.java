@@ -1,7 +1,8 @@
 package dev.tandem.workflows.remediation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.tandem.workflows.remediation.BudgetStatus.Entry;
 import java.time.Instant;
@@ -33,7 +34,7 @@ class BudgetLineTest {
     assertEquals(List.of("k1", "k2"), nodes(b.grant(T)));
     assertEquals("NodeSet ns/a full: 2/2", b.waiting.get(0).note());
     assertEquals(List.of(), nodes(b.grant(T)));
-    assertTrue(b.release("k2", "Recovered", T));
+    assertNotNull(b.release("k2", "Recovered", T));
     assertEquals(List.of("k3"), nodes(b.grant(T)));
     assertEquals("Recovered", b.recent.get(0).note());
   }
@@ -68,9 +69,9 @@ class BudgetLineTest {
     ask(b, req("k1", "ns/a", 1, null, 1));
     ask(b, req("k2", "ns/a", 1, null, 1));
     b.grant(T);
-    assertTrue(b.release("k2", "Dismissed", T));
+    assertNotNull(b.release("k2", "Dismissed", T));
     assertEquals(List.of(), b.waiting);
-    assertEquals(false, b.release("nope", "x", T));
+    assertNull(b.release("nope", "x", T));
     for (int i = 0; i < BudgetLine.RECENT_LIMIT + 5; i++) {
       ask(b, req("n" + i, null, 1, null, 1));
     }
