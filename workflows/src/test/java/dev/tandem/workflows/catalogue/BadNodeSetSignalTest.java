@@ -99,7 +99,8 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
             "specChanged", "{\"generation\":2,\"uid\":\"uid-ns\",\"replicas\":1}",
             "delete", "{\"owner\":\"scale-down\",\"reason\":\"r\"}",
             "nodeReported", "{\"pod\":\"raw-0\",\"ordinal\":0,\"phase\":\"READY\",\"seq\":1}",
-            "clusterHealth", "{\"component\":\"slurm\",\"reachable\":true}");
+            "clusterHealth", "{\"component\":\"slurm\",\"reachable\":true}",
+            "drainsHeld", "{\"nodes\":[]}");
     try (RawSignals raws = new RawSignals(client, Names.nodeSetWorkflowId(NS, "raw"))) {
       raws.sendAll(
           RawSignals.cases(NodeSetWorkflow.class, examples),
