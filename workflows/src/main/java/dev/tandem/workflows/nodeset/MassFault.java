@@ -29,16 +29,6 @@ final class MassFault {
     s.heldDrains = h.nodes().isEmpty() ? null : h;
   }
 
-  /**
-   * The condition is shown from the first time the budget held a drain of this NodeSet on (then
-   * False once none is held): a NodeSet that never met a mass fault keeps its status as it was, so
-   * an upgrade does not rewrite every NodeSet's status.
-   */
-  static boolean shown(NodeSetState s) {
-    return s.heldDrains != null
-        || (s.written != null && s.written.condition(Condition.AUTOMATIC_DRAINS_HELD) != null);
-  }
-
   static Condition condition(NodeSetState s) {
     if (s.heldDrains == null) {
       return NodeSetConditions.cond(

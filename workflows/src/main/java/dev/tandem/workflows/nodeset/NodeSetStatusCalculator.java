@@ -110,9 +110,7 @@ final class NodeSetStatusCalculator {
     conds.add(
         NodeSetConditions.reachable(
             Condition.KUBERNETES_REACHABLE, ClusterHealth.KUBERNETES, s, nowMillis));
-    if (MassFault.shown(s)) {
-      conds.add(MassFault.condition(s));
-    }
+    conds.add(MassFault.condition(s));
     List<Condition> withTimes = new ArrayList<>();
     for (Condition c : conds) {
       Condition old = s.written == null ? null : s.written.condition(c.type());
