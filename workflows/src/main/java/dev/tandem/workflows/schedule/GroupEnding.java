@@ -105,7 +105,6 @@ final class GroupEnding {
               in.config().killWaitSeconds()
                   + in.config().graceMarginSeconds()
                   + 2 * t.pollSeconds(),
-              t.pollSeconds(),
               () -> fx.findPreemptor(s.jobId, s.jobNodes()),
               told -> {
                 fx.timeline("preemptor", told);

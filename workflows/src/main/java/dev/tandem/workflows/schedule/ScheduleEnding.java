@@ -80,7 +80,6 @@ final class ScheduleEnding {
               in.config().killWaitSeconds()
                   + in.config().graceMarginSeconds()
                   + 2 * t.pollSeconds(),
-              t.pollSeconds(),
               () -> fx.findPreemptor(s.jobId, nodes()),
               told -> {
                 fx.timeline("preemptor", told);

@@ -363,13 +363,14 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
   /**
    * Slurm 22.05 says reason {@code None} and names no preemptor: the condition names the node, and
    * once a job starts there after the preemption (Slurm starts it when the placeholder is gone) a
-   * second event names it, its partition and its QOS.
+   * second event names it, its partition and its QOS. The workflow asks twice: right after the
+   * eviction (not running yet here) and once more when the preemptor must have started.
    */
   @Test
   void aPreemptionNamesTheNodeAndThePreemptingJobOnceItRuns() {
     world.preemptor =
         new dev.tandem.workflows.schedule.Preemptor(0, List.of(), null, 57, "high", "normal", null);
-    world.preemptorAfter = 2;
+    world.preemptorAfter = 1;
     PodScheduleWorkflow wf = running("p");
     long id = world.onlyJobId();
     wf.jobObserved(world.setJob(id, "PREEMPTED", "None", List.of("n1")));
@@ -377,7 +378,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     String announced = world.conditions(ScheduleConditions.SLURM_PREEMPTED).get(0).message();
     assertEquals(
         "Slurm preempted job " + id + " on n1 (state PREEMPTED): the pod is evicted", announced);
-    assertEquals(3, world.preemptorLookups.size(), world.preemptorLookups.toString());
+    assertEquals(2, world.preemptorLookups.size(), world.preemptorLookups.toString());
     assertEquals(id + " on [n1]", world.preemptorLookups.get(0));
     List<String> said = preemptionEvents();
     assertEquals(2, said.size(), said.toString());
