@@ -70,8 +70,8 @@ class PodWatcherResyncTest extends WatcherTestBase {
 
   /**
    * A deleted pod is reported gone with its uid and creation time, so that a node workflow already
-   * holding the pod's successor can tell the late news is not about that one
-   * ({@code Observations.earlierPod}).
+   * holding the pod's successor can tell the late news is not about that one ({@code
+   * Observations.earlierPod}).
    */
   @Test
   void aDeletedPodIsReportedGoneWithItsUidAndCreationTime() {

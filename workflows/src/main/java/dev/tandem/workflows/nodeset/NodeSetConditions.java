@@ -21,6 +21,7 @@ import java.util.List;
  *       RollingUpdate, NodesSettling (nodes in a transitional phase), or Stable.
  *   <li>SlurmReachable, KubernetesReachable: the watchers' last {@code clusterHealth} report;
  *       Unknown before the first one and when the last is older than {@link #HEALTH_STALE_AFTER}.
+ *       While one is False the NodeSet is also Degraded ({@link NodeSetStatusCalculator}).
  * </ul>
  */
 final class NodeSetConditions {
@@ -136,6 +137,22 @@ final class NodeSetConditions {
           null);
     }
     return cond(type, h.reachable(), h.reachable() ? "Reachable" : "Unreachable", h.message());
+  }
+
+  /**
+   * The watchers' message while their fresh report says {@code component} cannot be reached (the
+   * reachable condition is False), else null: Unknown (no report, or a stale one) is not an outage.
+   */
+  static String unreachable(String component, NodeSetState s, long nowMillis) {
+    ClusterHealth h = s.health.get(component);
+    Long heard = s.healthHeardMillis.get(component);
+    if (h == null
+        || heard == null
+        || h.reachable()
+        || nowMillis - heard > HEALTH_STALE_AFTER.toMillis()) {
+      return null;
+    }
+    return h.message();
   }
 
   /**

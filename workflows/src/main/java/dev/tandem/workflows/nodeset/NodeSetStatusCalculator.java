@@ -99,7 +99,8 @@ final class NodeSetStatusCalculator {
               PodRejection.REASON,
               "rollout of revision " + updateRevision + " stopped: the cluster rejected its pod"));
     }
-    conds.add(degraded(problems));
+    long nowMillis = now.toEpochMilli();
+    conds.add(degraded(s, problems, nowMillis));
     if (podRejected) {
       conds.add(PodRejection.condition(s));
     } else {
@@ -108,7 +109,6 @@ final class NodeSetStatusCalculator {
               ? cond(Condition.INVALID_SPEC, false, "Valid", "the spec is valid")
               : cond(Condition.INVALID_SPEC, true, "InvalidSpec", s.invalidMessage));
     }
-    long nowMillis = now.toEpochMilli();
     conds.add(
         NodeSetConditions.reachable(Condition.SLURM_REACHABLE, ClusterHealth.SLURM, s, nowMillis));
     conds.add(
@@ -133,11 +133,32 @@ final class NodeSetStatusCalculator {
         withTimes);
   }
 
-  private static Condition degraded(List<String> problems) {
-    if (problems.isEmpty()) {
+  /**
+   * Degraded: True while Slurm or Kubernetes cannot be reached (the nodes' states are then as last
+   * seen, and nothing waiting on them moves) or a node reports a problem; the reason names the
+   * first of these, the message all.
+   */
+  private static Condition degraded(NodeSetState s, List<String> problems, long nowMillis) {
+    List<String> why = new ArrayList<>();
+    String reason = null;
+    String slurm = NodeSetConditions.unreachable(ClusterHealth.SLURM, s, nowMillis);
+    if (slurm != null) {
+      reason = "SlurmUnreachable";
+      why.add("Slurm unreachable, node states as last seen: " + NodeSetConditions.oneLine(slurm));
+    }
+    String k8s = NodeSetConditions.unreachable(ClusterHealth.KUBERNETES, s, nowMillis);
+    if (k8s != null) {
+      reason = reason == null ? "KubernetesUnreachable" : reason;
+      why.add("Kubernetes unreachable: " + NodeSetConditions.oneLine(k8s));
+    }
+    if (!problems.isEmpty()) {
+      reason = reason == null ? "NodeProblems" : reason;
+      why.add(NodeSetConditions.list(problems));
+    }
+    if (reason == null) {
       return cond(Condition.DEGRADED, false, "NoProblems", "no node reports a problem");
     }
-    return cond(Condition.DEGRADED, true, "NodeProblems", NodeSetConditions.list(problems));
+    return cond(Condition.DEGRADED, true, reason, String.join("; ", why));
   }
 
   /** Equal apart from condition transition times. */
