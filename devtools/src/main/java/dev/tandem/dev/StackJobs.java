@@ -1,12 +1,14 @@
 package dev.tandem.dev;
 
+import dev.tandem.slurm.Hostlist;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,35 +42,52 @@ final class StackJobs {
     if (nodes.isEmpty()) {
       return List.of();
     }
-    String list = String.join(",", nodes);
-    List<String> jobs = running(list);
+    Set<String> on = Set.copyOf(nodes);
+    Map<String, String> jobs = running(on);
     if (jobs.isEmpty()) {
       return List.of();
     }
-    run("scancel", "--nodelist", list);
+    List<String> cancel = new ArrayList<>(List.of("scancel"));
+    cancel.addAll(jobs.keySet());
+    run(cancel.toArray(String[]::new));
     long end = System.nanoTime() + wait.toNanos();
-    List<String> left = jobs;
+    Map<String, String> left = jobs;
     while (!left.isEmpty() && System.nanoTime() < end) {
       Thread.sleep(200);
-      left = running(list);
+      left = running(on);
     }
     List<String> out = new ArrayList<>();
-    out.add(
-        "cancelled " + jobs.size() + " job(s) on the stack's nodes: " + String.join(", ", jobs));
+    out.add("cancelled " + jobs.size() + " job(s) on the stack's nodes: " + named(jobs));
     if (!left.isEmpty()) {
       out.add(
           "still ending after "
               + wait.toSeconds()
               + " s (their processes may outlive the stack): "
-              + String.join(", ", left));
+              + named(left));
     }
     return out;
   }
 
-  /** {@code <id> (<nodes>)} of every job running, suspended or completing on {@code nodes}. */
-  private List<String> running(String nodes) throws InterruptedException {
-    String out = run("squeue", "-h", "-w", nodes, "-t", "R,S,CG", "-o", "%A (%N)");
-    return Arrays.stream(out.split("\n")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  private static String named(Map<String, String> jobs) {
+    List<String> out = new ArrayList<>();
+    jobs.forEach((id, where) -> out.add(id + " (" + where + ")"));
+    return String.join(", ", out);
+  }
+
+  /**
+   * Job id to node list of every job running, suspended or completing on one of {@code nodes}.
+   * Filtered here, not with {@code squeue -w}, which fails whole on a node Slurm does not know (a
+   * dynamic node whose slurmd has not registered).
+   */
+  private Map<String, String> running(Set<String> nodes) throws InterruptedException {
+    Map<String, String> out = new TreeMap<>();
+    for (String line : run("squeue", "-h", "-t", "R,S,CG", "-o", "%A %N").split("\n")) {
+      String[] f = line.trim().split("\\s+", 2);
+      if (f.length == 2 && Hostlist.expand(f[1]).stream().anyMatch(nodes::contains)) {
+        out.put(f[0], f[1]);
+      }
+    }
+    return out;
   }
 
   private String run(String... cmd) throws InterruptedException {
