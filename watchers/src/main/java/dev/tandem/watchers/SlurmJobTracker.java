@@ -43,10 +43,10 @@ final class SlurmJobTracker {
   /**
    * How long a placeholder waits in Slurm's queue, from when this tracker first listed it, before
    * its workflow is told once more, so that it tells its pod the job is queued (the pod workflow's
-   * queued notice, due 5 s after its submit). The second more covers a workflow clock a little
-   * behind this one; a workflow that still finds the notice not due writes it on its resync pass. A
-   * gang's workflow, which tells its members at the submit, takes the signal as any other unchanged
-   * view.
+   * queued notice, due 5 s after its submit). The second more
+   * covers a workflow clock a little behind this one; a workflow that still finds the notice not
+   * due writes it on its resync pass. A gang's workflow, which tells its members at the submit,
+   * takes the signal as any other unchanged view.
    */
   static final Duration QUEUED_SIGNAL_AFTER = Duration.ofSeconds(6);
 

@@ -51,7 +51,7 @@ final class NodeSetSnapshots {
         ref, s.deleting, desired, current, list, List.copyOf(s.rejectedSignals));
   }
 
-  static String slurmState(NodeReport r, boolean slurmAway) {
+  private static String slurmState(NodeReport r, boolean slurmAway) {
     String last = r == null ? "unknown" : r.slurmState();
     return slurmAway ? "unreachable (was " + last + ")" : last;
   }
