@@ -6,6 +6,9 @@
 #                          | dyn-up NAME [CONF] | dyn-down NAME   (a dynamic node, slurmd -Z)
 #                          | topology FILE | reconfigure
 #
+# start brings up what is not running: everything when nothing runs, otherwise only the dead daemons
+# (no job cancelled, no slurmd stopped). rest-start restarts slurmrestd alone.
+#
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
 #
@@ -178,7 +181,7 @@ case ${1:-} in
   topology) lock && cmd_topology "${2:-}" ;;
   reconfigure) timeout 30 scontrol reconfigure ;;
   *)
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -3,11 +3,6 @@
 
 # ---------------------------------------------------------------- start
 
-healthy() {
-  our_pid "$DIR/run/munged.pid" >/dev/null && our_pid "$DIR/run/slurmctld.pid" >/dev/null &&
-    our_pid "$DIR/run/slurmrestd.pid" >/dev/null && ctld_up && rest_ping
-}
-
 start_munged() {
   install -d -m 755 -o munge -g munge "$MUNGE_DIR"
   # munged runs as user munge and resolves its whole path: a parent directory of mode 0700 (a
@@ -52,21 +47,72 @@ static_nodes_serving() {
   for ((i = 1; i <= NODES_UP; i++)); do node_serving "n$i" || return 1; done
 }
 
+# Any daemon of this state dir alive (slurmds of pool and dynamic nodes included)?
+any_running() {
+  local f
+  for f in "$DIR"/run/*.pid; do
+    [[ -f $f ]] && our_pid "$f" >/dev/null && return 0
+  done
+  return 1
+}
+
 cmd_start() {
   [[ $(id -u) == 0 ]] || die "run as root (slurmd must run as root)"
   command -v slurmctld >/dev/null || die "Slurm is not installed: run '$0 install' first"
   id -u "$REST_USER" >/dev/null 2>&1 || die "user $REST_USER missing: run '$0 install' first"
-  if healthy; then
-    write_token_file
-    write_env
+  if any_running; then
+    start_missing
+  else
+    start_fresh
+  fi
+}
+
+# Part of this Slurm runs (slurmrestd killed, slurmctld crashed, ...): start only what is dead.
+# Nothing that runs is stopped, so no job is cancelled and no slurmd killed; the configuration,
+# node states and job states stay as they are.
+start_missing() {
+  local started=() i
+  [[ -s $CONF ]] || die "daemons of $DIR run but $CONF is missing: run '$0 stop' first"
+  if ! our_pid "$DIR/run/munged.pid" >/dev/null; then
+    start_munged
+    started+=(munged)
+  fi
+  if ! our_pid "$DIR/run/slurmctld.pid" >/dev/null; then
+    # Without -c slurmctld recovers its saved state: jobs, and the nodes whose slurmd still run.
+    setsid slurmctld -D -i -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 9>&- &
+    echo $! >"$DIR/run/slurmctld.pid"
+    started+=(slurmctld)
+  fi
+  wait_for 30 "slurmctld to answer 'scontrol ping'" ctld_up ||
+    fail_start "slurmctld (pid $(our_pid "$DIR/run/slurmctld.pid" || echo none)) does not answer; '$0 stop' then '$0 start' restarts everything (and ends the jobs)"
+  local nodes=()
+  for ((i = 1; i <= NODES_UP; i++)); do
+    if ! our_pid "$DIR/run/slurmd-n$i.pid" >/dev/null; then
+      start_slurmd "n$i"
+      nodes+=("n$i")
+      started+=("slurmd n$i")
+    fi
+  done
+  for i in "${nodes[@]}"; do
+    wait_for 30 "$i to register" node_serving "$i" ||
+      fail_start "$i did not register: $(sinfo -h -N -n "$i" -o '%N %T' 2>&1)"
+  done
+  write_token_file
+  if ! { our_pid "$DIR/run/slurmrestd.pid" >/dev/null && rest_ping; }; then
+    cmd_rest_stop TERM >/dev/null 2>&1 # one that runs but does not answer
+    start_slurmrestd || fail_start "slurmrestd did not come up"
+    started+=(slurmrestd)
+  fi
+  write_env
+  if ((${#started[@]})); then
+    log "partly running: started $(IFS=,; echo "${started[*]}" | sed 's/,/, /g'); running jobs and slurmds left alone"
+  else
     log "already running and healthy ($DIR, slurmrestd on 127.0.0.1:$REST_PORT)"
-    return 0
   fi
-  if our_pid "$DIR/run/slurmctld.pid" >/dev/null || our_pid "$DIR/run/munged.pid" >/dev/null ||
-    our_pid "$DIR/run/slurmrestd.pid" >/dev/null; then
-    log "partly running and not healthy: stopping it first"
-    cmd_stop
-  fi
+}
+
+# Nothing of this Slurm runs: a new configuration, node states forgotten, every daemon started.
+start_fresh() {
   local p
   for p in "$CTLD_PORT" "$REST_PORT" "$NODE_PORT_BASE"; do
     port_in_use "$p" && die "port $p on 127.0.0.1 is in use by another process; set TANDEM_SLURM_PORT_BASE"

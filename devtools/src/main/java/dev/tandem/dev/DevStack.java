@@ -44,11 +44,16 @@ import java.util.function.UnaryOperator;
  * </ol>
  *
  * <p>Items 1-5 live in this JVM and outlive the worker. One stack per Slurm ({@link StackLock}).
- * {@link #close()} stops everything it started, in reverse order; Slurm only if it started it (or
- * adopted it from a crashed stack that had started it).
+ * {@link #close()} stops everything it started, in reverse order, and leaves no process behind: the
+ * jobs still running on its slurmd pods are cancelled and ended before the kubelet stops the
+ * slurmds ({@link StackJobs}); Slurm is stopped only if the stack started it (or adopted it from a
+ * crashed stack that had started it).
  */
 public final class DevStack implements AutoCloseable {
   public static final String CRD = "META-INF/fabric8/nodesets.tandem.dev-v1.yml";
+
+  /** How long a stop waits for the cancelled jobs to end (Slurm's KillWait is 5 s here). */
+  static final Duration JOBS_END_WAIT = Duration.ofSeconds(30);
 
   /**
    * @param stateDir kubeconfig, logs, the worker's pid file and log go here
@@ -166,6 +171,7 @@ public final class DevStack implements AutoCloseable {
   private StackLock lock;
   private StackSlurm stackSlurm;
   private LocalSlurmScript.Running slurm;
+  private ProcessRecords records;
   private List<String> cleanedUp = List.of();
   private LocalTemporal temporal;
   private LocalApiServer api;
@@ -216,7 +222,7 @@ public final class DevStack implements AutoCloseable {
     step("Slurm 22.05 on 127.0.0.1 (scripts/slurm-local.sh, state in " + slurmDir + ")");
     stackSlurm = StackSlurm.start(options.slurmEnv(), "with state dir " + stateDir);
     slurm = stackSlurm.running();
-    ProcessRecords records = new ProcessRecords(slurmDir.resolve("kubelet-processes"));
+    records = new ProcessRecords(slurmDir.resolve("kubelet-processes"));
     if (options.cleanUpLeftovers()) {
       cleanedUp = Leftovers.cleanUp(stateDir, slurm, options.slurmEnv(), records);
       if (stackSlurm.adopted()) {
@@ -247,6 +253,7 @@ public final class DevStack implements AutoCloseable {
                 .withLauncher(records.launcher(new OsProcessLauncher()))
                 .withLogDir(stateDir.resolve("logs"))
                 .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30)));
+    kubelet.beforeStop(this::endJobs);
     topology =
         LocalTopology.startIfEnabled(
             api.client(), slurm.script(), options.slurmEnv(), stateDir, log);
@@ -360,6 +367,29 @@ public final class DevStack implements AutoCloseable {
     }
     if (lock != null) {
       lock.close();
+    }
+  }
+
+  /**
+   * Cancels the jobs on the slurmd pods the kubelet runs, and says so; the kubelet runs this before
+   * it stops them, on close and at JVM exit (Ctrl-C, SIGTERM) alike.
+   */
+  private void endJobs() {
+    List<String> pods =
+        records.list().stream()
+            .filter(e -> e.live().isPresent())
+            .map(ProcessRecords.Entry::pod)
+            .distinct()
+            .toList();
+    try {
+      for (String line : new StackJobs(slurm.env(), JOBS_END_WAIT).cancelOn(pods)) {
+        if (log != null) {
+          log.println("  stopping: " + line);
+          log.flush();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -4,6 +4,7 @@ import dev.tandem.devstack.kubelet.ProcessRecords;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
+import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.local.LocalSlurmScript;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,6 +43,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>A node with an administrator's drain (any other reason) is left as it is in Slurm (only an
  *       orphan slurmd of it is stopped) and mentioned: a return to FUTURE would clear the drain,
  *       and a drain set again on a FUTURE node loses its reason when the node registers.
+ *   <li>The jobs that ran on the nodes taken down: what Slurm made of each (requeued, ended, lost)
+ *       is said ({@link JobFates}), so no job starts again, or vanishes, unannounced.
  * </ol>
  *
  * Static nodes ({@code n1..}) are not Tandem's and are not touched.
@@ -55,6 +59,7 @@ final class Leftovers {
   private final ProcessRecords records;
   private final SlurmClient client;
   private final List<String> done = new ArrayList<>();
+  private final Set<String> takenDown = new HashSet<>();
 
   Leftovers(
       Path stateDir,
@@ -92,6 +97,7 @@ final class Leftovers {
     } catch (RuntimeException e) {
       done.add("could not list the Slurm nodes to check for leftovers (" + e.getMessage() + ")");
     }
+    List<SlurmJob> jobsBefore = listJobs();
     Set<String> handled = new HashSet<>();
     for (ProcessRecords.Entry e : records.list()) {
       Optional<ProcessHandle> p = e.live();
@@ -106,7 +112,22 @@ final class Leftovers {
         cleanPoolNode(n);
       }
     }
+    List<SlurmJob> held = JobFates.on(takenDown, jobsBefore);
+    if (!held.isEmpty()) {
+      Map<Long, SlurmJob> after = new HashMap<>();
+      listJobs().forEach(j -> after.put(j.id(), j));
+      done.addAll(JobFates.report(held, after));
+    }
     return List.copyOf(done);
+  }
+
+  private List<SlurmJob> listJobs() {
+    try {
+      return client.listJobs(null).items();
+    } catch (RuntimeException e) {
+      done.add("could not list the Slurm jobs (" + e.getMessage() + ")");
+      return List.of();
+    }
   }
 
   private void stopEarlierWorker() throws InterruptedException {
@@ -127,6 +148,7 @@ final class Leftovers {
   private void stopOrphan(ProcessRecords.Entry e, ProcessHandle p, SlurmNode node)
       throws InterruptedException {
     boolean adminDrain = adminDrain(node);
+    takenDown.add(e.pod());
     boolean future = false;
     if (!adminDrain && pools().isPoolNode(e.pod())) {
       future = nodeDown(e.pod());
@@ -159,6 +181,7 @@ final class Leftovers {
               + "): left running");
       return;
     }
+    takenDown.add(n.name());
     boolean future = nodeDown(n.name());
     done.add(
         future

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
     name = "dev",
     description =
         "Run Tandem locally: real Slurm, Temporal test server, a Kubernetes API for kubectl, a"
-            + " kubelet running slurmd pods, the worker. Ctrl-C stops it all.",
+            + " kubelet running slurmd pods, the worker. Ctrl-C stops it all (jobs on its nodes are cancelled).",
     mixinStandardHelpOptions = true)
 final class DevCommand implements Callable<Integer> {
   static final String DEFAULT_STATE_DIR = TandemCli.DEV_STATE_DIR;
@@ -220,7 +220,8 @@ final class DevCommand implements Callable<Integer> {
         "The worker runs as its own process (pid %d, log %s). Kill it and watch it come back:%n",
         stack.worker().pid(), stack.worker().logFile());
     out.printf("  kill -9 $(cat %s)%n", stack.worker().pidFile());
-    out.println("Ctrl-C stops everything.");
+    out.println(
+        "Ctrl-C stops everything: jobs still running on the stack's nodes are cancelled first.");
     out.flush();
   }
 }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The crashed run is a real {@code tandem dev} in a child JVM (same classpath) on the tests'
  * Slurm, with NodeSet {@code e2e} of three nodes. Before the kill, {@code e2e-2} gets a Tandem
- * drain ({@code tandem drain}) and {@code e2e-1} an administrator's drain ({@code scontrol}).
+ * drain ({@code tandem drain}), {@code e2e-1} an administrator's drain ({@code scontrol}), and a
+ * job runs on {@code e2e-0}: the next stack says that Slurm requeued it when it took the node down.
  */
 class DevStackRecoveryIT {
   private static final Duration LIMIT = Duration.ofSeconds(180);
@@ -77,6 +78,7 @@ class DevStackRecoveryIT {
     Process dev = devBuilder.start();
     long workerPid;
     List<Long> slurmds;
+    long job = 0;
     try {
       Await.until(
           "the crashing tandem dev is ready",
@@ -89,6 +91,31 @@ class DevStackRecoveryIT {
             }
             return o.contains("ready after");
           });
+      job =
+          Long.parseLong(
+              slurm(
+                      List.of(
+                          "sbatch",
+                          "--parsable",
+                          "-p",
+                          "low",
+                          "-w",
+                          SET + "-0",
+                          "-o",
+                          "/dev/null",
+                          "-D",
+                          "/tmp",
+                          "--wrap",
+                          "sleep 600"))
+                  .trim()
+                  .split(";")[0]);
+      long id = job;
+      Await.until(
+          "job " + id + " running on " + SET + "-0",
+          Duration.ofSeconds(60),
+          EVERY,
+          () -> squeue(id),
+          st -> st.equals("R"));
       String address = "127.0.0.1:" + temporalPort;
       StringWriter w = new StringWriter();
       int code =
@@ -132,8 +159,14 @@ class DevStackRecoveryIT {
     assertTrue(slurmInfo(SET + "-2").contains("tandem:manual: before the crash"));
 
     try (E2EStack e2e = E2EStack.start(Map.of())) {
+      String all = String.join("; ", e2e.stack.cleanedUp());
+      assertTrue(
+          all.contains("Slurm requeued job " + job + " (wrap), which ran on " + SET + "-0, it "),
+          all);
+      slurm(List.of("scancel", Long.toString(job))); // requeued, it would take a node of the test
       checkCleanUpAndComeUp(e2e, slurmds);
     } finally {
+      cancelQuietly(job);
       // The administrator's drain must not outlive this test whatever happened: the next suites
       // use the same pool.
       undrainQuietly(SET + "-1");
@@ -176,6 +209,23 @@ class DevStackRecoveryIT {
           x -> x.isPresent() && "idle".equals(x.get().state()) && x.get().flags().isEmpty());
     }
     e2e.deleteNodeSet(SET, Duration.ofSeconds(90));
+  }
+
+  private static void cancelQuietly(long job) {
+    try {
+      slurm(List.of("scancel", Long.toString(job)));
+    } catch (Exception | AssertionError e) {
+      // no job, or already ended
+    }
+  }
+
+  /** The job's compact state ({@code R}, {@code PD}, ...), or empty once Slurm forgot it. */
+  private static String squeue(long job) {
+    try {
+      return slurm(List.of("squeue", "-h", "-j", Long.toString(job), "-o", "%t")).trim();
+    } catch (Exception e) {
+      return "";
+    }
   }
 
   private static void undrainQuietly(String node) {

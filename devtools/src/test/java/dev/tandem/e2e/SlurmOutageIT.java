@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fault suite, slurmrestd stopped for 60 s ({@code slurm-local.sh rest-stop}; slurmctld, slurmd and
+ * Fault suite, slurmrestd stopped for 45 s ({@code slurm-local.sh rest-stop}; slurmctld, slurmd and
  * jobs keep running) while two NodeSets are busy:
  *
  * <ul>
@@ -33,14 +33,20 @@ import org.junit.jupiter.api.Test;
  * </ul>
  *
  * While Slurm cannot be read nothing may be deleted or taken for idle or drained: no pod deletion,
- * no node past {@code draining}. SlurmReachable=False must show on both NodeSets (status query,
- * {@code tandem status}, the custom resource) within a few seconds. Once slurmrestd is back
- * everything completes, and the invariants and end states hold.
+ * no node past {@code draining}. SlurmReachable=False and Degraded=True (SlurmUnreachable) must
+ * show on both NodeSets (status query, {@code tandem status} with its Slurm column, the custom
+ * resource) within a few seconds. Once slurmrestd answers again, SlurmReachable=True, Degraded
+ * without SlurmUnreachable and the Slurm column's states must show within {@link #BACK_WITHIN} (45
+ * s is long enough that a poller backing off would sleep through the return), then everything
+ * completes, and the invariants and end states hold.
  */
 class SlurmOutageIT {
   private static final String A = "e2e";
   private static final String B = "gpu-a";
-  private static final Duration OUTAGE = Duration.ofSeconds(60);
+  private static final Duration OUTAGE = Duration.ofSeconds(45);
+
+  /** Slurm's return shows this soon after slurmrestd answers again: as fast as its loss. */
+  private static final Duration BACK_WITHIN = Duration.ofSeconds(5);
 
   /** "Within a few seconds": the poller polls every 500 ms here, the signal takes one hop. */
   private static final long SHOWS_WITHIN_MS = 10_000;
@@ -109,8 +115,13 @@ class SlurmOutageIT {
       e2e.patchSpec(B, template("slurmd:v2"));
       long showA = f.awaitCondition(A, Condition.SLURM_REACHABLE, Condition.FALSE, t0, LIMIT);
       long showB = f.awaitCondition(B, Condition.SLURM_REACHABLE, Condition.FALSE, t0, LIMIT);
+      Condition degraded = f.condition(A, Condition.DEGRADED);
+      assertEquals(Condition.TRUE, degraded.status(), degraded.toString());
+      assertEquals("SlurmUnreachable", degraded.reason(), degraded.toString());
       String status = f.tandem("status", A);
       assertTrue(status.contains("! SlurmReachable=False (Unreachable): cannot reach"), status);
+      assertTrue(status.contains("! Degraded=True (SlurmUnreachable): Slurm unreachable"), status);
+      assertTrue(status.contains("unreachable (was "), "the Slurm column: " + status);
       Await.until(
           "SlurmReachable=False on the custom resource",
           LIMIT,
@@ -129,6 +140,7 @@ class SlurmOutageIT {
       }
       long restart = System.nanoTime();
       f.restStart();
+      long answers = System.nanoTime();
       long outageMs = msSince(t0);
       assertEquals(Map.of(), monA.podDeletions());
       assertEquals(Map.of(), monB.podDeletions());
@@ -140,8 +152,23 @@ class SlurmOutageIT {
       int outB = rec.maxNotReady(podsB, stopped, restart);
       assertTrue(outB <= 1, outB + " nodes of " + B + " out of service at once (maxUnavailable 1)");
 
-      // After: everything completes.
-      long back = f.awaitCondition(A, Condition.SLURM_REACHABLE, Condition.TRUE, restart, LIMIT);
+      // After: the return shows within seconds, on both NodeSets, then everything completes.
+      long back =
+          f.awaitCondition(A, Condition.SLURM_REACHABLE, Condition.TRUE, answers, BACK_WITHIN);
+      long backB =
+          f.awaitCondition(B, Condition.SLURM_REACHABLE, Condition.TRUE, answers, BACK_WITHIN);
+      for (String set : List.of(A, B)) {
+        Await.until(
+            set + ": Degraded no longer SlurmUnreachable, the Slurm column shows states",
+            BACK_WITHIN,
+            Duration.ofMillis(100),
+            () -> e2e.nodeSetStatus(set),
+            snap ->
+                !"SlurmUnreachable".equals(snap.status().condition(Condition.DEGRADED).reason())
+                    && snap.nodes().stream()
+                        .noneMatch(n -> n.slurmState().startsWith("unreachable")));
+      }
+      long clearedMs = msSince(answers);
       Await.until(
           A + "-2 deleted (its job ended during the outage)",
           LIMIT,
@@ -177,17 +204,23 @@ class SlurmOutageIT {
       assertTrue(e2e.slurm.getJob(a1).running(), "the job on " + A + "-1 runs on");
       System.out.printf(
           "FAULT slurmrestd-stop: outage %d ms; SlurmReachable=False on the status query after"
-              + " %d ms (%s) and %d ms (%s), on the custom resource after %d ms; after"
-              + " rest-start: SlurmReachable=True after %d ms, the victim deleted after %d ms,"
-              + " the manual drain in Slurm after %d ms, the rollout at the busy node after"
-              + " %d ms; monitor polls %d/%d failed%n",
+              + " %d ms (%s) and %d ms (%s), on the custom resource after %d ms; rest-start"
+              + " took %d ms, then SlurmReachable=True after %d ms (%s) and %d ms (%s),"
+              + " Degraded and the Slurm column clear after %d ms; after rest-start: the victim"
+              + " deleted after %d ms, the manual drain in Slurm after %d ms, the rollout at the"
+              + " busy node after %d ms; monitor polls %d/%d failed%n",
           outageMs,
           showA,
           A,
           showB,
           B,
           showCr,
+          (answers - restart) / 1_000_000,
           back,
+          A,
+          backB,
+          B,
+          clearedMs,
           victimGoneMs,
           manualDrainMs,
           rolloutReachedBusyMs,

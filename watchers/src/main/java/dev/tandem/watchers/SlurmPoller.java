@@ -29,8 +29,11 @@ import org.slf4j.LoggerFactory;
  *       SlurmNodeTracker#RESEND_ALL_EVERY} (the others send what differs), so the cost at rest does
  *       not grow with the fleet.
  *   <li>When slurmrestd cannot be reached, say so once (log, {@code tandem_slurm_up} 0, the
- *       reachability listener), back off up to 30 s, and on recovery list everything again. Nothing
- *       is signalled from a failed poll: unknown is not "idle".
+ *       reachability listener) and keep trying every interval (never the pending interval): a
+ *       failed poll costs one request, no more than a poll at rest, so backing off would save
+ *       nothing and only hide Slurm's return (it did, for up to 30 s). The first poll that answers
+ *       lists everything, since changes were missed, and reports Slurm reachable. Nothing is
+ *       signalled from a failed poll: unknown is not "idle".
  *   <li>The last views are remembered as soon as they are read, but a signal the coalescer gives up
  *       on (Temporal unreachable) is marked undelivered: the next changed listing sends it again,
  *       and so does every full resync. A node or job that vanished from Slurm while its last signal
@@ -39,7 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SlurmPoller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SlurmPoller.class);
-  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private final WatcherMetrics metrics;
   private final Duration interval;
@@ -51,8 +53,7 @@ public final class SlurmPoller implements AutoCloseable {
   private final SlurmNodeTracker nodes;
   private final SlurmJobTracker jobs;
   private Instant lastFull = Instant.EPOCH;
-  private Instant downSince;
-  private Duration delay;
+  private volatile Instant downSince;
   private volatile boolean closed;
   private volatile Thread thread;
   private volatile Throwable died;
@@ -100,7 +101,6 @@ public final class SlurmPoller implements AutoCloseable {
     this.interval = interval;
     this.fullResync = fullResync;
     this.clock = clock;
-    this.delay = interval;
     this.nodes = new SlurmNodeTracker(slurm, pods, coalescer, signals, mirror, metrics, clock);
     this.jobs = new SlurmJobTracker(slurm, coalescer, signals, metrics, orphanMinAge);
   }
@@ -161,13 +161,13 @@ public final class SlurmPoller implements AutoCloseable {
     }
   }
 
-  /** The pending interval while pods wait and Slurm answers, else the interval (or backoff). */
+  /** The pending interval while pods wait and Slurm answers, else the interval. */
   Duration nextDelay() {
     Duration p = pendingInterval;
-    if (p.isZero() || p.compareTo(delay) >= 0 || !delay.equals(interval)) {
-      return delay;
+    if (p.isZero() || p.compareTo(interval) >= 0 || downSince != null) {
+      return interval;
     }
-    return jobs.podsWaiting() ? p : delay;
+    return jobs.podsWaiting() ? p : interval;
   }
 
   /** One poll of nodes and jobs; failures are reported, never thrown. For tests and benchmarks. */
@@ -192,10 +192,8 @@ public final class SlurmPoller implements AutoCloseable {
             "slurmrestd answers again after {}s",
             Duration.between(downSince, clock.instant()).toSeconds());
         downSince = null;
-        lastFull = Instant.EPOCH; // list everything: changes were missed
       }
       metrics.slurmUp(true);
-      delay = interval;
       reachability.observed(ClusterHealth.SLURM, true, "slurmrestd answers");
     } catch (RuntimeException e) { // SlurmException and anything unexpected: never kill the poller
       metrics.slurmPoll(Duration.ofNanos(System.nanoTime() - t0), "error");
@@ -203,10 +201,9 @@ public final class SlurmPoller implements AutoCloseable {
       metrics.slurmUp(false);
       if (downSince == null) {
         downSince = clock.instant();
-        log.warn("cannot poll slurmrestd (will keep trying, backing off): {}", e.getMessage());
+        log.warn("cannot poll slurmrestd (will try again every {}): {}", interval, e.getMessage());
       }
-      delay =
-          delay.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay.multipliedBy(2);
+      lastFull = Instant.EPOCH; // the poll that answers lists everything: changes were missed
       reachability.observed(ClusterHealth.SLURM, false, problem(e));
     }
   }

@@ -26,6 +26,7 @@ class FakeSlurmClient implements SlurmClient {
   volatile boolean cancelFails;
   volatile boolean down;
   final AtomicInteger nodeCalls = new AtomicInteger();
+  final AtomicInteger fullNodeListings = new AtomicInteger();
   final AtomicInteger jobCalls = new AtomicInteger();
   final AtomicInteger unchangedAnswers = new AtomicInteger();
   final AtomicInteger unchangedJobAnswers = new AtomicInteger();
@@ -116,6 +117,9 @@ class FakeSlurmClient implements SlurmClient {
     nodeCalls.incrementAndGet();
     if (down) {
       throw new SlurmUnavailableException("connection refused (fake)");
+    }
+    if (since == null) {
+      fullNodeListings.incrementAndGet();
     }
     Instant now = Instant.ofEpochSecond(version);
     if (since != null && since.equals(now)) {

@@ -206,18 +206,33 @@ class SlurmPollerTest extends WatcherTestBase {
     assertEquals("NotResponding", condition().getReason());
   }
 
+  /**
+   * An outage is told at the first failed poll and the return at the first poll that answers; that
+   * poll lists every node (changes were missed), and the poller never waits longer than its
+   * interval meanwhile.
+   */
   @Test
-  void anOutageIsReportedOnceAndPollingBacksOff() {
+  void anOutageAndTheReturnAreReportedAtTheFirstPollThatShowsThem() {
+    List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+    poller.onReachability((component, reachable, message) -> told.add(reachable + ": " + message));
     slurm.put("gpu-0", "idle", Set.of(), null);
     poller.pollOnceSafely();
+    poller.pollOnceSafely();
+    int full = slurm.fullNodeListings.get();
     slurm.down = true;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
       poller.pollOnceSafely();
+      assertEquals(Duration.ofMillis(50), poller.nextDelay(), "the interval, not a backoff");
     }
     assertEquals(0.0, registry.get("tandem.slurm.up").gauge().value());
+    assertEquals("false: cannot reach slurmrestd: connection refused (fake)", told.get(2));
     slurm.down = false;
     poller.pollOnceSafely();
     assertEquals(1.0, registry.get("tandem.slurm.up").gauge().value());
+    assertEquals("true: slurmrestd answers", told.get(told.size() - 1));
+    assertEquals(full + 1, slurm.fullNodeListings.get(), "the first poll back lists everything");
+    poller.pollOnceSafely();
+    assertEquals(full + 1, slurm.fullNodeListings.get(), "then incremental again");
   }
 
   /** The drain-stuck alert's inputs: Tandem's nodes draining with jobs still on them. */

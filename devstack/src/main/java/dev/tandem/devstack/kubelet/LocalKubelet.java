@@ -52,6 +52,7 @@ public final class LocalKubelet implements AutoCloseable {
   private volatile SharedIndexInformer<Pod> pods;
   private volatile SharedIndexInformer<Node> nodes;
   private volatile boolean closed;
+  private Runnable beforeStop = () -> {};
 
   /** The last reboot token carried out per node: the informer may not show the echo yet. */
   private final Map<String, String> rebooted = new HashMap<>();
@@ -374,8 +375,28 @@ public final class LocalKubelet implements AutoCloseable {
     log.info("local kubelet stopped");
   }
 
-  /** SIGTERM to every process started, SIGKILL to those still alive after {@link #CLOSE_GRACE}. */
-  private void stopAllProcesses() {
+  /**
+   * Runs once before the processes are stopped, on {@link #close()} or at JVM exit, whichever comes
+   * first (the dev stack ends the Slurm jobs on its slurmd pods this way: a slurmd stopped under a
+   * job leaves the job's processes behind).
+   */
+  public synchronized void beforeStop(Runnable r) {
+    beforeStop = r;
+  }
+
+  /**
+   * The {@link #beforeStop} action, then SIGTERM to every process started, SIGKILL to those still
+   * alive after {@link #CLOSE_GRACE}. Synchronized: at JVM exit the shutdown hook and a close may
+   * run at once, and neither may stop a process before the action is done.
+   */
+  private synchronized void stopAllProcesses() {
+    Runnable before = beforeStop;
+    beforeStop = () -> {};
+    try {
+      before.run();
+    } catch (RuntimeException e) {
+      log.warn("before stopping the processes: {}", e.toString());
+    }
     List<RunningProcess> procs;
     synchronized (states) {
       procs = new ArrayList<>(alive(states.values()));

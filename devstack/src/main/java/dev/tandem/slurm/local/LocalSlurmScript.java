@@ -25,7 +25,9 @@ public final class LocalSlurmScript {
   public record Result(int exitCode, String output) {}
 
   /**
-   * The outcome of {@link #ensureRunning}: where the env file is and whether this call started it.
+   * The outcome of {@link #ensureRunning}: where the env file is and whether this call started it
+   * from nothing ({@code startedHere}; a Slurm of which only some daemons were started again, e.g.
+   * slurmrestd, was someone else's and stays so).
    */
   public record Running(Path script, Path envFile, Map<String, String> env, boolean startedHere) {}
 
@@ -40,7 +42,6 @@ public final class LocalSlurmScript {
    */
   public static Running ensureRunning(Path script, Map<String, String> environment) {
     Path envFile = SlurmEnvFile.defaultPath(environment);
-    boolean started = false;
     Result status = run(script, environment, Duration.ofSeconds(30), "status");
     if (status.exitCode() != 0) {
       if (!Files.isExecutable(Path.of("/usr/sbin/slurmctld"))) {
@@ -55,9 +56,9 @@ public final class LocalSlurmScript {
                   + install.output());
         }
       }
-      started = true;
     }
-    // start also refreshes the token file of a running cluster (tokens last a day).
+    // start also refreshes the token file of a running cluster (tokens last a day), and starts
+    // only what is missing of a partly running one (no job cancelled, no slurmd stopped).
     Result start = run(script, environment, START_TIMEOUT, "start");
     if (start.exitCode() != 0) {
       throw new IllegalStateException(
@@ -68,6 +69,7 @@ public final class LocalSlurmScript {
               + "). Output:\n"
               + start.output());
     }
+    boolean started = status.exitCode() != 0 && startedFresh(start.output());
     try {
       return new Running(script, envFile, SlurmEnvFile.read(envFile), started);
     } catch (IOException e) {
@@ -75,6 +77,14 @@ public final class LocalSlurmScript {
           "local Slurm runs but its env file " + envFile + " cannot be read: " + e, e);
     }
   }
+
+  /** Whether {@code start} started every daemon anew (it says so; see slurm-local.sh). */
+  static boolean startedFresh(String startOutput) {
+    return startOutput.contains(FRESH_START);
+  }
+
+  /** The line {@code start} prints when nothing of the Slurm ran and it starts it all. */
+  static final String FRESH_START = "slurm-local: starting in ";
 
   /**
    * The script: {@code -Dtandem.slurm.script}, then {@code $TANDEM_HOME/scripts}, then {@code

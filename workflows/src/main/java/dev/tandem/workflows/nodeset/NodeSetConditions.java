@@ -26,6 +26,7 @@ import java.util.Map;
  *       later invalid spec does not hide an earlier refusal that still holds.
  *   <li>SlurmReachable, KubernetesReachable: the watchers' last {@code clusterHealth} report;
  *       Unknown before the first one and when the last is older than {@link #HEALTH_STALE_AFTER}.
+ *       While one is False the NodeSet is also Degraded ({@link NodeSetStatusCalculator}).
  * </ul>
  */
 final class NodeSetConditions {
@@ -120,13 +121,34 @@ final class NodeSetConditions {
   }
 
   /** Degraded, from each distinct problem (one line) to the nodes that report it, in node order. */
-  static Condition degraded(Map<String, List<String>> problems) {
-    if (problems.isEmpty()) {
+  /**
+   * Degraded: True while Slurm or Kubernetes cannot be reached (the nodes' states are then as last
+   * seen, and nothing waiting on them moves) or a node reports a problem; the reason names the
+   * first of these, the message all: each distinct node problem once, with the nodes that have it.
+   */
+  static Condition degraded(NodeSetState s, Map<String, List<String>> problems, long nowMillis) {
+    List<String> why = new ArrayList<>();
+    String reason = null;
+    String slurm = unreachable(ClusterHealth.SLURM, s, nowMillis);
+    if (slurm != null) {
+      reason = "SlurmUnreachable";
+      why.add("Slurm unreachable, node states as last seen: " + oneLine(slurm));
+    }
+    String k8s = unreachable(ClusterHealth.KUBERNETES, s, nowMillis);
+    if (k8s != null) {
+      reason = reason == null ? "KubernetesUnreachable" : reason;
+      why.add("Kubernetes unreachable: " + oneLine(k8s));
+    }
+    if (!problems.isEmpty()) {
+      reason = reason == null ? "NodeProblems" : reason;
+      List<String> lines = new ArrayList<>();
+      problems.forEach((problem, pods) -> lines.add(names(pods) + ": " + problem));
+      why.add(list(lines));
+    }
+    if (reason == null) {
       return cond(Condition.DEGRADED, false, "NoProblems", "no node reports a problem");
     }
-    List<String> lines = new ArrayList<>();
-    problems.forEach((problem, pods) -> lines.add(names(pods) + ": " + problem));
-    return cond(Condition.DEGRADED, true, "NodeProblems", list(lines));
+    return cond(Condition.DEGRADED, true, reason, String.join("; ", why));
   }
 
   /** InvalidSpec: True while the latest spec is invalid or the spec in force has a refused pod. */
@@ -168,6 +190,22 @@ final class NodeSetConditions {
           null);
     }
     return cond(type, h.reachable(), h.reachable() ? "Reachable" : "Unreachable", h.message());
+  }
+
+  /**
+   * The watchers' message while their fresh report says {@code component} cannot be reached (the
+   * reachable condition is False), else null: Unknown (no report, or a stale one) is not an outage.
+   */
+  static String unreachable(String component, NodeSetState s, long nowMillis) {
+    ClusterHealth h = s.health.get(component);
+    Long heard = s.healthHeardMillis.get(component);
+    if (h == null
+        || heard == null
+        || h.reachable()
+        || nowMillis - heard > HEALTH_STALE_AFTER.toMillis()) {
+      return null;
+    }
+    return h.message();
   }
 
   /**

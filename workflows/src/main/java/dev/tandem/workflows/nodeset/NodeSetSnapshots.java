@@ -1,5 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
 import dev.tandem.workflows.model.NodeSetRef;
@@ -20,8 +21,14 @@ import java.util.List;
 final class NodeSetSnapshots {
   private NodeSetSnapshots() {}
 
-  /** The {@code status} query: every tracked node as its last report shows it. */
+  /**
+   * The {@code status} query: every tracked node as its last report shows it. While the watchers
+   * say Slurm cannot be reached, a node's Slurm state reads {@code unreachable (was <state>)}: the
+   * last state seen is not the state now.
+   */
   static NodeSetSnapshot of(NodeSetRef ref, NodeSetState s, NodeSetStatusView current) {
+    boolean slurmAway =
+        NodeSetConditions.unreachable(ClusterHealth.SLURM, s, Workflow.currentTimeMillis()) != null;
     List<NodeSummary> list = new ArrayList<>();
     for (Entry e : s.nodes.values()) {
       NodeReport r = e.report;
@@ -34,7 +41,7 @@ final class NodeSetSnapshots {
               e.ordinal,
               r == null ? NodePhase.PROVISIONING : r.phase(),
               NodeSetPlanner.revision(e),
-              r == null ? "unknown" : r.slurmState(),
+              slurmState(r, slurmAway),
               r == null ? null : r.reason(),
               r == null ? null : r.k8sNode(),
               r == null ? null : r.problem()));
@@ -42,6 +49,11 @@ final class NodeSetSnapshots {
     int desired = s.spec == null ? 0 : s.spec.replicas();
     return new NodeSetSnapshot(
         ref, s.deleting, desired, current, list, List.copyOf(s.rejectedSignals));
+  }
+
+  private static String slurmState(NodeReport r, boolean slurmAway) {
+    String last = r == null ? "unknown" : r.slurmState();
+    return slurmAway ? "unreachable (was " + last + ")" : last;
   }
 
   /**

@@ -102,9 +102,9 @@ final class NodeSetStatusCalculator {
               PodRejection.REASON,
               "rollout of revision " + updateRevision + " stopped: the cluster rejected its pod"));
     }
-    conds.add(NodeSetConditions.degraded(problems));
-    conds.add(NodeSetConditions.invalidSpec(s));
     long nowMillis = now.toEpochMilli();
+    conds.add(NodeSetConditions.degraded(s, problems, nowMillis));
+    conds.add(NodeSetConditions.invalidSpec(s));
     conds.add(
         NodeSetConditions.reachable(Condition.SLURM_REACHABLE, ClusterHealth.SLURM, s, nowMillis));
     conds.add(

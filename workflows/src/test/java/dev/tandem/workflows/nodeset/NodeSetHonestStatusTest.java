@@ -135,6 +135,20 @@ class NodeSetHonestStatusTest extends WorkflowTestBase {
     assertEquals("slurmrestd: connection refused", c.message());
     assertEquals(c, wf.status().status().condition(Condition.SLURM_REACHABLE));
     assertEquals("Unknown", written("hs", Condition.KUBERNETES_REACHABLE).status());
+    Condition d = written("hs", Condition.DEGRADED);
+    assertEquals(Condition.TRUE, d.status(), "an outage degrades the NodeSet");
+    assertEquals("SlurmUnreachable", d.reason());
+    assertEquals(
+        "Slurm unreachable, node states as last seen: slurmrestd: connection refused", d.message());
+    assertEquals(
+        "unreachable (was idle)",
+        wf.status().nodes().get(0).slurmState(),
+        "the Slurm column says so, not the stale state");
+
+    wf.clusterHealth(health(ClusterHealth.SLURM, true, "slurmrestd answers"));
+    await("SlurmReachable=True", 2, () -> written("hs", Condition.SLURM_REACHABLE).statusTrue());
+    assertEquals(Condition.FALSE, written("hs", Condition.DEGRADED).status());
+    assertEquals("idle", wf.status().nodes().get(0).slurmState());
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
@@ -51,6 +52,46 @@ class NodeSetStatusCalculatorTest {
     Condition d =
         NodeSetStatusCalculator.compute(s, "sel", Instant.EPOCH).condition(Condition.DEGRADED);
     assertEquals("gpu-0, gpu-4: stuck 0; gpu-1: stuck 1; gpu-2: stuck 2; and 1 more", d.message());
+  }
+
+  /**
+   * A fresh report that Slurm cannot be reached degrades the NodeSet and comes first; a stale one
+   * (Unknown) does not, and neither does one that says it answers.
+   */
+  @Test
+  void slurmUnreachableDegradesAndNamesItBeforeTheNodesProblems() {
+    NodeSetState s = new NodeSetState();
+    Entry e = new Entry();
+    e.pod = "gpu-0";
+    e.started = true;
+    e.report =
+        new NodeReport(e.pod, 0, NodePhase.READY, "a", "a", "idle", false, null, null, "stuck", 1);
+    s.nodes.put(0, e);
+    Instant now = Instant.parse("2026-01-01T00:01:00Z");
+    s.health.put(
+        ClusterHealth.SLURM,
+        new ClusterHealth(
+            ClusterHealth.SLURM, false, "cannot reach slurmrestd: refused", now, now));
+    s.healthHeardMillis.put(ClusterHealth.SLURM, now.toEpochMilli());
+    Condition d = NodeSetStatusCalculator.compute(s, "sel", now).condition(Condition.DEGRADED);
+    assertEquals(Condition.TRUE, d.status());
+    assertEquals("SlurmUnreachable", d.reason());
+    assertEquals(
+        "Slurm unreachable, node states as last seen: cannot reach slurmrestd: refused;"
+            + " gpu-0: stuck",
+        d.message());
+
+    Instant later = now.plus(NodeSetConditions.HEALTH_STALE_AFTER).plusSeconds(1);
+    d = NodeSetStatusCalculator.compute(s, "sel", later).condition(Condition.DEGRADED);
+    assertEquals("NodeProblems", d.reason(), "a stale report is Unknown, not an outage");
+
+    e.report =
+        new NodeReport(e.pod, 0, NodePhase.READY, "a", "a", "idle", false, null, null, null, 1);
+    s.health.put(
+        ClusterHealth.SLURM, new ClusterHealth(ClusterHealth.SLURM, true, "answers", now, now));
+    d = NodeSetStatusCalculator.compute(s, "sel", now).condition(Condition.DEGRADED);
+    assertEquals(Condition.FALSE, d.status());
+    assertEquals("NoProblems", d.reason());
   }
 
   /**
