@@ -11,6 +11,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -251,6 +252,9 @@ public final class FleetBench {
     long k8s1 = stack.api().tandemRequests();
     String scrape1 = ProcStats.scrape(stack.worker().metricsUrl());
     double minutes = (System.nanoTime() - t0) / 60e9;
+    say(
+        "the worker's /metrics at rest: %,d bytes, %,d lines",
+        scrape1.getBytes(StandardCharsets.UTF_8).length, scrape1.lines().count());
     f.restMinutes = minutes;
     f.workerCores = (cpu1 - cpu0) / (minutes * 60);
     f.slurmPerMin = (slurm1 - slurm0) / minutes;
