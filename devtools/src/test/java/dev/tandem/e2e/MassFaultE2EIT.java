@@ -27,9 +27,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Every node turns unhealthy at once (a faulty GPU health exporter): with a budget of one, exactly
  * one Slurm node is drained, in real Slurm, the other two stay in service, and the NodeSet says why
  * (docs/remediation.md, "Budgets"; docs/runbook.md, "Mass fault"). Then the same for a topology
- * block: one node per rack. Three local Kubernetes nodes, one slurmd pod on each (each asks for 5
- * of a node's 8 CPUs); the real worker and watchers, remediation off ({@code enabled: false}: only
- * the unhealthy-condition drain acts).
+ * block: one node per rack; then the cluster's limit ({@code TANDEM_CLUSTER_BUDGET=2}) over a
+ * NodeSet budget of three. Three local Kubernetes nodes, one slurmd pod on each (each asks for 5 of
+ * a node's 8 CPUs); the real worker and watchers, remediation off ({@code enabled: false}: only the
+ * unhealthy-condition drain acts).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MassFaultE2EIT {
@@ -43,7 +44,7 @@ class MassFaultE2EIT {
 
   @BeforeAll
   static void start() throws Exception {
-    e2e = E2EStack.start(Map.of());
+    e2e = E2EStack.start(Map.of("TANDEM_CLUSTER_BUDGET", "2"));
     label("local-0", "A");
     label("local-1", "A");
     label("local-2", "B");
@@ -149,6 +150,28 @@ class MassFaultE2EIT {
                 "1 unhealthy node kept in service, the budget is spent (domain "
                     + RACK
                     + "=A full: 1/1"),
+        c.message());
+  }
+
+  @Test
+  @Order(3)
+  void theClusterLimitHoldsWhatTheNodeSetWouldAllow() {
+    e2e.patchSpec(SET, "{\"remediation\":{\"enabled\":false,\"budget\":{\"maxPerNodeSet\":3}}}");
+    sleep(Duration.ofSeconds(3)); // the watchers read the new budget
+    for (String n : K8S) {
+      setCondition(n, true);
+    }
+    Await.until("two drained", LIMIT, EVERY, MassFaultE2EIT::drained, d -> d.size() == 2);
+    Await.until("the NodeSet says why", LIMIT, EVERY, MassFaultE2EIT::held, Condition::statusTrue);
+    sleep(Duration.ofSeconds(5));
+    assertEquals(2, drained().size(), "TANDEM_CLUSTER_BUDGET=2: " + drained());
+    assertEquals(1, inService().size(), "one stays in service: " + inService());
+    Condition c = held();
+    assertTrue(
+        c.message()
+            .startsWith(
+                "1 unhealthy node kept in service, the budget is spent (cluster full: 2/2;"
+                    + " TANDEM_CLUSTER_BUDGET)"),
         c.message());
   }
 
