@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MassFaultE2EIT {
   private static final String SET = "mass";
-  private static final List<String> K8S = List.of("local-0", "local-1", "local-2");
+  private static final List<String> K8S = List.of("local-1", "local-2", "local-3");
   private static final String CONDITION = "GpuUnhealthy";
   private static final String RACK = "example.com/rack";
   private static final Duration LIMIT = Duration.ofSeconds(90);
@@ -45,9 +45,16 @@ class MassFaultE2EIT {
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.start(Map.of("TANDEM_CLUSTER_BUDGET", "2"));
-    label("local-0", "A");
+    // The local kubelet registers its nodes after the stack is up.
+    Await.until(
+        "3 Kubernetes nodes",
+        LIMIT,
+        EVERY,
+        () -> K8S.stream().filter(n -> e2e.k8s.nodes().withName(n).get() != null).count(),
+        n -> n == 3);
     label("local-1", "A");
-    label("local-2", "B");
+    label("local-2", "A");
+    label("local-3", "B");
     e2e.apply(manifest("{maxPerNodeSet: 1}"));
     Await.until("3 in service", LIMIT, EVERY, () -> inService().size(), n -> n == 3);
     List<String> hosts = new ArrayList<>();
@@ -141,7 +148,7 @@ class MassFaultE2EIT {
             .sorted()
             .toList();
     assertEquals(2, hostsDrained.size(), "one per rack: " + hostsDrained);
-    assertTrue(hostsDrained.contains("local-2"), "rack B's node: " + hostsDrained);
+    assertTrue(hostsDrained.contains("local-3"), "rack B's node: " + hostsDrained);
     assertEquals(1, inService().size(), "one of rack A stays in service: " + inService());
     Condition c = held();
     assertTrue(
