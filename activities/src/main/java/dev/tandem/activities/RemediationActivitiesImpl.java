@@ -49,6 +49,8 @@ public class RemediationActivitiesImpl implements RemediationActivities {
    * @param slurm the Slurm client, for the re-check
    * @param temporal the Temporal client, for {@code acquire}/{@code release} to the budget
    * @param reboot the configured reboot action ({@link RebootActions#parse})
+   * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}: at most this many Kubernetes nodes out
+   *     through automatic actions cluster-wide, or 0 for a tenth of those hosting slurmd pods
    * @param clock for event timestamps
    */
   public RemediationActivitiesImpl(
@@ -56,9 +58,10 @@ public class RemediationActivitiesImpl implements RemediationActivities {
       SlurmClient slurm,
       WorkflowClient temporal,
       RebootAction reboot,
+      int clusterBudget,
       Clock clock) {
     this.client = Objects.requireNonNull(client, "client");
-    this.targets = new RemediationTargets(client);
+    this.targets = new RemediationTargets(client, clusterBudget);
     this.health = new NodeHealthCheck(client, Objects.requireNonNull(slurm, "slurm"));
     this.nodes = new NodeWrites(client);
     this.budget = new BudgetSignals(Objects.requireNonNull(temporal, "temporal"));

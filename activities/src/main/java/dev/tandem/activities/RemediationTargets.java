@@ -5,6 +5,7 @@ import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.k8s.PodLabels;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.remediation.BudgetShape;
 import dev.tandem.workflows.remediation.RemediationPolicy;
 import dev.tandem.workflows.remediation.RemediationTarget;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -25,9 +26,15 @@ import java.util.TreeSet;
  */
 final class RemediationTargets {
   private final KubernetesClient client;
+  private final int clusterBudget;
 
-  RemediationTargets(KubernetesClient client) {
+  /**
+   * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}, or 0 for a tenth of the Kubernetes nodes
+   *     hosting slurmd pods ({@link BudgetShape#clusterLimit})
+   */
+  RemediationTargets(KubernetesClient client, int clusterBudget) {
     this.client = client;
+    this.clusterBudget = clusterBudget;
   }
 
   RemediationTarget read(String k8sNode) {
@@ -40,7 +47,34 @@ final class RemediationTargets {
             ? Map.of()
             : node.getMetadata().getLabels();
     return new RemediationTarget(
-        k8sNode, node != null, slurmNodes, List.copyOf(nodeSets), labels, policy(nodeSets));
+        k8sNode,
+        node != null,
+        slurmNodes,
+        List.copyOf(nodeSets),
+        labels,
+        policy(nodeSets),
+        shape());
+  }
+
+  /**
+   * Where every slurmd pod is bound (the NodeSets' sizes) and the cluster limit, for the budget.
+   */
+  BudgetShape shape() {
+    List<Pod> pods =
+        KubeCalls.call(
+            "list the slurmd pods",
+            () -> client.pods().inAnyNamespace().withLabel(PodLabels.NODESET).list().getItems());
+    List<BudgetShape.Placement> placed = new ArrayList<>();
+    for (Pod p : pods) {
+      Map<String, String> l = p.getMetadata().getLabels();
+      String nodeSet = l == null ? null : l.get(PodLabels.NODESET);
+      if (nodeSet != null && p.getSpec() != null) {
+        placed.add(
+            new BudgetShape.Placement(
+                p.getMetadata().getNamespace() + "/" + nodeSet, p.getSpec().getNodeName()));
+      }
+    }
+    return BudgetShape.of(placed, clusterBudget);
   }
 
   static Node getNode(KubernetesClient client, String name) {

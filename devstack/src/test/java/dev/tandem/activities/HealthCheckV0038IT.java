@@ -60,6 +60,7 @@ class HealthCheckV0038IT {
             slurm,
             WorkflowClient.newInstance(unusedStubs),
             RebootActions.parse("annotation", unusedKube, Clock.systemUTC()),
+            0,
             Clock.systemUTC());
   }
 

@@ -27,14 +27,15 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Every node turns unhealthy at once (a faulty GPU health exporter): with a budget of one, exactly
  * one Slurm node is drained, in real Slurm, the other two stay in service, and the NodeSet says why
  * (docs/remediation.md, "Budgets"; docs/runbook.md, "Mass fault"). Then the same for a topology
- * block: one node per rack. Three local Kubernetes nodes, one slurmd pod on each (each asks for 5
- * of a node's 8 CPUs); the real worker and watchers, remediation off ({@code enabled: false}: only
- * the unhealthy-condition drain acts).
+ * block: one node per rack; then the cluster's limit ({@code TANDEM_CLUSTER_BUDGET=2}) over a
+ * NodeSet budget of three. Three local Kubernetes nodes, one slurmd pod on each (the local
+ * scheduler puts a pod on the node with the fewest); the real worker and watchers, remediation off
+ * ({@code enabled: false}: only the unhealthy-condition drain acts).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MassFaultE2EIT {
   private static final String SET = "mass";
-  private static final List<String> K8S = List.of("local-0", "local-1", "local-2");
+  private static final List<String> K8S = List.of("local-1", "local-2", "local-3");
   private static final String CONDITION = "GpuUnhealthy";
   private static final String RACK = "example.com/rack";
   private static final Duration LIMIT = Duration.ofSeconds(90);
@@ -43,10 +44,17 @@ class MassFaultE2EIT {
 
   @BeforeAll
   static void start() throws Exception {
-    e2e = E2EStack.start(Map.of());
-    label("local-0", "A");
+    e2e = E2EStack.start(Map.of("TANDEM_CLUSTER_BUDGET", "2"));
+    // The local kubelet registers its nodes after the stack is up.
+    Await.until(
+        "3 Kubernetes nodes",
+        LIMIT,
+        EVERY,
+        () -> K8S.stream().filter(n -> e2e.k8s.nodes().withName(n).get() != null).count(),
+        n -> n == 3);
     label("local-1", "A");
-    label("local-2", "B");
+    label("local-2", "A");
+    label("local-3", "B");
     e2e.apply(manifest("{maxPerNodeSet: 1}"));
     Await.until("3 in service", LIMIT, EVERY, () -> inService().size(), n -> n == 3);
     List<String> hosts = new ArrayList<>();
@@ -87,7 +95,6 @@ class MassFaultE2EIT {
         + SET
         + "\n  namespace: default\nspec:\n  replicas: 3\n  template:\n    spec:\n"
         + "      containers:\n      - name: slurmd\n        image: slurmd:v1\n"
-        + "        resources: {requests: {cpu: \"5\"}}\n"
         + "  remediation:\n    enabled: false\n    budget: "
         + budget
         + "\n";
@@ -140,7 +147,7 @@ class MassFaultE2EIT {
             .sorted()
             .toList();
     assertEquals(2, hostsDrained.size(), "one per rack: " + hostsDrained);
-    assertTrue(hostsDrained.contains("local-2"), "rack B's node: " + hostsDrained);
+    assertTrue(hostsDrained.contains("local-3"), "rack B's node: " + hostsDrained);
     assertEquals(1, inService().size(), "one of rack A stays in service: " + inService());
     Condition c = held();
     assertTrue(
@@ -149,6 +156,28 @@ class MassFaultE2EIT {
                 "1 unhealthy node kept in service, the budget is spent (domain "
                     + RACK
                     + "=A full: 1/1"),
+        c.message());
+  }
+
+  @Test
+  @Order(3)
+  void theClusterLimitHoldsWhatTheNodeSetWouldAllow() {
+    e2e.patchSpec(SET, "{\"remediation\":{\"enabled\":false,\"budget\":{\"maxPerNodeSet\":3}}}");
+    sleep(Duration.ofSeconds(3)); // the watchers read the new budget
+    for (String n : K8S) {
+      setCondition(n, true);
+    }
+    Await.until("two drained", LIMIT, EVERY, MassFaultE2EIT::drained, d -> d.size() == 2);
+    Await.until("the NodeSet says why", LIMIT, EVERY, MassFaultE2EIT::held, Condition::statusTrue);
+    sleep(Duration.ofSeconds(5));
+    assertEquals(2, drained().size(), "TANDEM_CLUSTER_BUDGET=2: " + drained());
+    assertEquals(1, inService().size(), "one stays in service: " + inService());
+    Condition c = held();
+    assertTrue(
+        c.message()
+            .startsWith(
+                "1 unhealthy node kept in service, the budget is spent (cluster full: 2/2;"
+                    + " TANDEM_CLUSTER_BUDGET)"),
         c.message());
   }
 

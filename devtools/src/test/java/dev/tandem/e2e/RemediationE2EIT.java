@@ -91,7 +91,8 @@ class RemediationE2EIT {
 
   /**
    * One node pinned to local-2, remediation on for GpuUnhealthy; fast re-checks and rungs of the
-   * given timeouts (what a lab would tune down).
+   * given timeouts (what a lab would tune down). The budget is written: by default a NodeSet's only
+   * node is never taken out automatically.
    */
   private static String manifest(String restartTimeout, String rebootTimeout, String more) {
     return "apiVersion: tandem.dev/v1alpha1\nkind: NodeSet\nmetadata:\n  name: "
@@ -105,6 +106,7 @@ class RemediationE2EIT {
         + CONDITION
         + "]\n"
         + "    recheckEvery: 1s\n"
+        + "    budget: {maxPerNodeSet: 1}\n"
         + "    jobs: {timeout: 30s, onTimeout: Force}\n"
         + "    steps:\n"
         + "    - {action: RestartSlurmd, timeout: "

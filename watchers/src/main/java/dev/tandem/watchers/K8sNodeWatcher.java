@@ -102,6 +102,8 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
   /**
    * @param unhealthyConditions condition types that drain when True (Ready is always watched and
    *     drains when not True)
+   * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}: at most this many Kubernetes nodes out
+   *     through automatic actions cluster-wide, or 0 for a tenth of those hosting slurmd pods
    */
   public K8sNodeWatcher(
       KubernetesClient client,
@@ -111,7 +113,8 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
       WatcherMetrics metrics,
       Set<String> unhealthyConditions,
       Duration resync,
-      Function<NodeSetRef, RemediationPolicy> policies) {
+      Function<NodeSetRef, RemediationPolicy> policies,
+      int clusterBudget) {
     super("node", metrics);
     this.client = client;
     this.pods = pods;
@@ -122,7 +125,15 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     this.resync = resync;
     this.drains =
         new UnhealthyDrains(
-            pods::podsOn, policies, coalescer, signals, metrics, REDELIVER_AFTER, this::lookAgain);
+            pods::podsOn,
+            pods::all,
+            clusterBudget,
+            policies,
+            coalescer,
+            signals,
+            metrics,
+            REDELIVER_AFTER,
+            this::lookAgain);
   }
 
   /** Also sends the remediation triggers and rechecks these nodes call for. */

@@ -4,6 +4,7 @@ import dev.tandem.k8s.PodLabels;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.remediation.BudgetShape;
 import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.BudgetStatus.Entry;
 import dev.tandem.workflows.remediation.RemediationBudget;
@@ -23,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The unhealthy-condition drain, asked of the budget instead of sent to the node workflows: the
@@ -34,9 +36,10 @@ import java.util.function.Function;
  * <ol>
  *   <li>A Kubernetes node's ask: unhealthy (its reason from {@link K8sNodeWatcher}) with slurmd
  *       pods on it: {@code acquire} of a {@link SlotRequest#DRAIN drain} naming those pods, with
- *       the budget of its NodeSets ({@link #budgetOf}) and its topology domain; otherwise {@code
- *       release}. An ask equal to the last one accepted (or in flight) sends nothing; a release is
- *       sent only for a node this term asked to drain.
+ *       the budget of its NodeSets ({@link #budgetOf}), its topology domain and the {@link #shape()
+ *       budget's shape} (how many Kubernetes nodes host each NodeSet's slurmd pods, the cluster
+ *       limit); otherwise {@code release}. An ask equal to the last one accepted (or in flight)
+ *       sends nothing; a release is sent only for a node this term asked to drain.
  *   <li>The watchers' first pass (a restart, a new leader) cannot know what the previous term
  *       asked: it reads the budget's status and releases every drain whose node is not unhealthy
  *       now. If the budget cannot be read the sweep is tried again later; until then a node that
@@ -50,6 +53,8 @@ final class UnhealthyDrains {
   private static final String RELEASE = "-";
 
   private final Function<String, List<Pod>> podsOn;
+  private final Supplier<List<Pod>> allPods;
+  private final int clusterBudget;
   private final Function<NodeSetRef, RemediationPolicy> policies;
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
@@ -67,10 +72,15 @@ final class UnhealthyDrains {
   private final Map<String, SlotRequest> wanted = new ConcurrentHashMap<>();
 
   /**
+   * @param allPods every slurmd pod the watcher has (for the budget's shape)
+   * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}, or 0: a tenth of the Kubernetes nodes
+   *     hosting slurmd pods, at least 1 ({@link BudgetShape#clusterLimit})
    * @param lookAgain observes a Kubernetes node again by name (after a given-up signal)
    */
   UnhealthyDrains(
       Function<String, List<Pod>> podsOn,
+      Supplier<List<Pod>> allPods,
+      int clusterBudget,
       Function<NodeSetRef, RemediationPolicy> policies,
       Coalescer coalescer,
       WorkflowSignals signals,
@@ -78,6 +88,8 @@ final class UnhealthyDrains {
       Duration redeliverAfter,
       Consumer<String> lookAgain) {
     this.podsOn = podsOn;
+    this.allPods = allPods;
+    this.clusterBudget = clusterBudget;
     this.policies = policies;
     this.coalescer = coalescer;
     this.signals = signals;
@@ -111,7 +123,8 @@ final class UnhealthyDrains {
     Map<String, String> labels = n.getMetadata().getLabels();
     String value = label == null || labels == null ? null : labels.get(label);
     SlotRequest r =
-        SlotRequest.drain(name, refs, b, value == null ? null : label + "=" + value, reason);
+        SlotRequest.drain(
+            name, refs, b, shape(), value == null ? null : label + "=" + value, reason);
     wanted.put(name, r);
     ask(name, r, full);
   }
@@ -179,6 +192,23 @@ final class UnhealthyDrains {
         .or(() -> ps.stream().findFirst())
         .map(RemediationPolicy::budget)
         .orElse(RemediationBudget.defaults());
+  }
+
+  /** Where the slurmd pods are bound now, and the cluster limit. */
+  BudgetShape shape() {
+    List<BudgetShape.Placement> placed = new ArrayList<>();
+    for (Pod p : allPods.get()) {
+      String set =
+          p.getMetadata().getLabels() == null
+              ? null
+              : p.getMetadata().getLabels().get(PodLabels.NODESET);
+      if (set != null && p.getSpec() != null) {
+        placed.add(
+            new BudgetShape.Placement(
+                p.getMetadata().getNamespace() + "/" + set, p.getSpec().getNodeName()));
+      }
+    }
+    return BudgetShape.of(placed, clusterBudget);
   }
 
   private void ask(String node, Object desired, boolean full) {

@@ -84,6 +84,9 @@ public final class Watchers implements AutoCloseable {
    * @param signalThreads threads sending signals
    * @param lease the leader Lease (namespace, name, this replica's identity, timings)
    * @param reachability how Slurm and Kubernetes reachability is reported to NodeSets
+   * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}: at most this many Kubernetes nodes out
+   *     through automatic actions cluster-wide, or 0 for a tenth of those hosting slurmd pods (at
+   *     least 1)
    */
   public record Config(
       Duration informerResync,
@@ -93,7 +96,8 @@ public final class Watchers implements AutoCloseable {
       Set<String> unhealthyConditions,
       int signalThreads,
       Lease lease,
-      Reachability reachability) {}
+      Reachability reachability,
+      int clusterBudget) {}
 
   /**
    * The topology the watchers publish (docs/topology.md).

@@ -61,7 +61,8 @@ final class Watching implements AutoCloseable {
             metrics,
             cfg.unhealthyConditions(),
             cfg.informerResync(),
-            nodeSets::policy);
+            nodeSets::policy,
+            cfg.clusterBudget());
     poller =
         new SlurmPoller(
             slurm,

@@ -8,6 +8,7 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.PodView;
+import dev.tandem.workflows.remediation.BudgetShape;
 import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.RemediationBudget;
 import dev.tandem.workflows.remediation.SlotRelease;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,6 +176,7 @@ class K8sWatchersTest extends WatcherTestBase {
             "k1",
             List.of(new NodeRef("default", "gpu", "gpu-0", 0)),
             RemediationBudget.defaults(),
+            new BudgetShape(null, 0),
             null,
             "GpuUnhealthy=True");
     signals.budget = new BudgetStatus(List.of(new BudgetStatus.Entry(stale, null, "")), null, null);
@@ -209,7 +212,8 @@ class K8sWatchersTest extends WatcherTestBase {
                 metrics,
                 Set.of("GpuUnhealthy"),
                 RESYNC,
-                ref -> null) {
+                ref -> null,
+                0) {
               @Override
               protected void onAdd(Node n) {
                 if (Thread.currentThread() == test) {
@@ -278,8 +282,10 @@ class K8sWatchersTest extends WatcherTestBase {
 
   @Test
   void unhealthyConditionDrainsWithConditionAndMessage() {
+    client.nodes().resource(K8sObjects.node("k2")).create();
     client.pods().resource(pod("gpu-0", "k1")).create();
-    Wait.until("pods cached", () -> pods.podsOn("k1").size() == 1);
+    client.pods().resource(pod("gpu-1", "k2")).create();
+    Wait.until("pods cached", () -> pods.all().size() == 2);
     client
         .nodes()
         .withName("k1")
@@ -308,7 +314,10 @@ class K8sWatchersTest extends WatcherTestBase {
     assertEquals("k1", r.k8sNode());
     assertEquals(List.of("gpu-0"), r.nodes().stream().map(NodeRef::pod).toList());
     assertEquals(List.of("default/gpu"), r.nodeSets());
-    assertEquals(1, r.maxPerNodeSet(), "the default budget: one node per NodeSet");
+    assertEquals(0, r.maxPerNodeSet(), "no budget written");
+    assertEquals(Map.of("default/gpu", 2), r.nodeSetNodes(), "gpu's slurmd pods on k1 and k2");
+    assertEquals(1, r.nodeSetLimit("default/gpu"), "one of its two nodes");
+    assertEquals(1, r.maxInCluster(), "a tenth of two nodes, at least one");
     assertEquals("GpuUnhealthy=True: Xid 79 on GPU 3", r.cause());
     assertFalse(r.cause().contains("Ready"));
     assertTrue(signals.named("drain").isEmpty(), "no drain past the budget");

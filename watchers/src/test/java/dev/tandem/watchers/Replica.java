@@ -63,7 +63,8 @@ final class Replica implements AutoCloseable {
                         LEASE,
                         RENEW_DEADLINE,
                         RETRY),
-                    new Watchers.Reachability(Duration.ofSeconds(1), Duration.ofMinutes(1))),
+                    new Watchers.Reachability(Duration.ofSeconds(1), Duration.ofMinutes(1)),
+                    0),
                 Clock.systemUTC())
             .supervision(Duration.ofMillis(500), Duration.ofSeconds(3));
   }

@@ -87,6 +87,9 @@ public record TandemConfig(
    *     (docs/topology.md); off by default
    * @param topologyNamespace where the ConfigMap {@code tandem-topology} is written: the worker's
    *     own namespace ({@code POD_NAMESPACE}), where the chart's slurmctld mounts it
+   * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}: at most this many Kubernetes nodes out of
+   *     service through automatic actions cluster-wide (remediations and unhealthy drains); 0 (the
+   *     default) for a tenth of the Kubernetes nodes hosting slurmd pods, at least 1
    */
   public record Watching(
       boolean enabled,
@@ -106,7 +109,8 @@ public record TandemConfig(
       Duration kubernetesProbe,
       Duration healthResend,
       TopologySpec topology,
-      String topologyNamespace) {}
+      String topologyNamespace,
+      int clusterBudget) {}
 
   /**
    * The Temporal worker.
@@ -191,7 +195,8 @@ public record TandemConfig(
             env.duration(
                 "TANDEM_CLUSTER_HEALTH_RESEND", Duration.ofSeconds(60), Duration.ofSeconds(1)),
             topology(env),
-            env.string("POD_NAMESPACE", "default"));
+            env.string("POD_NAMESPACE", "default"),
+            env.integer("TANDEM_CLUSTER_BUDGET", 0, 0, 1_000_000));
     checkLease(watching);
     Duration resync =
         env.duration("TANDEM_NODE_RESYNC", Duration.ofMinutes(2), Duration.ofSeconds(1));

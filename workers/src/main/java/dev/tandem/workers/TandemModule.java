@@ -209,7 +209,8 @@ public final class TandemModule extends AbstractModule {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
-    return new RemediationActivitiesImpl(k8s, slurm, client, reboot, clock);
+    return new RemediationActivitiesImpl(
+        k8s, slurm, client, reboot, cfg.watching().clusterBudget(), clock);
   }
 
   @Provides
@@ -252,7 +253,8 @@ public final class TandemModule extends AbstractModule {
                     w.leaseDuration(),
                     w.leaseRenewDeadline(),
                     w.leaseRetryPeriod()),
-                new Watchers.Reachability(w.kubernetesProbe(), w.healthResend())),
+                new Watchers.Reachability(w.kubernetesProbe(), w.healthResend()),
+                w.clusterBudget()),
             clock)
         .topology(
             new Watchers.TopologyConfig(

@@ -53,6 +53,7 @@ class RemediationActivitiesIT {
               slurm,
               Mockito.mock(WorkflowClient.class),
               RebootActions.parse("annotation", tandem, Clock.systemUTC()),
+              0,
               Clock.systemUTC());
 
       RemediationTarget t = activities.target("it-host");

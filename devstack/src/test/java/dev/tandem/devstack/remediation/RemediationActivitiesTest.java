@@ -59,6 +59,7 @@ class RemediationActivitiesTest extends RemediationApiBase {
             slurm,
             mock(WorkflowClient.class),
             RebootActions.parse("annotation", client, Clock.systemUTC()),
+            0,
             Clock.systemUTC());
   }
 

@@ -98,6 +98,7 @@ class RemediationBudgetSignalsTest extends RemediationApiBase {
             mock(SlurmClient.class),
             workflows,
             RebootActions.parse(null, client, Clock.systemUTC()),
+            0,
             Clock.systemUTC());
     SlotRequest a = new SlotRequest("host-a", List.of("default/gpu"), 1, "rack=r1", 1, "Condition");
     SlotRequest b = new SlotRequest("host-b", List.of("default/gpu"), 1, null, 1, "Operator");

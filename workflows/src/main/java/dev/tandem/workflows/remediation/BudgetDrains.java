@@ -130,7 +130,9 @@ final class BudgetDrains {
             + (names.size() == 1 ? " unhealthy node" : " unhealthy nodes")
             + " kept in service, the budget is spent ("
             + full
-            + "; spec.remediation.budget): "
+            + "; "
+            + BudgetLine.settingOf(full)
+            + "): "
             + String.join(", ", why));
   }
 

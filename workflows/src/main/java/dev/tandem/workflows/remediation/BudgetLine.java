@@ -17,21 +17,28 @@ import java.util.TreeMap;
  * drain, and they count as one node.
  *
  * <ol>
- *   <li>Scopes: each NodeSet a request names ({@code nodeset:<ns>/<name>}, limit {@code
- *       maxPerNodeSet}) and its topology domain if it has one ({@code domain:<label>=<value>},
- *       limit {@code maxPerDomain}). Each request carries its own limits (its NodeSet's policy).
- *   <li>Count the distinct Kubernetes nodes of the holders in every scope.
+ *   <li>Scopes: each NodeSet a request names (limit {@link SlotRequest#nodeSetLimit}: {@code
+ *       maxPerNodeSet}, or by default one but never the NodeSet's last node), its topology domain
+ *       if it has one ({@code <label>=<value>}, limit {@code maxPerDomain}) and the {@link #CLUSTER
+ *       cluster} (limit {@code maxInCluster}, none when 0). Each request carries its own limits
+ *       (its NodeSet's policy, the worker's cluster limit).
+ *   <li>Count the distinct Kubernetes nodes of the holders in every scope (every holder counts in
+ *       the cluster).
  *   <li>Walk the waiting requests in line order. Grant one when every one of its scopes has room
  *       (its Kubernetes node already counts there, or the scope's count is below the request's
- *       limit); its node then counts in its scopes for the requests after it. A request blocked by
- *       a full scope keeps its place and does not block a later request whose scopes all have room
- *       (a full rack never stalls another rack). Within one scope, requests are granted in line
- *       order (first come, first served), because a later request of a full scope is blocked by the
- *       same full scope.
- *   <li>A request with no scope at all (no NodeSet, no domain) is granted at once.
+ *       limit; its note names every full scope); its node then counts in its scopes for the
+ *       requests after it. A request blocked by a full scope keeps its place and does not block a
+ *       later request whose scopes all have room (a full rack never stalls another rack). Within
+ *       one scope, requests are granted in line order (first come, first served), because a later
+ *       request of a full scope is blocked by the same full scope.
+ *   <li>A request with no scope at all (no NodeSet, no domain, no cluster limit) is granted at
+ *       once.
  * </ol>
  */
 final class BudgetLine {
+  /** The cluster scope's name, as notes show it. */
+  static final String CLUSTER = "cluster";
+
   /** How many finished nodes {@code recent} keeps. */
   static final int RECENT_LIMIT = 20;
 
@@ -90,18 +97,22 @@ final class BudgetLine {
     List<SlotRequest> granted = new ArrayList<>();
     List<Entry> still = new ArrayList<>();
     for (Entry e : waiting) {
-      Map<String, Integer> scopes = scopes(e.request());
-      String full = null;
-      for (Map.Entry<String, Integer> s : scopes.entrySet()) {
+      List<String> full = new ArrayList<>();
+      for (Map.Entry<String, Integer> s : scopes(e.request()).entrySet()) {
         Set<String> in = held.getOrDefault(s.getKey(), Set.of());
         int n = in.size();
         if (!in.contains(e.request().k8sNode()) && n >= s.getValue()) {
-          full = s.getKey() + " full: " + n + "/" + s.getValue();
-          break;
+          full.add(
+              s.getKey()
+                  + " full: "
+                  + n
+                  + "/"
+                  + s.getValue()
+                  + (s.getValue() == 0 ? " (its last node stays in service)" : ""));
         }
       }
-      if (full != null) {
-        still.add(new Entry(e.request(), e.since(), full));
+      if (!full.isEmpty()) {
+        still.add(new Entry(e.request(), e.since(), String.join(", ", full)));
         continue;
       }
       count(held, e.request());
@@ -117,6 +128,20 @@ final class BudgetLine {
     for (String s : scopes(r).keySet()) {
       held.computeIfAbsent(s, k -> new HashSet<>()).add(r.k8sNode());
     }
+    held.computeIfAbsent(CLUSTER, k -> new HashSet<>()).add(r.k8sNode());
+  }
+
+  /**
+   * Where the limits of the full scopes a note names are set: {@code spec.remediation.budget} (a
+   * NodeSet, a domain), {@code TANDEM_CLUSTER_BUDGET} (the cluster), or both.
+   */
+  static String settingOf(String note) {
+    String n = note == null ? "" : note;
+    boolean cluster = n.startsWith(CLUSTER + " full") || n.contains(", " + CLUSTER + " full");
+    boolean policy = n.startsWith("NodeSet ") || n.startsWith("domain ") || n.contains(", domain ");
+    return policy && cluster
+        ? "spec.remediation.budget, TANDEM_CLUSTER_BUDGET"
+        : cluster ? "TANDEM_CLUSTER_BUDGET" : "spec.remediation.budget";
   }
 
   /**
@@ -135,14 +160,20 @@ final class BudgetLine {
     return m;
   }
 
-  /** Scope name to limit, in a fixed order (NodeSets as given, then the domain). */
+  /**
+   * Scope name to limit, in a fixed order (NodeSets as given, then the domain, then the cluster
+   * when the request has a cluster limit).
+   */
   static Map<String, Integer> scopes(SlotRequest r) {
     Map<String, Integer> m = new java.util.LinkedHashMap<>();
     for (String ns : r.nodeSets()) {
-      m.put("NodeSet " + ns, r.maxPerNodeSet());
+      m.put("NodeSet " + ns, r.nodeSetLimit(ns));
     }
     if (r.domain() != null && !r.domain().isBlank()) {
       m.put("domain " + r.domain(), r.maxPerDomain());
+    }
+    if (r.maxInCluster() > 0) {
+      m.put(CLUSTER, r.maxInCluster());
     }
     return m;
   }

@@ -125,7 +125,7 @@ final class EarlySteps {
 
   static RemediationTarget withPolicy(RemediationTarget t, RemediationPolicy p) {
     return new RemediationTarget(
-        t.k8sNode(), t.exists(), t.slurmNodes(), t.nodeSets(), t.labels(), p);
+        t.k8sNode(), t.exists(), t.slurmNodes(), t.nodeSets(), t.labels(), p, t.shape());
   }
 
   private static String describe(RemediationTarget t) {

@@ -86,13 +86,15 @@ final class LadderEffects {
     RemediationBudget b = l.policy().budget();
     String label = b.domainLabel();
     String value = label == null ? null : l.target.labels().get(label);
-    return new SlotRequest(
+    return SlotRequest.of(
         l.k8sNode,
         l.target.nodeSets(),
-        b.maxPerNodeSet(),
+        b,
+        l.target.shape(),
         value == null ? null : label + "=" + value,
-        b.maxPerDomain(),
-        l.cause());
+        l.cause(),
+        null,
+        null);
   }
 
   /** {@code release} to the budget; retried by the caller's loop until it went out. */

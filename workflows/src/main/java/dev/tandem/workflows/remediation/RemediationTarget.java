@@ -17,6 +17,8 @@ import java.util.Map;
  * @param labels the node's labels (for the budget's topology domain)
  * @param policy the policy of the first NodeSet (sorted) that has {@code spec.remediation}, else
  *     {@link RemediationPolicy#disabled()}
+ * @param shape what the budget's limits depend on (the NodeSets' sizes, the cluster limit), as read
+ *     with the target; null reads as no NodeSet sizes and no cluster limit
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RemediationTarget(
@@ -25,11 +27,23 @@ public record RemediationTarget(
     List<NodeRef> slurmNodes,
     List<String> nodeSets,
     Map<String, String> labels,
-    RemediationPolicy policy) {
+    RemediationPolicy policy,
+    BudgetShape shape) {
+  public RemediationTarget(
+      String k8sNode,
+      boolean exists,
+      List<NodeRef> slurmNodes,
+      List<String> nodeSets,
+      Map<String, String> labels,
+      RemediationPolicy policy) {
+    this(k8sNode, exists, slurmNodes, nodeSets, labels, policy, null);
+  }
+
   public RemediationTarget {
     slurmNodes = slurmNodes == null ? List.of() : List.copyOf(slurmNodes);
     nodeSets = nodeSets == null ? List.of() : List.copyOf(nodeSets);
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     policy = policy == null ? RemediationPolicy.disabled() : policy;
+    shape = shape == null ? new BudgetShape(null, 0) : shape;
   }
 }

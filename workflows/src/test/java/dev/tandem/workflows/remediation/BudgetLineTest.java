@@ -81,4 +81,72 @@ class BudgetLineTest {
     }
     assertEquals(BudgetLine.RECENT_LIMIT, b.recent.size());
   }
+
+  private static SlotRequest sized(String node, String nodeSet, int max, int nodes, int cluster) {
+    return new SlotRequest(
+        node,
+        List.of(nodeSet),
+        max,
+        null,
+        1,
+        "Condition: x",
+        null,
+        null,
+        java.util.Map.of(nodeSet, nodes),
+        cluster);
+  }
+
+  @Test
+  void byDefaultANodeSetKeepsItsLastNodeAndAnExplicitLimitIsTakenAsWritten() {
+    BudgetLine b = new BudgetLine();
+    ask(b, sized("solo", "ns/solo", 0, 1, 0));
+    ask(b, sized("p1", "ns/pair", 0, 2, 0));
+    ask(b, sized("p2", "ns/pair", 0, 2, 0));
+    assertEquals(List.of("p1"), nodes(b.grant(T)), "one of two; none of one");
+    assertEquals(
+        "NodeSet ns/solo full: 0/0 (its last node stays in service)", b.waiting.get(0).note());
+    assertEquals("spec.remediation.budget", BudgetLine.settingOf(b.waiting.get(0).note()));
+    assertEquals("NodeSet ns/pair full: 1/1", b.waiting.get(1).note());
+    b.waiting.clear();
+    ask(b, sized("solo", "ns/solo", 1, 1, 0));
+    assertEquals(List.of("solo"), nodes(b.grant(T)), "maxPerNodeSet: 1 written");
+    assertEquals(0, RemediationBudget.nodeSetLimit(0, 0), "unknown size: nothing");
+    assertEquals(4, RemediationBudget.nodeSetLimit(4, 1));
+  }
+
+  @Test
+  void theClusterScopeCountsEveryHolder() {
+    BudgetLine b = new BudgetLine();
+    ask(b, req("x1", "ns/x", 5, null, 1)); // no cluster limit of its own, still counts
+    ask(b, sized("a1", "ns/a", 0, 3, 2));
+    ask(b, sized("b1", "ns/b", 0, 3, 2));
+    ask(b, sized("a2", "ns/a", 0, 3, 2));
+    assertEquals(List.of("x1", "a1"), nodes(b.grant(T)));
+    assertEquals("cluster full: 2/2", b.waiting.get(0).note());
+    assertEquals("TANDEM_CLUSTER_BUDGET", BudgetLine.settingOf(b.waiting.get(0).note()));
+    assertEquals("NodeSet ns/a full: 1/1, cluster full: 2/2", b.waiting.get(1).note());
+    assertEquals(
+        "spec.remediation.budget, TANDEM_CLUSTER_BUDGET",
+        BudgetLine.settingOf(b.waiting.get(1).note()));
+    b.release("x1", "Recovered", T);
+    assertEquals(List.of("b1"), nodes(b.grant(T)));
+  }
+
+  @Test
+  void theDefaultClusterLimitIsATenthOfTheHostsAtLeastOne() {
+    assertEquals(1, BudgetShape.clusterLimit(0, 3));
+    assertEquals(2, BudgetShape.clusterLimit(0, 25));
+    assertEquals(7, BudgetShape.clusterLimit(7, 25));
+    BudgetShape s =
+        BudgetShape.of(
+            List.of(
+                new BudgetShape.Placement("ns/a", "k1"),
+                new BudgetShape.Placement("ns/a", "k1"),
+                new BudgetShape.Placement("ns/a", "k2"),
+                new BudgetShape.Placement("ns/b", "k2"),
+                new BudgetShape.Placement("ns/b", null)),
+            0);
+    assertEquals(java.util.Map.of("ns/a", 2, "ns/b", 1), s.nodeSetNodes());
+    assertEquals(1, s.maxInCluster());
+  }
 }

@@ -76,12 +76,27 @@ public class FakeRepair implements RemediationActivities, SlurmActivities {
   /** What the Slurm side still shows once the node is deleted (none: its pods run elsewhere). */
   final Map<String, List<String>> slurmProblemsAfterDelete = new ConcurrentHashMap<>();
 
+  /** The worker's cluster limit ({@code TANDEM_CLUSTER_BUDGET}); high enough not to matter. */
+  public volatile int clusterBudget = 100;
+
+  /** The node as read, with the budget's shape of every node added so far. */
   @Override
   public RemediationTarget target(String k8sNode) {
     RemediationTarget t = targets.get(k8sNode);
-    return t != null
-        ? t
-        : new RemediationTarget(k8sNode, false, List.of(), List.of(), Map.of(), null);
+    if (t == null) {
+      return new RemediationTarget(k8sNode, false, List.of(), List.of(), Map.of(), null);
+    }
+    List<BudgetShape.Placement> placed = new ArrayList<>();
+    targets.forEach(
+        (node, x) -> x.nodeSets().forEach(ns -> placed.add(new BudgetShape.Placement(ns, node))));
+    return new RemediationTarget(
+        t.k8sNode(),
+        t.exists(),
+        t.slurmNodes(),
+        t.nodeSets(),
+        t.labels(),
+        t.policy(),
+        BudgetShape.of(placed, clusterBudget));
   }
 
   @Override

@@ -46,11 +46,31 @@ class MassFaultTest extends WorkflowTestBase {
         .signalWithStart(signal, new Object[] {payload}, new Object[] {null});
   }
 
+  /** NodeSet default/gpu on k0..k2, no cluster limit to speak of. */
+  private static final BudgetShape THREE = shape(Map.of("gpu", 3), 100);
+
+  /** NodeSets {@code name -> pods}, pod i of NodeSet s on Kubernetes node {@code <s>-k<i>}. */
+  private static BudgetShape shape(Map<String, Integer> nodeSets, int clusterBudget) {
+    List<BudgetShape.Placement> placed = new ArrayList<>();
+    nodeSets.forEach(
+        (name, n) -> {
+          for (int i = 0; i < n; i++) {
+            placed.add(new BudgetShape.Placement(NS + "/" + name, name + "-k" + i));
+          }
+        });
+    return BudgetShape.of(placed, clusterBudget);
+  }
+
   private void unhealthy(int i, RemediationBudget b, String domain) {
-    NodeRef pod = NodeRef.of(NS, "gpu", i);
+    unhealthy("gpu", "k" + i, i, b, THREE, domain);
+  }
+
+  private void unhealthy(
+      String nodeSet, String k8sNode, int i, RemediationBudget b, BudgetShape s, String domain) {
+    NodeRef pod = NodeRef.of(NS, nodeSet, i);
     ask(
         Names.SIGNAL_ACQUIRE,
-        SlotRequest.drain("k" + i, List.of(pod), b, domain, "GpuUnhealthy=True: Xid 79"));
+        SlotRequest.drain(k8sNode, List.of(pod), b, s, domain, "GpuUnhealthy=True: Xid 79"));
   }
 
   private void healthy(int i) {
@@ -58,18 +78,28 @@ class MassFaultTest extends WorkflowTestBase {
   }
 
   private List<String> drained() {
+    return drained("gpu");
+  }
+
+  private List<String> drained(String... nodeSets) {
     List<String> out = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      var v = cluster.slurmNode("gpu-" + i);
-      if (v != null && v.drainFlag()) {
-        out.add("gpu-" + i);
+    for (String s : nodeSets) {
+      for (int i = 0; i < 3; i++) {
+        var v = cluster.slurmNode(s + "-" + i);
+        if (v != null && v.drainFlag()) {
+          out.add(s + "-" + i);
+        }
       }
     }
     return out;
   }
 
   private Condition held() {
-    NodeSetStatusView st = cluster.status(NS + "/gpu");
+    return held("gpu");
+  }
+
+  private Condition held(String nodeSet) {
+    NodeSetStatusView st = cluster.status(NS + "/" + nodeSet);
     return st == null ? null : st.condition(Condition.AUTOMATIC_DRAINS_HELD);
   }
 
@@ -164,6 +194,62 @@ class MassFaultTest extends WorkflowTestBase {
       holders.add(e.request().key());
     }
     assertEquals(List.of("k8s-unhealthy:k2", "k8s-unhealthy:k1"), holders);
+  }
+
+  @Test
+  void aNodeSetOfOneNodeKeepsItByDefaultAndLosesItWithAnExplicitBudget() {
+    NodeSetWorkflow wf = startNodeSet("solo", spec(1, 1, "a"));
+    await("1 ready", 120, () -> allReady(wf, 1));
+    BudgetShape one = shape(Map.of("solo", 1), 100);
+    unhealthy("solo", "solo-k0", 0, RemediationBudget.defaults(), one, null);
+    await("held shows", 60, () -> held("solo") != null && held("solo").statusTrue());
+    env.sleep(Duration.ofMinutes(2));
+    assertEquals(List.of(), drained("solo"), "the last node stays in service");
+    assertEquals(
+        "1 unhealthy node kept in service, the budget is spent (NodeSet default/solo full: 0/0"
+            + " (its last node stays in service); spec.remediation.budget): solo-k0"
+            + " (GpuUnhealthy=True: Xid 79)",
+        held("solo").message());
+
+    // The operator writes maxPerNodeSet: 1 (the watcher asks again with it): the node is drained.
+    unhealthy("solo", "solo-k0", 0, new RemediationBudget(1, null, 1), one, null);
+    await("drained", 60, () -> drained("solo").equals(List.of("solo-0")));
+    await("held clears", 60, () -> !held("solo").statusTrue());
+  }
+
+  @Test
+  void theClusterLimitHoldsDrainsOfEveryNodeSetOnceItIsSpent() {
+    NodeSetWorkflow a = startNodeSet("a", spec(1, 3, "a"));
+    NodeSetWorkflow b = startNodeSet("b", spec(1, 3, "a"));
+    await("6 ready", 120, () -> allReady(a, 3) && allReady(b, 3));
+    BudgetShape s = shape(Map.of("a", 3, "b", 3), 1);
+    for (int i = 0; i < 3; i++) {
+      unhealthy("a", "a-k" + i, i, RemediationBudget.defaults(), s, null);
+    }
+    for (int i = 0; i < 3; i++) {
+      unhealthy("b", "b-k" + i, i, RemediationBudget.defaults(), s, null);
+    }
+    await("b held", 60, () -> held("b") != null && held("b").statusTrue());
+    await("a held", 60, () -> held("a") != null && held("a").statusTrue());
+    env.sleep(Duration.ofMinutes(2));
+    assertEquals(List.of("a-0"), drained("a", "b"), "one node out cluster-wide");
+    String heldA = held("a").message(); // conditions cut long messages
+    assertTrue(
+        heldA.startsWith(
+            "2 unhealthy nodes kept in service, the budget is spent (NodeSet default/a full: 1/1,"
+                + " cluster full: 1/1; spec.remediation.budget, TANDEM_CLUSTER_BUDGET): a-k1"),
+        heldA);
+    String heldB = held("b").message();
+    assertTrue(
+        heldB.startsWith(
+            "3 unhealthy nodes kept in service, the budget is spent (cluster full: 1/1;"
+                + " TANDEM_CLUSTER_BUDGET): b-k0 (GpuUnhealthy=True: Xid 79), b-k1"),
+        heldB);
+    assertEquals("cluster full: 1/1", budget().waiting().get(2).note(), budget().toString());
+
+    // a-k0 recovers: the first in line (a-k1, by its NodeSet's default of one) goes next.
+    ask(Names.SIGNAL_RELEASE, new SlotRelease("a-k0", "healthy again", SlotRequest.DRAIN));
+    await("a-1 drained", 60, () -> drained("a", "b").equals(List.of("a-1")));
   }
 
   private BudgetStatus budget() {

@@ -138,14 +138,14 @@ class RemediationLadderTest extends RemediationTestBase {
 
   private static RemediationPolicy deleting() {
     return new RemediationPolicy(
-        true, 60, null, null, STEPS, policy().jobs(), 10, ReplaceMode.DELETE, null);
+        true, 60, null, null, STEPS, policy().jobs(), 10, ReplaceMode.DELETE, ONE);
   }
 
   @Test
   void aRecheckSignalChecksAtOnceInsteadOfAtTheNextTick() {
     RemediationPolicy slow =
         new RemediationPolicy(
-            true, 60, null, null, STEPS, policy().jobs(), 50, ReplaceMode.MARK, null);
+            true, 60, null, null, STEPS, policy().jobs(), 50, ReplaceMode.MARK, ONE);
     addNode("k1", slow, Map.of());
     RemediationWorkflow wf = trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True");
     await("restarting", 120, () -> in("k1", RemediationStep.RESTARTING_SLURMD));

@@ -84,7 +84,7 @@ class RemediationRestartTest extends RemediationTestBase {
             policy().jobs(),
             10,
             ReplaceMode.MARK,
-            null);
+            new RemediationBudget(1, null, 1)); // written: k1 is its NodeSet's only node
     addNode("k1", p, Map.of());
     world.healedBy.put("k1", RemediationAction.REBOOT);
     world.rebootDone = false;

@@ -87,6 +87,9 @@ public abstract class RemediationTestBase {
     metrics.close();
   }
 
+  /** One node per NodeSet, written (the default would keep a one-node NodeSet's node). */
+  protected static final RemediationBudget ONE = new RemediationBudget(1, null, 1);
+
   protected static RemediationPolicy policy(DrainPolicy jobs, RemediationBudget budget) {
     return new RemediationPolicy(true, 60, null, null, STEPS, jobs, 10, ReplaceMode.MARK, budget);
   }

@@ -113,6 +113,8 @@ class RemediationTriggerTest extends RemediationTestBase {
   @Test
   void aDisabledPolicyDismissesAWatcherTriggerAndRunsAnOperatorsWithDefaults() {
     addNode("k1", RemediationPolicy.disabled(), Map.of());
+    addNode(
+        "k2", RemediationPolicy.disabled(), Map.of()); // the default keeps a NodeSet's last node
     trigger("k1", TriggerKind.CONDITION, "GpuUnhealthy=True");
     assertEquals(RemediationStep.DISMISSED, result("k1"));
     assertTrue(hasEvent(status("k1"), "policy-disabled"));
