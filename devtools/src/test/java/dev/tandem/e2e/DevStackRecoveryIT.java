@@ -12,12 +12,9 @@ import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.NodePhase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -43,39 +40,10 @@ class DevStackRecoveryIT {
     Path dir = Files.createTempDirectory("tandem-crashed-dev-");
     Path manifest = dir.resolve("nodeset.yaml");
     Files.writeString(manifest, Manifests.nodeSet(SET, 3, "slurmd:v1", ""));
-    int temporalPort = freePort();
+    int temporalPort = ChildDevStack.freePort();
     Path out = dir.resolve("dev.out");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                TandemCli.class.getName(),
-                "dev",
-                "--state-dir",
-                dir.resolve("state").toString(),
-                "--temporal-port",
-                Integer.toString(temporalPort),
-                "--api-port",
-                Integer.toString(freePort()),
-                "--metrics-port",
-                Integer.toString(freePort()),
-                "--manifest",
-                manifest.toString(),
-                "--ready-timeout",
-                "3m"));
     Path slurmDir = SlurmEnvFile.defaultPath(System.getenv()).getParent();
-    ProcessBuilder devBuilder =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(out.toFile())
-            .redirectInput(ProcessBuilder.Redirect.PIPE);
-    // The tests' Slurm, not a dev Slurm of its own under the temp dir: an explicit
-    // TANDEM_SLURM_DIR wins over tandem dev's default, as it does for a user.
-    devBuilder.environment().put("TANDEM_SLURM_DIR", slurmDir.toString());
-    Process dev = devBuilder.start();
+    Process dev = ChildDevStack.start(dir, manifest, temporalPort, out);
     long workerPid;
     List<Long> slurmds;
     long job = 0;
@@ -258,19 +226,5 @@ class DevStackRecoveryIT {
     String o = new String(p.getInputStream().readAllBytes());
     assertEquals(0, p.exitValue(), cmd + ": " + o);
     return o;
-  }
-
-  private static final java.util.Set<Integer> HANDED_OUT = new java.util.HashSet<>();
-
-  /** A free port not handed out before: the kernel may give the same free port twice in a row. */
-  private static int freePort() throws java.io.IOException {
-    for (int i = 0; i < 50; i++) {
-      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        if (HANDED_OUT.add(s.getLocalPort())) {
-          return s.getLocalPort();
-        }
-      }
-    }
-    throw new java.io.IOException("no distinct free port in 50 tries");
   }
 }

@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.cli.TandemCli;
 import dev.tandem.dev.Manifests;
 import dev.tandem.devstack.kubelet.ProcessRecords;
 import dev.tandem.slurm.SlurmEnvFile;
 import dev.tandem.slurm.testing.Await;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,34 +38,8 @@ class DevStackStopIT {
     Path manifest = dir.resolve("nodeset.yaml");
     Files.writeString(manifest, Manifests.nodeSet("e2e", 1, "slurmd:v1", ""));
     Path slurmDir = SlurmEnvFile.defaultPath(System.getenv()).getParent();
-    List<String> cmd =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx512m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            TandemCli.class.getName(),
-            "dev",
-            "--state-dir",
-            dir.resolve("state").toString(),
-            "--temporal-port",
-            Integer.toString(freePort()),
-            "--api-port",
-            Integer.toString(freePort()),
-            "--metrics-port",
-            Integer.toString(freePort()),
-            "--manifest",
-            manifest.toString(),
-            "--ready-timeout",
-            "3m");
     Path out = dir.resolve("dev.out");
-    ProcessBuilder pb =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(out.toFile())
-            .redirectInput(ProcessBuilder.Redirect.PIPE);
-    pb.environment().put("TANDEM_SLURM_DIR", slurmDir.toString()); // the tests' Slurm
-    Process dev = pb.start();
+    Process dev = ChildDevStack.start(dir, manifest, ChildDevStack.freePort(), out);
     long job = 0;
     try {
       Await.until(
@@ -202,11 +173,5 @@ class DevStackStopIT {
     String o = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(0, p.exitValue(), List.of(cmd) + ": " + o);
     return o;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }
