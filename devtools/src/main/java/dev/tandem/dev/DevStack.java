@@ -235,8 +235,8 @@ public final class DevStack implements AutoCloseable {
         log.flush();
       }
     }
-    step("Temporal test server on 127.0.0.1:" + options.temporalPort());
-    temporal = LocalTemporal.start(options.temporalPort());
+    step("Temporal server on 127.0.0.1:" + options.temporalPort() + " (scripts/temporal-local.sh)");
+    temporal = startTemporal(stateDir.resolve("temporal"));
     KubeVersion kube = options.kubeVersion() == null ? KubeVersion.DEFAULT : options.kubeVersion();
     step("Kubernetes API " + kube + " on 127.0.0.1:" + options.apiPort());
     api = LocalApiServer.start(options.apiPort(), kube);
@@ -262,6 +262,19 @@ public final class DevStack implements AutoCloseable {
     step("Tandem worker and watchers (a separate JVM; log " + worker.logFile() + ")");
     worker.start();
     worker.awaitReady(Duration.ofMinutes(2));
+  }
+
+  /**
+   * A new Temporal database each start: the local Kubernetes API starts empty, so workflows of an
+   * earlier run would act on objects that are gone. A server an earlier run left behind is stopped
+   * first. The Web UI listens on the frontend port + 1000 (a free port when the frontend's is
+   * free).
+   */
+  private LocalTemporal startTemporal(Path dir) throws IOException {
+    LocalTemporal.stopLeftover(dir);
+    Files.deleteIfExists(dir.resolve("temporal.db"));
+    int port = options.temporalPort();
+    return LocalTemporal.start(dir, port, port == 0 ? 0 : port + 1000);
   }
 
   private Map<String, String> workerEnv(int httpPort) {
@@ -307,6 +320,11 @@ public final class DevStack implements AutoCloseable {
 
   public String temporalAddress() {
     return temporal.address();
+  }
+
+  /** The local Temporal server: its Web UI's address, stop and start it again (fault tests). */
+  public LocalTemporal temporal() {
+    return temporal;
   }
 
   public Path kubeconfig() {

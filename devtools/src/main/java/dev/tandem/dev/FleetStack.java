@@ -75,10 +75,11 @@ public final class FleetStack implements AutoCloseable {
             FakeSlurmrestd.Options.defaults(key).withRegistrationDelay(registrationDelay),
             List.of(FakePartition.all("tandem", 1, FakePartition.PreemptMode.REQUEUE)),
             List.of());
-    // Sticky queues on, as on a real server (the worker is never killed here): without them every
-    // workflow task replays its whole history, a cost of the local server, not of Tandem.
-    step("Temporal test server (sticky queues on)");
-    temporal = LocalTemporal.start(0, true);
+    step(
+        "Temporal server (scripts/temporal-local.sh, state in "
+            + stateDir.resolve("temporal")
+            + ")");
+    temporal = LocalTemporal.start(stateDir.resolve("temporal"), 0, -1);
     step("Kubernetes API " + KubeVersion.DEFAULT);
     api = LocalApiServer.start(0, KubeVersion.DEFAULT);
     api.installCrd(DevStack.CRD);

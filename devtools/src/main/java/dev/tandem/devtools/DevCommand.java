@@ -16,6 +16,8 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +37,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "dev",
     description =
-        "Run Tandem locally: real Slurm, Temporal test server, a Kubernetes API for kubectl, a"
+        "Run Tandem locally: real Slurm, the Temporal server and its Web UI, a Kubernetes API for kubectl, a"
             + " kubelet running slurmd pods, the worker. Ctrl-C stops it all (jobs on its nodes are cancelled).",
     mixinStandardHelpOptions = true)
 final class DevCommand implements Callable<Integer> {
@@ -194,9 +196,33 @@ final class DevCommand implements Callable<Integer> {
     return false;
   }
 
+  /** {@code temporal} when it is on PATH, else the binary's path (the script's cache). */
+  private static String temporalCommand(DevStack stack) {
+    try {
+      Path bin = stack.temporal().binary();
+      String path = System.getenv().getOrDefault("PATH", "");
+      for (String d : path.split(":")) {
+        if (!d.isEmpty() && bin.equals(Path.of(d, "temporal"))) {
+          return "temporal";
+        }
+      }
+      return bin.toString();
+    } catch (java.io.IOException e) {
+      return "temporal";
+    }
+  }
+
   private void printNextSteps(PrintWriter out, DevStack stack, String sample) {
     String kc = stack.kubeconfig().toString();
     String set = sample == null ? "<nodeset>" : sample;
+    String ui = stack.temporal().uiAddress();
+    out.printf("Temporal Web UI: %s%n", ui);
+    if (sample != null) {
+      String query = Names.SA_NODESET + "=\"default/" + set + "\"";
+      out.printf(
+          "  %s's workflows: %s/namespaces/default/workflows?query=%s%n",
+          set, ui, URLEncoder.encode(query, StandardCharsets.UTF_8).replace("+", "%20"));
+    }
     out.println("Try:");
     out.printf("  ./tandem status %s%n", set);
     out.printf("  ./tandem drain %s-0 --reason \"trying tandem\" --wait%n", set);
@@ -207,9 +233,13 @@ final class DevCommand implements Callable<Integer> {
     out.printf("  kubectl --kubeconfig %s cordon local-1     # drains the Slurm nodes on it%n", kc);
     out.printf("  kubectl --kubeconfig %s logs %s-0       # that slurmd pod's slurmd%n", kc, set);
     out.printf("  SLURM_CONF=%s sinfo -R%n", stack.slurm().env().get("SLURM_CONF"));
+    String temporal = temporalCommand(stack);
     out.printf(
-        "  temporal workflow query --address %s --workflow-id node/default/%s-0 --type status%n",
-        stack.temporalAddress(), set);
+        "  %s workflow query --address %s --workflow-id node/default/%s-0 --type status%n",
+        temporal, stack.temporalAddress(), set);
+    out.printf(
+        "  %s workflow list --address %s --query '%s=\"default/%s\"'%n",
+        temporal, stack.temporalAddress(), Names.SA_NODESET, set);
     out.printf("  curl -s 127.0.0.1:%d/metrics | grep ^tandem_%n", stack.metricsPort());
     out.println("Pods through Slurm (docs/scheduling.md):");
     out.printf("  kubectl --kubeconfig %s apply -f examples/pod-through-slurm.yaml%n", kc);

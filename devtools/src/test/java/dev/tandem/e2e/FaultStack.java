@@ -28,12 +28,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *       slurmd and jobs keep running; on 22.05 the worker drains through {@code scontrol}, which
  *       talks to slurmctld, and reads through REST).
  *   <li>The worker's slurmrestd connections: {@link #slurmProxy} (cut answers mid-body).
- *   <li>The worker's Temporal connection: {@link #temporalProxy} (refuse); Temporal itself, and the
- *       test's own client to it, stay up.
+ *   <li>The Temporal server itself: {@link #temporalStop()} stops its process, {@link
+ *       #temporalStart()} starts it again on the same database (every workflow kept).
  *   <li>The Kubernetes API: {@link #apiFaults()} (5xx, 409, dropped watches) for every client.
  * </ul>
  *
- * The test's own Slurm client, Temporal client and {@link InvariantMonitor} bypass the proxies.
+ * The test's own Slurm client and {@link InvariantMonitor} bypass the proxy.
  */
 final class FaultStack implements AutoCloseable {
   static final Duration LIMIT = Duration.ofSeconds(90);
@@ -41,15 +41,22 @@ final class FaultStack implements AutoCloseable {
 
   final E2EStack e2e;
   final TcpProxy slurmProxy;
-  final TcpProxy temporalProxy;
 
-  private FaultStack(E2EStack e2e, TcpProxy slurmProxy, TcpProxy temporalProxy) {
+  private FaultStack(E2EStack e2e, TcpProxy slurmProxy) {
     this.e2e = e2e;
     this.slurmProxy = slurmProxy;
-    this.temporalProxy = temporalProxy;
   }
 
-  /** The stack with {@code env} added to {@link E2EStack#FAST}; both proxies pass. */
+  /** Stops the Temporal server's process (SIGTERM); its database stays. */
+  void temporalStop() throws IOException {
+    e2e.stack.temporal().stop();
+  }
+
+  /** Starts the Temporal server again on the same database and port (a no-op when it runs). */
+  void temporalStart() throws IOException {
+    e2e.stack.temporal().start();
+  }
+
   /**
    * {@link #start} with NodeSet {@code set} of {@code replicas} ready; {@link #close()} deletes it
    * (after mending whatever fault a failed test left on).
@@ -68,7 +75,6 @@ final class FaultStack implements AutoCloseable {
 
   static FaultStack start(Map<String, String> env) throws IOException {
     AtomicReference<TcpProxy> rest = new AtomicReference<>();
-    AtomicReference<TcpProxy> temporal = new AtomicReference<>();
     try {
       E2EStack e =
           E2EStack.start(
@@ -76,22 +82,18 @@ final class FaultStack implements AutoCloseable {
               w -> {
                 Map<String, String> m = new HashMap<>(w);
                 URI slurm = URI.create(w.get("SLURM_REST_URL"));
-                String[] t = w.get("TEMPORAL_ADDRESS").split(":");
                 try {
                   rest.set(TcpProxy.start(slurm.getHost(), slurm.getPort(), 0));
-                  temporal.set(TcpProxy.start(t[0], Integer.parseInt(t[1]), 0));
                 } catch (IOException x) {
                   throw new UncheckedIOException(x);
                 }
                 m.put("SLURM_REST_URL", "http://" + rest.get().address());
-                m.put("TEMPORAL_ADDRESS", temporal.get().address());
                 return m;
               });
       cancelLeftoverJobs(e);
-      return new FaultStack(e, rest.get(), temporal.get());
+      return new FaultStack(e, rest.get());
     } catch (IOException | RuntimeException x) {
       closeQuietly(rest.get());
-      closeQuietly(temporal.get());
       throw x;
     }
   }
@@ -211,7 +213,7 @@ final class FaultStack implements AutoCloseable {
     try {
       apiFaults().clear();
       slurmProxy.pass();
-      temporalProxy.pass();
+      temporalStart();
       restStart(); // a no-op when slurmrestd runs
     } catch (IOException | RuntimeException e) {
       System.out.println("fault stack: while mending before close: " + e);
@@ -220,7 +222,6 @@ final class FaultStack implements AutoCloseable {
       e2e.close();
     } finally {
       closeQuietly(slurmProxy);
-      closeQuietly(temporalProxy);
     }
   }
 

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fault suite, Temporal unreachable for 30 s while Kubernetes nodes are cordoned. The worker
- * reaches Temporal through a {@link dev.tandem.devstack.faults.TcpProxy} that refuses connections
- * for 30 s (Temporal itself stays up). Meanwhile the node of {@code e2e-0} is cordoned (with a
- * reason), and the node of another pod (on another node) is cordoned and uncordoned again.
+ * Fault suite, Temporal away for 30 s while Kubernetes nodes are cordoned: the Temporal server's
+ * process is stopped and, 30 s later, started again on the same database. Meanwhile the node of
+ * {@code e2e-0} is cordoned (with a reason), and the node of another pod (on another node) is
+ * cordoned and uncordoned again.
  *
  * <p>The same worker process (no restart, which would resend everything from scratch) must put
  * every cordon made during the outage into Slurm within one informer resync period ({@link
@@ -93,7 +93,7 @@ class TemporalOutageIT {
       Await.until("two monitor polls", LIMIT, EVERY, mon::polls, n -> n >= polls + 2);
       mon.adminDrained(pod2, ADMIN);
       long t0 = System.nanoTime();
-      f.temporalProxy.refuse();
+      f.temporalStop();
       Thread.sleep(2000);
       e2e.annotateCordonReason(node0, "fault suite: rack maintenance");
       e2e.cordon(node0);
@@ -105,9 +105,9 @@ class TemporalOutageIT {
         assertTrue(!e2e.slurmNode(pod0).orElseThrow().drainFlag(), "drained without Temporal?");
         Thread.sleep(500);
       }
+      f.temporalStart(); // returns once the server answers its health check
       long t1 = System.nanoTime();
       Instant back = Instant.now();
-      f.temporalProxy.pass();
       long outageMs = (t1 - t0) / 1_000_000;
 
       SlurmNode n0 =
@@ -132,7 +132,7 @@ class TemporalOutageIT {
       assertTrue(!n1.drainFlag(), pod1 + " drained: " + n1);
       Instant[] seen = signalAndPickUp(pod0, back);
       System.out.printf(
-          "FAULT temporal-refused: outage %d ms; after Temporal was reachable again: the drain"
+          "FAULT temporal-stopped: outage %d ms; after Temporal was reachable again: the drain"
               + " signal accepted by Temporal after %d ms, the worker took the workflow task it caused after"
               + " %d ms, the cordon in Slurm after %d ms (bound: one resync, %d s); worker pid"
               + " unchanged%n",
@@ -154,7 +154,7 @@ class TemporalOutageIT {
       EndStates.await(e2e, SET, 3, LIMIT);
       assertEquals(List.of(), mon.violations());
     } finally {
-      f.temporalProxy.pass();
+      f.temporalStart();
       e2e.uncordon(node0);
       e2e.uncordon(node1);
     }

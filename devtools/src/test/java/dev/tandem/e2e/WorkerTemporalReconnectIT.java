@@ -52,7 +52,7 @@ class WorkerTemporalReconnectIT {
 
   @Test
   void aWorkerTakesWorkWithinSecondsOfTemporalAnsweringAgain() throws Exception {
-    try (LocalTemporal temporal = LocalTemporal.start(0);
+    try (LocalTemporal temporal = LocalTemporal.startTemporary();
         TcpProxy proxy = TcpProxy.start("127.0.0.1", temporal.port(), 0)) {
       WorkflowServiceStubs workerSide =
           TemporalConnection.connect(

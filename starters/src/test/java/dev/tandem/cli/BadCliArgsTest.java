@@ -49,7 +49,7 @@ class BadCliArgsTest {
 
   @BeforeAll
   void start() throws Exception {
-    temporal = LocalTemporal.start(0);
+    temporal = LocalTemporal.startTemporary();
     stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());

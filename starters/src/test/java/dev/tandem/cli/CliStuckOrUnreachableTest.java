@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class CliStuckOrUnreachableTest {
   @Test
   void aWorkerThatPollsButNeverAnswersGetsTheDeadlineMessage() throws Exception {
-    try (LocalTemporal temporal = LocalTemporal.start(0)) {
+    try (LocalTemporal temporal = LocalTemporal.startTemporary()) {
       WorkflowServiceStubs stubs =
           WorkflowServiceStubs.newServiceStubs(
               WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());

@@ -28,7 +28,7 @@ class CliWithoutWorkerTest {
 
   @BeforeAll
   static void start() throws Exception {
-    temporal = LocalTemporal.start(0);
+    temporal = LocalTemporal.startTemporary();
     stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());

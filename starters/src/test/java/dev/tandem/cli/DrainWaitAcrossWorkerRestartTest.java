@@ -90,7 +90,7 @@ class DrainWaitAcrossWorkerRestartTest {
 
   @Test
   void drainWaitSurvivesTheWorkerGoingAwayAndComingBack() throws Exception {
-    try (LocalTemporal temporal = LocalTemporal.start(0)) {
+    try (LocalTemporal temporal = LocalTemporal.startTemporary()) {
       WorkflowServiceStubs stubs =
           WorkflowServiceStubs.newServiceStubs(
               WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());

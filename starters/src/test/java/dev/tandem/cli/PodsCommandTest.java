@@ -59,7 +59,7 @@ class PodsCommandTest {
 
   @BeforeAll
   static void start() throws Exception {
-    temporal = LocalTemporal.start(0);
+    temporal = LocalTemporal.startTemporary();
     api = LocalApiServer.start(0);
     kubeconfig = api.writeKubeconfig(Files.createTempDirectory("pods-cli").resolve("kubeconfig"));
     stubs =

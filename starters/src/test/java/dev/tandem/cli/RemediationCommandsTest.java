@@ -50,7 +50,7 @@ class RemediationCommandsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    temporal = LocalTemporal.start(0);
+    temporal = LocalTemporal.startTemporary();
     stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());

@@ -1,104 +1,139 @@
 package dev.tandem.devstack.temporal;
 
-import io.grpc.BindableService;
-import io.grpc.Server;
-import io.grpc.ServerInterceptors;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.temporal.internal.testservice.TestServicesStarter;
+import dev.tandem.slurm.local.LocalSlurmScript;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.time.Clock;
-import java.util.concurrent.TimeUnit;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 
 /**
- * Temporal's Java test server as the local Temporal of {@code tandem dev}, bound to 127.0.0.1 only.
- *
- * <p>{@code TestServer.createPortBoundServer} binds every interface, so the same services are
- * served here through a gRPC server bound to the loopback address. Time runs normally (skipping is
- * locked): this is a server for people and real processes, not for unit tests.
- *
- * <p>The workflow service goes through {@link StickyQueueBypass}, so workflows never stick to a
- * worker that may die (the test server has no sticky schedule-to-start timeout): a restarted or
- * replacement worker picks up every running workflow at once. {@link TaskQueuePollers} answers
- * {@code DescribeTaskQueue} with the task queue's pollers, as a real server does (the test server
- * does not implement it), so clients can tell that no worker is running.
- *
- * <p>The test server's log of time-skipping lock events is kept short ({@link BoundedLockLog}): it
- * grows with every task and slows every timer down the longer the server runs.
- *
- * <p>What it cannot do: list workflows, schedules, the Temporal UI (docs/architecture.md, "The
- * local Temporal"). Everything is in memory: stopping it forgets every workflow.
+ * The real Temporal server of {@code tandem dev} and of every whole-stack test: the Temporal CLI's
+ * development server (server, SQLite persistence and Web UI in one process), started and stopped by
+ * {@code scripts/temporal-local.sh} on 127.0.0.1 with its database in a state directory of its own,
+ * so {@link #stop()} then {@link #start()} brings back every workflow (docs/temporal-local.md).
  */
 public final class LocalTemporal implements AutoCloseable {
-  private final TestServicesStarter services;
-  private final Server server;
+  private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(20);
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
-  private LocalTemporal(TestServicesStarter services, Server server) {
-    this.services = services;
-    this.server = server;
-  }
+  private final Path script;
+  private final Map<String, String> env;
+  private final int port;
+  private final int uiPort;
+  private Path temporaryDir;
 
-  /** Starts on {@code 127.0.0.1:port} (0 picks a free port), without sticky queues. */
-  public static LocalTemporal start(int port) throws IOException {
-    return start(port, false);
+  private LocalTemporal(Path script, Map<String, String> env, int port, int uiPort) {
+    this.script = script;
+    this.env = env;
+    this.port = port;
+    this.uiPort = uiPort;
   }
 
   /**
-   * Starts on {@code 127.0.0.1:port}. With {@code sticky} the workers' sticky queues are kept, as
-   * on a real server: a workflow's next task goes to the worker that holds it in memory and carries
-   * only the new events. Only for a stack whose worker is never killed (the fleet benchmark, which
-   * measures the worker as it runs against a real server): the test server has no sticky
-   * schedule-to-start timeout, so a dead worker's workflows would wait on its sticky queue forever.
+   * Installs the binary if needed and starts a server with its state in {@code dir}.
+   *
+   * @param port the frontend port on 127.0.0.1 (0: a free one)
+   * @param uiPort the Web UI's port (0: a free one), or -1 for no UI
    */
-  public static LocalTemporal start(int port, boolean sticky) throws IOException {
-    TestServicesStarter services = new TestServicesStarter(true, 0);
-    BoundedLockLog.install(services); // else the server slows down the longer it runs
-    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
-    for (BindableService s : services.getServices()) {
-      if (s == services.getWorkflowService()) {
-        TaskQueuePollers pollers = new TaskQueuePollers(Clock.systemUTC());
-        b.addService(
-            sticky
-                ? ServerInterceptors.intercept(s, pollers)
-                : ServerInterceptors.intercept(s, new StickyQueueBypass(), pollers));
-      } else {
-        b.addService(s);
-      }
-    }
-    Server server;
-    try {
-      server = b.build().start();
-    } catch (IOException e) {
-      services.close();
-      throw new IOException(
-          "cannot listen on 127.0.0.1:" + port + " for Temporal (is another server running?)", e);
-    }
-    return new LocalTemporal(services, server);
+  public static LocalTemporal start(Path dir, int port, int uiPort) throws IOException {
+    int p = port == 0 ? freePort() : port;
+    int ui = uiPort == 0 ? freePort() : uiPort;
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("TANDEM_TEMPORAL_DIR", dir.toAbsolutePath().toString());
+    env.put("TANDEM_TEMPORAL_PORT", Integer.toString(p));
+    env.put("TANDEM_TEMPORAL_UI_PORT", Integer.toString(Math.max(ui, 0)));
+    Path script = LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
+    LocalTemporal t = new LocalTemporal(script, env, p, ui);
+    t.run(INSTALL_TIMEOUT, "install");
+    t.start();
+    return t;
   }
 
-  /** The test server's services, for tests of what this class changes in them. */
-  TestServicesStarter services() {
-    return services;
+  /**
+   * A server without UI on free ports, its state in a new temporary directory removed at {@link
+   * #close()}: for tests that need a Temporal of their own.
+   */
+  public static LocalTemporal startTemporary() throws IOException {
+    Path dir = Files.createTempDirectory("tandem-temporal-");
+    LocalTemporal t = start(dir, 0, -1);
+    t.temporaryDir = dir;
+    return t;
+  }
+
+  /** Stops a server an earlier run left running from {@code dir}, if any. */
+  public static void stopLeftover(Path dir) throws IOException {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("TANDEM_TEMPORAL_DIR", dir.toAbsolutePath().toString());
+    Path script = LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
+    new LocalTemporal(script, env, 0, -1).stop();
+  }
+
+  /** Starts the server again on the same database and ports (after {@link #stop} or a kill). */
+  public void start() throws IOException {
+    run(START_TIMEOUT, "start");
+  }
+
+  /** Stops the server (SIGTERM, SIGKILL after 10 s); its workflows stay in the database. */
+  public void stop() throws IOException {
+    run(Duration.ofSeconds(30), "stop");
+  }
+
+  /** Kills the server with SIGKILL, as a crash would. */
+  public void kill() throws IOException {
+    run(Duration.ofSeconds(30), "kill");
+  }
+
+  /** The {@code temporal} binary this server runs, for tests that use Temporal's own CLI. */
+  public Path binary() throws IOException {
+    String out = run(INSTALL_TIMEOUT, "path").trim();
+    return Path.of(out.substring(out.lastIndexOf('\n') + 1).trim());
+  }
+
+  private String run(Duration timeout, String command) throws IOException {
+    LocalSlurmScript.Result r = LocalSlurmScript.run(script, env, timeout, command);
+    if (r.exitCode() != 0) {
+      throw new IOException("scripts/temporal-local.sh " + command + " failed:\n" + r.output());
+    }
+    return r.output();
   }
 
   public int port() {
-    return server.getPort();
+    return port;
   }
 
   /** {@code 127.0.0.1:<port>}, the value for {@code TEMPORAL_ADDRESS} and {@code --address}. */
   public String address() {
-    return "127.0.0.1:" + port();
+    return "127.0.0.1:" + port;
+  }
+
+  /** The Web UI's address ({@code http://127.0.0.1:<port>}), or null when it runs without. */
+  public String uiAddress() {
+    return uiPort < 0 ? null : "http://127.0.0.1:" + uiPort;
   }
 
   @Override
   public void close() {
-    server.shutdownNow();
     try {
-      // Calls still open (long polls) end first; the services' schedulers are closed after them.
-      server.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      stop();
+      if (temporaryDir != null) {
+        try (Stream<Path> files = Files.walk(temporaryDir)) {
+          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+      }
+    } catch (IOException e) {
+      System.err.println("LocalTemporal: " + e.getMessage());
     }
-    services.close();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 }

@@ -67,7 +67,7 @@ class RemediationBudgetSignalsTest extends RemediationApiBase {
 
   @BeforeEach
   void startTemporal() throws Exception {
-    temporal = LocalTemporal.start(0);
+    temporal = LocalTemporal.startTemporary();
     stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
