@@ -10,8 +10,8 @@ import java.util.stream.Stream;
 
 /**
  * Where the machine's CPU went during one part of a benchmark: the CPU seconds of the bench's own
- * JVM (which hosts the local Kubernetes API, the Temporal test server and the kubelet), the worker
- * JVM, Slurm's daemons (slurmctld, slurmrestd, every slurmd summed), the other processes, and the
+ * JVM (which hosts the local Kubernetes API and the kubelet), the worker JVM, the Temporal server,
+ * Slurm's daemons (slurmctld, slurmrestd, every slurmd summed), the other processes, and the
  * processes that ended in between ({@link #ended}), read from {@code /proc} before and after the
  * part. The figure per item (pod or raw job) says what one costs the whole stack, which the rates
  * alone do not: on two shared cores a part is as fast as its CPU allows. Without {@code /proc} (not
@@ -31,7 +31,7 @@ final class CpuShares {
   }
 
   private static final java.util.List<String> DAEMONS =
-      java.util.List.of("slurmctld", "slurmrestd", "slurmd");
+      java.util.List.of("temporal", "slurmctld", "slurmrestd", "slurmd");
 
   private final long workerPid;
 

@@ -90,7 +90,7 @@ final class BenchCommand implements Runnable {
 
   /**
    * The watchers end to end: starts its own local stack on free ports (real Slurm, API, kubelet,
-   * Temporal test server, worker with the given poll interval), applies a one-node NodeSet and runs
+   * Temporal server, worker with the given poll interval), applies a one-node NodeSet and runs
    * {@link WatchersBench}.
    */
   @Command(

@@ -123,7 +123,7 @@ final class BenchScheduling implements Callable<Integer> {
     out.printf("starting a local stack (Slurm poll interval %s)%n", slurmPoll);
     // The stack's stand-in servers run in this JVM: say how it compiles (./tandem's note).
     out.printf(
-        "  this JVM (local API, Temporal test server, bench): %s%n",
+        "  this JVM (local API, kubelet, bench): %s%n",
         java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .anyMatch(a -> a.startsWith("-XX:TieredStopAtLevel=1"))
             ? "C1 only (-XX:TieredStopAtLevel=1)"
