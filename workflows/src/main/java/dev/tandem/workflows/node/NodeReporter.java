@@ -88,7 +88,7 @@ final class NodeReporter {
         java.util.List.copyOf(s.timeline));
   }
 
-  /** One line: phase, Slurm state, holders, jobs, problem. */
+  /** One line: phase, Slurm state, holders, the jobs a drain waits for, problem. */
   String details() {
     List<String> parts = new ArrayList<>();
     parts.add("phase " + s.phase.label());
@@ -98,8 +98,8 @@ final class NodeReporter {
     if (!s.holds.isEmpty()) {
       parts.add("held by " + String.join(", ", s.holds.keySet()));
     }
-    if (s.busy == null || s.busy) {
-      parts.add(s.busy == null ? "jobs unknown" : "jobs " + s.jobIds);
+    if (Boolean.TRUE.equals(s.busy)) {
+      parts.add("jobs " + s.jobIds); // read while draining; unread (null) says nothing
     }
     String problems = problems();
     if (problems != null) {
