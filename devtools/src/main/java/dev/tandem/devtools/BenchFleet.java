@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code tandem bench fleet}: provision, rolling update, cordon and rest of one NodeSet of {@code
  * --nodes} nodes on a simulated fleet (fake slurmrestd v0.0.44, simulated kubelets, the local
- * Kubernetes API, Temporal's test server, one worker JVM). See {@link FleetBench}.
+ * Kubernetes API, the Temporal server, one worker JVM). See {@link FleetBench}.
  */
 @Command(
     name = "fleet",

@@ -19,8 +19,8 @@ import java.util.function.Supplier;
  * nothing (and, on Temporal Cloud, a billed action for the timer). A node's rolling-update cycle
  * passes its loop six or seven times in a few seconds, each pass waiting at most 5 s: six timers,
  * five of them fired into nothing after the cycle. The NodeSet left one per pass in a rollout.
- * Cancelling the timer when the condition ends the wait would be cleaner, but the Java test server
- * (which {@code tandem dev} and the tests run on) refuses the cancel of a timer that fired while
+ * Cancelling the timer when the condition ends the wait would be cleaner, but the SDK's test
+ * environment (every workflow unit test runs on it) refuses the cancel of a timer that fired while
  * the task ran (docs/benchmarks.md, "The status write off the loop").
  *
  * <p>The algorithm of {@link #await}:
