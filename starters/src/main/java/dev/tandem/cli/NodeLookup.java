@@ -17,9 +17,9 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Finds a node's workflow from what a user types ({@code gpu-a-1} or {@code team-x/gpu-a-1}) by
- * querying entity workflows (no visibility listing: the local Temporal has none). When the node
- * does not exist, its NodeSet is asked for close matches.
+ * Finds a node's workflow from what a user types ({@code gpu-a-1} or {@code team-x/gpu-a-1}): the
+ * name is the workflow id, which is queried directly (never looked up in visibility, which may
+ * lag). When the node does not exist, its NodeSet is asked for close matches.
  */
 final class NodeLookup {
   private NodeLookup() {}

@@ -8,7 +8,6 @@ import dev.tandem.workflows.schedule.PodScheduleStatus;
 import dev.tandem.workflows.schedule.PodScheduleWorkflow;
 import dev.tandem.workflows.schedule.ScheduleAnnotations;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowException;
@@ -21,36 +20,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A pod scheduled through Slurm as the CLI sees it: the pod from Kubernetes (its uid names its
- * scheduling workflow, {@code schedule/<ns>/<pod>/<uid>}) and that workflow's {@code status}. There
- * is no visibility listing (the local Temporal has none), so pods are found in Kubernetes, and a
- * deleted one by the events Tandem recorded on it.
+ * A pod scheduled through Slurm as the CLI sees it: its scheduling workflow's {@code status}
+ * ({@code schedule/<ns>/<pod>/<uid>}, or its gang's {@code schedule-group/<ns>/<group>}), and for
+ * {@code tandem history pod/NAME} the pod's uid, read from Kubernetes, or for a deleted pod from
+ * the events Tandem recorded on it.
  */
 final class PodLookup {
   private PodLookup() {}
-
-  /** What Kubernetes says about a pod, enough to find its workflow. */
-  record PodRef(String namespace, String name, String uid, String group, Instant created) {
-    String workflowId() {
-      return Names.scheduleWorkflowId(namespace, name, uid);
-    }
-
-    /** The gang's workflow, or null for a single pod. */
-    String groupWorkflowId() {
-      return group == null ? null : Names.podGroupWorkflowId(namespace, group);
-    }
-
-    static PodRef of(Pod p) {
-      Map<String, String> a = p.getMetadata().getAnnotations();
-      String ts = p.getMetadata().getCreationTimestamp();
-      return new PodRef(
-          p.getMetadata().getNamespace(),
-          p.getMetadata().getName(),
-          p.getMetadata().getUid(),
-          a == null ? null : a.get(ScheduleAnnotations.POD_GROUP),
-          ts == null ? null : Instant.parse(ts));
-    }
-  }
 
   /** The pod's scheduling status, or empty when its workflow does not exist. */
   static Optional<PodScheduleStatus> status(TemporalSession session, String workflowId) {

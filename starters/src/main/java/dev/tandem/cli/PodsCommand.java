@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.schedule.PodGroupStatus;
 import dev.tandem.workflows.schedule.PodScheduleStatus;
-import io.fabric8.kubernetes.client.KubernetesClient;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,10 +21,12 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tandem pods}: the pods with {@code spec.schedulerName: tandem-slurm} (listed from
- * Kubernetes with a field selector), each with what its scheduling workflow says: phase, job id,
- * Slurm state, Slurm node, Kubernetes node, problem. A pod whose workflow does not exist (not yet
- * seen by the watcher, or in a gang's workflow) says so instead of failing the listing.
+ * {@code tandem pods}: the pods Tandem is scheduling through Slurm, from visibility: the running
+ * scheduling workflows of a namespace ({@code PodSchedule}, {@code schedule/<ns>/<pod>/<uid>}; a
+ * gang's {@code PodGroup}, {@code schedule-group/<ns>/<group>}, one row per live member), each with
+ * what its {@code status} query says: phase, job id, Slurm state, Slurm node, Kubernetes node,
+ * problem. Needs no kubeconfig. A pod whose workflow has ended (done, or invalid) is not listed; a
+ * workflow started a moment ago may be missing until visibility has it.
  */
 @Command(
     name = "pods",
@@ -52,27 +54,43 @@ final class PodsCommand implements Callable<Integer> {
       description = "table or json (default ${DEFAULT-VALUE})")
   Output.Format output;
 
-  @Option(
-      names = "--kubeconfig",
-      defaultValue = "${env:KUBECONFIG}",
-      description = "kubeconfig used to list the pods (env KUBECONFIG)")
-  String kubeconfig;
-
-  /** One pod: its own workflow's status, or (a gang member) its group's, or a note why neither. */
-  record Row(PodLookup.PodRef pod, PodScheduleStatus status, PodGroupStatus group, String note) {
-    Row(PodLookup.PodRef pod, PodScheduleStatus status, String note) {
-      this(pod, status, null, note);
-    }
+  /**
+   * One pod: its own workflow's status, or (a gang member) its group's, or a note why neither.
+   *
+   * @param pod {@code <name>} within {@code namespace}
+   * @param group the gang's name, or null
+   * @param workflowId the workflow that schedules it (the group's for a member)
+   */
+  record Row(
+      String namespace,
+      String pod,
+      String uid,
+      String group,
+      String workflowId,
+      PodScheduleStatus status,
+      PodGroupStatus groupStatus,
+      String note) {
 
     /** This pod in its group's status, or null. */
     PodGroupStatus.MemberStatus member() {
-      if (group == null || group.members() == null) {
+      if (groupStatus == null || groupStatus.members() == null) {
         return null;
       }
-      return group.members().stream()
-          .filter(m -> pod.uid() != null && pod.uid().equals(m.uid()))
+      return groupStatus.members().stream()
+          .filter(m -> uid != null && uid.equals(m.uid()))
           .findFirst()
           .orElse(null);
+    }
+
+    /** When Tandem started scheduling it: the first entry of its timeline, or null. */
+    Instant started() {
+      if (status != null && !status.timeline().isEmpty()) {
+        return status.timeline().get(0).at();
+      }
+      if (groupStatus != null && !groupStatus.timeline().isEmpty()) {
+        return groupStatus.timeline().get(0).at();
+      }
+      return null;
     }
   }
 
@@ -86,78 +104,86 @@ final class PodsCommand implements Callable<Integer> {
               + "' is not a Kubernetes namespace (lower-case letters, digits and '-', at most"
               + " 63)");
     }
-    List<PodLookup.PodRef> pods = listPods();
     PrintWriter out = spec.commandLine().getOut();
-    TemporalSession session = temporal.connect();
-    try {
+    try (TemporalSession session = temporal.connect()) {
       session.requireWorker();
       List<Row> rows = new ArrayList<>();
-      for (PodLookup.PodRef p : pods) {
-        rows.add(row(session, p));
+      for (WorkflowExecutionInfo w : session.list(query(allNamespaces ? null : k8sNamespace))) {
+        rows.addAll(rows(session, w.getExecution().getWorkflowId()));
       }
+      rows.sort(Comparator.comparing(Row::namespace).thenComparing(Row::pod));
       if (output == Output.Format.json) {
         out.println(Output.json(rows.stream().map(PodsCommand::json).toList()));
       } else if (rows.isEmpty()) {
         out.printf(
-            "no pods with schedulerName %s %s%n",
-            Names.SCHEDULER_NAME,
+            "no pod is being scheduled through Slurm %s (no running scheduling workflow)%n",
             allNamespaces ? "in any namespace" : "in namespace " + k8sNamespace);
       } else {
         out.print(render(rows, allNamespaces, Instant.now()));
       }
       return 0;
-    } finally {
-      session.close();
     }
   }
 
-  private List<PodLookup.PodRef> listPods() {
-    try (KubernetesClient k8s = PodLookup.kubernetes(kubeconfig)) {
-      var op = k8s.pods();
-      var selected =
-          (allNamespaces ? op.inAnyNamespace() : op.inNamespace(k8sNamespace))
-              .withField("spec.schedulerName", Names.SCHEDULER_NAME);
-      return selected.list().getItems().stream()
-          .map(PodLookup.PodRef::of)
-          .sorted(
-              Comparator.comparing(PodLookup.PodRef::namespace)
-                  .thenComparing(PodLookup.PodRef::name))
-          .toList();
-    } catch (CliException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new CliException(
-          "cannot list pods from Kubernetes ("
-              + e.getMessage()
-              + "): check --kubeconfig/KUBECONFIG");
+  /** The running scheduling workflows, of {@code namespace} or (null) of every namespace. */
+  static String query(String namespace) {
+    String q =
+        "WorkflowType IN ('"
+            + Names.TYPE_POD_SCHEDULE
+            + "', '"
+            + Names.TYPE_POD_GROUP
+            + "') AND ExecutionStatus = 'Running'";
+    if (namespace == null) {
+      return q;
     }
+    return q
+        + " AND (WorkflowId STARTS_WITH 'schedule/"
+        + namespace
+        + "/' OR WorkflowId STARTS_WITH '"
+        + Names.podGroupWorkflowId(namespace, "")
+        + "')";
   }
 
-  /** The pod's status, or a note saying why there is none; never fails the whole listing. */
-  static Row row(TemporalSession session, PodLookup.PodRef p) {
-    if (p.uid() == null) {
-      return new Row(p, null, "no uid from Kubernetes");
-    }
+  /**
+   * The rows of one workflow: its pod, or a gang's live members; a note when it does not answer.
+   */
+  static List<Row> rows(TemporalSession session, String workflowId) {
+    String[] id = workflowId.split("/", -1);
+    boolean gang = id[0].equals("schedule-group");
     try {
-      if (p.group() != null) {
-        // A gang member is scheduled by its group's one workflow, never by its own.
-        Optional<PodGroupStatus> g = PodLookup.groupStatus(session, p.groupWorkflowId());
-        if (g.isPresent()) {
-          return new Row(p, null, g.get(), null);
-        }
+      if (gang) {
+        Optional<PodGroupStatus> g = PodLookup.groupStatus(session, workflowId);
+        return g.map(
+                s ->
+                    s.members().stream()
+                        .filter(PodGroupStatus.MemberStatus::live)
+                        .map(
+                            m ->
+                                new Row(
+                                    id[1],
+                                    m.pod().substring(m.pod().indexOf('/') + 1),
+                                    m.uid(),
+                                    id[2],
+                                    workflowId,
+                                    null,
+                                    s,
+                                    null))
+                        .toList())
+            .orElse(List.of());
       }
-      Optional<PodScheduleStatus> s = PodLookup.status(session, p.workflowId());
-      if (s.isPresent()) {
-        return new Row(p, s.get(), null);
-      }
-      return new Row(p, null, "no workflow (not seen by the Tandem watcher yet?)");
-    } catch (TemporalSession.NoAnswer e) {
-      return new Row(p, null, "no answer: " + e.getMessage());
+      return PodLookup.status(session, workflowId)
+          .map(s -> List.of(new Row(id[1], id[2], id[3], null, workflowId, s, null, null)))
+          .orElse(List.of());
     } catch (CliException e) {
       if (e.getMessage().startsWith("cannot reach Temporal")) {
         throw e;
       }
-      return new Row(p, null, e.getMessage());
+      String note =
+          e instanceof TemporalSession.NoAnswer ? "no answer: " + e.getMessage() : e.getMessage();
+      return List.of(
+          gang
+              ? new Row(id[1], "", null, id[2], workflowId, null, null, note)
+              : new Row(id[1], id[2], id[3], null, workflowId, null, null, note));
     }
   }
 
@@ -173,13 +199,13 @@ final class PodsCommand implements Callable<Integer> {
     for (Row r : rows) {
       List<String> c = new ArrayList<>();
       if (withNamespace) {
-        c.add(r.pod().namespace());
+        c.add(r.namespace());
       }
       PodScheduleStatus s = r.status();
-      PodGroupStatus g = r.group();
+      PodGroupStatus g = r.groupStatus();
       PodGroupStatus.MemberStatus m = r.member();
-      c.add(r.pod().name());
-      c.add(r.pod().group());
+      c.add(r.pod());
+      c.add(r.group());
       if (g != null) {
         c.add("group " + g.phase().label());
         c.add(g.jobId() == 0 ? "" : Long.toString(g.jobId()));
@@ -187,13 +213,13 @@ final class PodsCommand implements Callable<Integer> {
         c.add(m == null ? "" : m.slurmNode());
         c.add(m == null ? "" : m.k8sNode());
       } else {
-        c.add(s == null ? "no workflow" : s.phase().label());
+        c.add(s == null ? "unknown" : s.phase().label());
         c.add(s == null || s.jobId() == 0 ? "" : Long.toString(s.jobId()));
         c.add(s == null ? "" : s.jobState());
         c.add(s == null ? "" : s.slurmNode());
         c.add(s == null ? "" : s.k8sNode());
       }
-      c.add(age(r.pod().created(), now));
+      c.add(age(r.started(), now));
       c.add(problem(r));
       cells.add(c);
     }
@@ -204,15 +230,12 @@ final class PodsCommand implements Callable<Integer> {
    * What keeps the pod from progressing: the workflow's problem, why it is invalid, or the note.
    */
   static String problem(Row r) {
-    if (r.group() != null) {
-      PodGroupStatus.MemberStatus m = r.member();
-      if (r.group().problem() != null) {
-        return r.group().problem();
+    PodGroupStatus g = r.groupStatus();
+    if (g != null) {
+      if (g.problem() != null) {
+        return g.problem();
       }
-      if (r.group().invalid() != null && !r.group().invalid().isEmpty()) {
-        return String.join("; ", r.group().invalid());
-      }
-      return m == null ? "not a member of " + r.pod().groupWorkflowId() + " yet" : null;
+      return g.invalid() == null || g.invalid().isEmpty() ? null : String.join("; ", g.invalid());
     }
     if (r.status() == null) {
       return r.note();
@@ -243,14 +266,14 @@ final class PodsCommand implements Callable<Integer> {
 
   static ObjectNode json(Row r) {
     ObjectNode o = Output.JSON.createObjectNode();
-    o.put("namespace", r.pod().namespace());
-    o.put("pod", r.pod().name());
-    o.put("uid", r.pod().uid());
-    o.put("group", r.pod().group());
-    o.put("created", r.pod().created() == null ? null : r.pod().created().toString());
-    o.put("workflowId", r.pod().uid() == null ? null : r.pod().workflowId());
+    o.put("namespace", r.namespace());
+    o.put("pod", r.pod());
+    o.put("uid", r.uid());
+    o.put("group", r.group());
+    o.put("started", r.started() == null ? null : r.started().toString());
+    o.put("workflowId", r.workflowId());
     o.set("schedule", Output.JSON.valueToTree(r.status()));
-    o.set("groupSchedule", Output.JSON.valueToTree(r.group()));
+    o.set("groupSchedule", Output.JSON.valueToTree(r.groupStatus()));
     o.put("note", r.note());
     return o;
   }

@@ -8,13 +8,14 @@ import dev.tandem.workflows.remediation.RemediationWorkflow;
 import io.temporal.client.WorkflowException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * Reads remediations by querying their workflows, {@code remediation/<k8s-node>} and {@code
- * remediation-budget} (no visibility listing: the local Temporal has none; the budget knows who
- * holds and who waits for a slot).
+ * remediation-budget} (who holds and who waits for a slot), and lists the running ones from
+ * visibility.
  */
 final class RemediationLookup {
   private RemediationLookup() {}
@@ -44,6 +45,24 @@ final class RemediationLookup {
       }
       throw new CliException("cannot query " + id + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The Kubernetes nodes whose remediation runs, from visibility (one started a moment ago may be
+   * missing until visibility has it), in name order.
+   */
+  static List<String> running(TemporalSession session) {
+    return session
+        .list(
+            "WorkflowType = '"
+                + Names.TYPE_REMEDIATION
+                + "' AND ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '"
+                + PREFIX
+                + "'")
+        .stream()
+        .map(w -> w.getExecution().getWorkflowId().substring(PREFIX.length()))
+        .sorted()
+        .toList();
   }
 
   /** Who holds and who waits for a slot, or empty if the budget workflow never started. */

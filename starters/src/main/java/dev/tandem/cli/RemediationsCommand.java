@@ -24,10 +24,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tandem remediations}: the nodes in remediation (holding or waiting for a budget slot) with
- * step, time in step, cause and slot, from the {@code remediation-budget} workflow and each {@code
- * remediation/<node>}; then the remediations that ended recently. {@code --node X}: one remediation
- * in detail, also one the budget does not list (still observing, or ended: its outcome).
+ * {@code tandem remediations}: the nodes in remediation with step, time in step, cause and slot:
+ * those the {@code remediation-budget} workflow lists (holding or waiting for a slot, also a held
+ * unhealthy drain), then every other running {@code remediation/<node>} (listed from visibility,
+ * e.g. still observing), each from its {@code status} query; then the remediations that ended
+ * recently. {@code --node X}: one remediation in detail, also one that ended (its outcome).
  */
 @Command(
     name = "remediations",
@@ -84,7 +85,7 @@ final class RemediationsCommand implements Callable<Integer> {
         }
         return 0;
       }
-      List<Row> rows = rows(session, budget, now);
+      List<Row> rows = rows(session, budget, RemediationLookup.running(session), now);
       if (output == Output.Format.json) {
         out.println(Output.json(json(rows)));
         return 0;
@@ -96,11 +97,15 @@ final class RemediationsCommand implements Callable<Integer> {
     }
   }
 
-  /** A node the budget lists, with its remediation's state (null if that cannot be read). */
+  /** A node in remediation, with its remediation's state (null if that cannot be read). */
   record Row(String node, String slot, RemediationState state, String problem) {}
 
-  /** Holders first (in the order they got their slot), then those waiting, in line order. */
-  static List<Row> rows(TemporalSession session, Optional<BudgetStatus> budget, Instant now) {
+  /**
+   * Holders first (in the order they got their slot), then those waiting, in line order, then the
+   * other running remediations ({@code running}, in name order).
+   */
+  static List<Row> rows(
+      TemporalSession session, Optional<BudgetStatus> budget, List<String> running, Instant now) {
     Map<String, String> slots = new LinkedHashMap<>();
     budget.ifPresent(
         b -> {
@@ -115,6 +120,9 @@ final class RemediationsCommand implements Callable<Integer> {
                 RemediationLookup.slotCell(budget, e.request().k8sNode(), now));
           }
         });
+    for (String n : running) {
+      slots.putIfAbsent(n, "-");
+    }
     List<Row> rows = new ArrayList<>();
     for (Map.Entry<String, String> e : slots.entrySet()) {
       Optional<RemediationState> s = RemediationLookup.state(session, e.getKey());
@@ -131,9 +139,7 @@ final class RemediationsCommand implements Callable<Integer> {
   static String render(List<Row> rows, Optional<BudgetStatus> budget, Instant now) {
     StringBuilder b = new StringBuilder();
     if (rows.isEmpty()) {
-      b.append("no node is in remediation");
-      b.append(budget.isEmpty() ? " (no remediation has asked for a budget slot yet)" : "");
-      b.append('\n');
+      b.append("no node is in remediation\n");
     } else {
       List<List<String>> table = new ArrayList<>();
       for (Row r : rows) {

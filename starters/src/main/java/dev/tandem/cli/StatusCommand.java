@@ -1,22 +1,15 @@
 package dev.tandem.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tandem.k8s.KubeClients;
-import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetSpecs;
+import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import dev.tandem.workflows.model.NodeSummary;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -28,8 +21,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code tandem status [NODESET]}: every node of a NodeSet with its phase, Slurm state, reason and
- * revision, from the NodeSet workflow's query. Without a NodeSet, the NodeSets are listed from
- * Kubernetes (a kubeconfig is needed for that) and each is shown.
+ * revision, from the NodeSet workflow's query. Without a NodeSet, every NodeSet of the namespace
+ * whose workflow runs ({@code nodeset/<ns>/<name>}, listed from visibility) is shown, in name
+ * order; one applied a moment ago may be missing until visibility has its workflow.
  *
  * <p>Conditions that say something is wrong ({@link Condition#needsAttention()}: Ready not True,
  * SlurmReachable or KubernetesReachable False or Unknown, Degraded or InvalidSpec True) come first,
@@ -59,12 +53,6 @@ final class StatusCommand implements Callable<Integer> {
       description = "table or json (default ${DEFAULT-VALUE})")
   Output.Format output;
 
-  @Option(
-      names = "--kubeconfig",
-      defaultValue = "${env:KUBECONFIG}",
-      description = "kubeconfig used to list NodeSets when none is named (env KUBECONFIG)")
-  String kubeconfig;
-
   @Override
   public Integer call() {
     checkNames();
@@ -73,14 +61,8 @@ final class StatusCommand implements Callable<Integer> {
     try {
       session.requireWorker();
       List<NodeSetSnapshot> snaps = new ArrayList<>();
-      List<String> missing = new ArrayList<>();
-      for (String name : names()) {
-        Optional<NodeSetSnapshot> s = NodeLookup.nodeSet(session, k8sNamespace, name);
-        if (s.isPresent()) {
-          snaps.add(s.get());
-        } else {
-          missing.add(name);
-        }
+      for (String name : names(session)) {
+        NodeLookup.nodeSet(session, k8sNamespace, name).ifPresent(snaps::add);
       }
       if (nodeSet != null && snaps.isEmpty()) {
         throw new CliException(
@@ -89,7 +71,7 @@ final class StatusCommand implements Callable<Integer> {
                 + "' in namespace '"
                 + k8sNamespace
                 + "' (no workflow "
-                + dev.tandem.workflows.Names.nodeSetWorkflowId(k8sNamespace, nodeSet)
+                + Names.nodeSetWorkflowId(k8sNamespace, nodeSet)
                 + "). Is the Tandem worker running, and was the NodeSet applied?");
       }
       if (output == Output.Format.json) {
@@ -100,11 +82,7 @@ final class StatusCommand implements Callable<Integer> {
       for (NodeSetSnapshot s : snaps) {
         out.print(render(s));
       }
-      for (String m : missing) {
-        out.printf(
-            "NodeSet %s/%s: no workflow yet (is the Tandem worker running?)%n", k8sNamespace, m);
-      }
-      if (snaps.isEmpty() && missing.isEmpty()) {
+      if (snaps.isEmpty()) {
         out.printf("no NodeSets in namespace %s%n", k8sNamespace);
       }
       return 0;
@@ -200,36 +178,22 @@ final class StatusCommand implements Callable<Integer> {
     return o;
   }
 
-  private List<String> names() {
+  /** The NodeSet named, or those whose workflow runs in the namespace, in name order. */
+  private List<String> names(TemporalSession session) {
     if (nodeSet != null) {
       return List.of(nodeSet);
     }
-    try (KubernetesClient k8s = kubernetes()) {
-      List<String> out = new ArrayList<>();
-      for (GenericKubernetesResource r :
-          NodeSetResources.generic(k8s).inNamespace(k8sNamespace).list().getItems()) {
-        out.add(r.getMetadata().getName());
-      }
-      return out;
-    } catch (CliException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new CliException(
-          "cannot list NodeSets from Kubernetes ("
-              + e.getMessage()
-              + "): name one (tandem status gpu-a) or pass --kubeconfig");
-    }
-  }
-
-  private KubernetesClient kubernetes() {
-    if (kubeconfig == null) {
-      return KubeClients.build(Config.autoConfigure(null));
-    }
-    try {
-      return KubeClients.build(
-          Config.fromKubeconfig(null, Files.readString(Path.of(kubeconfig)), kubeconfig));
-    } catch (java.io.IOException e) {
-      throw new CliException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
-    }
+    String prefix = Names.nodeSetWorkflowId(k8sNamespace, "");
+    return session
+        .list(
+            "WorkflowType = '"
+                + Names.TYPE_NODESET
+                + "' AND ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '"
+                + prefix
+                + "'")
+        .stream()
+        .map(w -> w.getExecution().getWorkflowId().substring(prefix.length()))
+        .sorted()
+        .toList();
   }
 }

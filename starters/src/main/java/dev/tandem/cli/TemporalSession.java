@@ -1,19 +1,26 @@
 package dev.tandem.cli;
 
+import com.google.protobuf.ByteString;
 import dev.tandem.workflows.Names;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.TaskQueueType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.taskqueue.v1.TaskQueue;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,6 +44,8 @@ import java.util.function.Supplier;
  *       NoAnswer} that names the pollers seen.
  *   <li>{@link #call} bounds anything else (signals, describes) the same way; a deadline hit there
  *       means Temporal did not answer.
+ *   <li>{@link #list} lists workflows from visibility ({@code ListWorkflowExecutions}), every page
+ *       within one timeout.
  * </ol>
  */
 final class TemporalSession implements AutoCloseable {
@@ -208,6 +217,53 @@ final class TemporalSession implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * The workflow executions visibility lists for {@code query} (a List Filter on {@code
+   * WorkflowType}, {@code ExecutionStatus}, {@code WorkflowId}: what every Temporal with visibility
+   * answers, Cloud included), every page within one timeout. Needs no worker. Visibility is
+   * eventually consistent: a workflow started or ended a moment ago may not show the change yet (a
+   * fraction of a second on one server), so a named object is always asked for by its workflow id
+   * instead.
+   */
+  List<WorkflowExecutionInfo> list(String query) {
+    Deadline deadline = Deadline.after(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    List<WorkflowExecutionInfo> out = new ArrayList<>();
+    ByteString page = ByteString.EMPTY;
+    do {
+      ListWorkflowExecutionsResponse r;
+      try {
+        r =
+            stubs()
+                .blockingStub()
+                .withDeadline(deadline)
+                .listWorkflowExecutions(
+                    ListWorkflowExecutionsRequest.newBuilder()
+                        .setNamespace(namespace)
+                        .setQuery(query)
+                        .setPageSize(1000)
+                        .setNextPageToken(page)
+                        .build());
+      } catch (StatusRuntimeException e) {
+        if (isUnreachable(e.getStatus().getCode())) {
+          throw unreachable(e);
+        }
+        throw new CliException(
+            "Temporal at "
+                + address
+                + " cannot list workflows ("
+                + e.getStatus().getCode()
+                + ": "
+                + e.getStatus().getDescription()
+                + "; query: "
+                + query
+                + "): a server with visibility is needed (Temporal 1.20 or newer, or Cloud)");
+      }
+      out.addAll(r.getExecutionsList());
+      page = r.getNextPageToken();
+    } while (!page.isEmpty());
+    return out;
   }
 
   private <T> T bounded(Supplier<T> call) {

@@ -22,6 +22,14 @@ public final class Names {
    */
   public static final String EVENT_COMPONENT = "tandem";
 
+  // Workflow types (the names visibility queries filter on: WorkflowType = 'NodeSet').
+  public static final String TYPE_NODESET = "NodeSet";
+  public static final String TYPE_NODE = "NodeLifecycle";
+  public static final String TYPE_POD_SCHEDULE = "PodSchedule";
+  public static final String TYPE_POD_GROUP = "PodGroup";
+  public static final String TYPE_REMEDIATION = "Remediation";
+  public static final String TYPE_REMEDIATION_BUDGET = "RemediationBudget";
+
   // Search attributes (Keyword) shown in the Temporal UI.
   public static final String SA_NODESET = "TandemNodeSet";
   public static final String SA_NODE = "TandemNode";

@@ -15,7 +15,7 @@ import io.temporal.workflow.WorkflowMethod;
 @WorkflowInterface
 public interface NodeLifecycleRun {
   /** Runs until the node is deleted; returns {@link NodePhase#DELETED}. */
-  @WorkflowMethod(name = "NodeLifecycle")
+  @WorkflowMethod(name = Names.TYPE_NODE)
   NodePhase run(NodeLifecycleInput input);
 
   @QueryMethod(name = Names.QUERY_STATUS)

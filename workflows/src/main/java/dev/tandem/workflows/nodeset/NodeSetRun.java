@@ -14,7 +14,7 @@ import io.temporal.workflow.WorkflowMethod;
 @WorkflowInterface
 public interface NodeSetRun {
   /** Runs until the NodeSet is deleted and all its nodes are gone. */
-  @WorkflowMethod(name = "NodeSet")
+  @WorkflowMethod(name = Names.TYPE_NODESET)
   void run(NodeSetInput input);
 
   @QueryMethod(name = Names.QUERY_STATUS)

@@ -13,7 +13,7 @@ import io.temporal.workflow.WorkflowMethod;
 @WorkflowInterface
 public interface RemediationBudgetRun {
   /** Runs for as long as the cluster does (continues as new); carried = state handed over. */
-  @WorkflowMethod(name = "RemediationBudget")
+  @WorkflowMethod(name = Names.TYPE_REMEDIATION_BUDGET)
   void run(BudgetStatus carried);
 
   @QueryMethod(name = Names.QUERY_STATUS)

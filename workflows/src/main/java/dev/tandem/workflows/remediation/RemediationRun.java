@@ -13,7 +13,7 @@ import io.temporal.workflow.WorkflowMethod;
 @WorkflowInterface
 public interface RemediationRun {
   /** Runs the ladder; returns RECOVERED, FAILED or DISMISSED. */
-  @WorkflowMethod(name = "Remediation")
+  @WorkflowMethod(name = Names.TYPE_REMEDIATION)
   RemediationStep run(RemediationInput input);
 
   @QueryMethod(name = Names.QUERY_STATUS)

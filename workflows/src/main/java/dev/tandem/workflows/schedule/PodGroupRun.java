@@ -13,7 +13,7 @@ import io.temporal.workflow.WorkflowMethod;
 @WorkflowInterface
 public interface PodGroupRun {
   /** Runs until nothing is left to do; returns {@link GroupPhase#DONE}. */
-  @WorkflowMethod(name = "PodGroup")
+  @WorkflowMethod(name = Names.TYPE_POD_GROUP)
   GroupPhase run(PodGroupInput input);
 
   @QueryMethod(name = Names.QUERY_STATUS)

@@ -21,7 +21,7 @@ public interface PodScheduleRun {
   Duration TASK_TIMEOUT = Duration.ofSeconds(10);
 
   /** Runs until nothing is left to do; returns {@link SchedulePhase#DONE} or INVALID. */
-  @WorkflowMethod(name = "PodSchedule")
+  @WorkflowMethod(name = Names.TYPE_POD_SCHEDULE)
   SchedulePhase run(PodScheduleInput input);
 
   @QueryMethod(name = Names.QUERY_STATUS)
