@@ -109,7 +109,9 @@ start() {
   for a in "${SEARCH_ATTRIBUTES[@]}"; do
     args+=(--search-attribute "$a=Keyword")
   done
-  # Worker Versioning (pinned and auto-upgrade workflows) and the deployment APIs the CLI uses.
+  # Worker Versioning (pinned and auto-upgrade workflows; docs/upgrading.md) and the deployment APIs
+  # the CLI uses: server 1.29's keys (checked against the 1.29.1 binary), on by default there, set
+  # so that a server built with other defaults still has them (WorkerVersioningIT needs them).
   args+=(--dynamic-config-value system.enableDeploymentVersions=true)
   args+=(--dynamic-config-value frontend.workerVersioningWorkflowAPIs=true)
   log "starting Temporal on 127.0.0.1:$PORT (UI: $([[ $UI_PORT == 0 ]] && echo off || echo "http://127.0.0.1:$UI_PORT"), database $DB)"

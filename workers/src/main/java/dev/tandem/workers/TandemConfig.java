@@ -17,7 +17,8 @@ public record TandemConfig(
     Watching watching,
     Tuning tuning,
     Worker worker,
-    SchedulingSettings scheduling) {
+    SchedulingSettings scheduling,
+    Versioning versioning) {
 
   /**
    * Where Temporal is, in the Temporal CLI's terms.
@@ -141,6 +142,28 @@ public record TandemConfig(
       int workflowCache,
       int workflowTaskPollers) {}
 
+  /**
+   * Temporal's Worker Versioning (docs/upgrading.md, "Worker Versioning").
+   *
+   * @param enabled {@code TANDEM_WORKER_VERSIONING} (default true): the worker polls as version
+   *     {@code deploymentName}/{@code buildId} of a Worker Deployment; false for a Temporal without
+   *     Worker Versioning (before server 1.28, or with it turned off), where the worker is
+   *     unversioned and every workflow moves to the newest code as before
+   * @param deploymentName {@code TANDEM_DEPLOYMENT_NAME} (default {@code tandem})
+   * @param buildId {@code TANDEM_BUILD_ID} (default: the project version and a hash of the workflow
+   *     classes, {@link BuildId})
+   * @param setCurrent {@code TANDEM_SET_CURRENT_VERSION} (default true): at start the worker makes
+   *     its version the deployment's Current Version (new executions start on it, auto-upgrade ones
+   *     move to it); false where something else decides (the Temporal Worker Controller)
+   */
+  public record Versioning(
+      boolean enabled, String deploymentName, String buildId, boolean setCurrent) {
+    @Override
+    public String toString() {
+      return enabled ? deploymentName + ":" + buildId : "unversioned";
+    }
+  }
+
   public static TandemConfig from(Env env) {
     String cert = env.string("TEMPORAL_TLS_CERT", null);
     String key = env.string("TEMPORAL_TLS_KEY", null);
@@ -220,7 +243,8 @@ public record TandemConfig(
             env.duration("TANDEM_STICKY_TIMEOUT", Duration.ofSeconds(5), Duration.ZERO),
             env.integer("TANDEM_WORKFLOW_CACHE", 6000, 10, 100_000),
             env.integer("TANDEM_WORKFLOW_TASK_POLLERS", 10, 2, 100));
-    return new TandemConfig(temporal, http, watching, tuning, worker, SchedulingSettings.from(env));
+    return new TandemConfig(
+        temporal, http, watching, tuning, worker, SchedulingSettings.from(env), versioning(env));
   }
 
   /**
@@ -289,6 +313,38 @@ public record TandemConfig(
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
+  }
+
+  /** Temporal limits a build id to 255 characters; "." and ":" separate deployment and build id. */
+  private static final java.util.regex.Pattern DEPLOYMENT_NAME =
+      java.util.regex.Pattern.compile("^[A-Za-z0-9_-][A-Za-z0-9_/-]{0,99}$");
+
+  private static final java.util.regex.Pattern BUILD_ID =
+      java.util.regex.Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.+-]{0,199}$");
+
+  static Versioning versioning(Env env) {
+    boolean enabled = env.bool("TANDEM_WORKER_VERSIONING", true);
+    String name = env.string("TANDEM_DEPLOYMENT_NAME", "tandem").trim();
+    if (!DEPLOYMENT_NAME.matcher(name).matches()) {
+      throw new ConfigException(
+          "TANDEM_DEPLOYMENT_NAME=\""
+              + name
+              + "\" is not a deployment name: letters, digits, '-', '_' and '/', at most 100");
+    }
+    String buildId = env.string("TANDEM_BUILD_ID", null);
+    if (buildId != null && !buildId.isBlank()) {
+      buildId = buildId.trim();
+      if (!BUILD_ID.matcher(buildId).matches()) {
+        throw new ConfigException(
+            "TANDEM_BUILD_ID=\""
+                + buildId
+                + "\" is not a build id: a letter or digit, then letters, digits, '.', '-', '_',"
+                + " '+', at most 200");
+      }
+    } else {
+      buildId = enabled ? BuildId.defaultId() : null;
+    }
+    return new Versioning(enabled, name, buildId, env.bool("TANDEM_SET_CURRENT_VERSION", true));
   }
 
   /** 0s turns the faster job listing off; anything shorter than 50ms would hammer slurmrestd. */

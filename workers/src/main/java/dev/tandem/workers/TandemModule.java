@@ -123,10 +123,15 @@ public final class TandemModule extends AbstractModule {
   @Provides
   @Singleton
   WorkflowClient workflowClient(WorkflowServiceStubs service) {
+    return workflowClient(service, cfg.temporal().namespace());
+  }
+
+  /** The worker's client: its namespace and Tandem's payload converter (also for tests). */
+  public static WorkflowClient workflowClient(WorkflowServiceStubs service, String namespace) {
     return WorkflowClient.newInstance(
         service,
         WorkflowClientOptions.newBuilder()
-            .setNamespace(cfg.temporal().namespace())
+            .setNamespace(namespace)
             .setDataConverter(PayloadJson.converter())
             .build());
   }

@@ -26,6 +26,7 @@ import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -46,6 +47,21 @@ public final class TandemWorker implements AutoCloseable {
   private HttpEndpoints http;
   private volatile Watchers watchers;
   private volatile boolean started;
+  private volatile WorkerVersioning.Becoming becoming;
+
+  /**
+   * Tandem's workflows. Each declares on its run method whether an execution stays on the build
+   * that started it ({@code PINNED}) or moves to the current one ({@code AUTO_UPGRADE});
+   * docs/upgrading.md has the table, {@code WorkflowVersioningBehaviorTest} holds them to it.
+   */
+  public static final List<Class<?>> WORKFLOW_TYPES =
+      List.of(
+          NodeSetWorkflowImpl.class,
+          NodeLifecycleWorkflowImpl.class,
+          PodScheduleWorkflowImpl.class,
+          PodGroupWorkflowImpl.class,
+          RemediationWorkflowImpl.class,
+          RemediationBudgetWorkflowImpl.class);
 
   public TandemWorker(Map<String, String> environment) {
     Env env = new Env(environment);
@@ -77,14 +93,8 @@ public final class TandemWorker implements AutoCloseable {
                 .setWorkerInterceptors(
                     new ActivityProgressInterceptor(get(PrometheusMeterRegistry.class)))
                 .build());
-    Worker worker = factory.newWorker(Names.TASK_QUEUE, workerOptions(cfg.worker()));
-    worker.registerWorkflowImplementationTypes(
-        NodeSetWorkflowImpl.class,
-        NodeLifecycleWorkflowImpl.class,
-        PodScheduleWorkflowImpl.class,
-        PodGroupWorkflowImpl.class,
-        RemediationWorkflowImpl.class,
-        RemediationBudgetWorkflowImpl.class);
+    log.info("Worker Deployment version: {}", cfg.versioning());
+    Worker worker = newWorker(factory, cfg.worker(), cfg.versioning());
     worker.registerActivitiesImplementations(
         get(KubeActivities.class),
         get(SlurmActivities.class),
@@ -92,6 +102,14 @@ public final class TandemWorker implements AutoCloseable {
         get(RemediationActivities.class));
     get(dev.tandem.workflows.model.Tuning.class); // registers search attributes
     factory.start();
+    if (cfg.versioning().enabled() && cfg.versioning().setCurrent()) {
+      becoming =
+          WorkerVersioning.becomeCurrent(
+              get(WorkflowServiceStubs.class),
+              cfg.temporal().namespace(),
+              cfg.versioning(),
+              cfg.watching().identity());
+    }
     http =
         new HttpEndpoints(
             cfg.http().bind(),
@@ -114,6 +132,18 @@ public final class TandemWorker implements AutoCloseable {
         cfg.http().bind(),
         http.port());
     return this;
+  }
+
+  /**
+   * The worker every replica runs on task queue {@code tandem}: its options (with the Worker
+   * Deployment version, unless versioning is off) and Tandem's workflow types; activities are
+   * registered by the caller. Public for the end-to-end test of Worker Versioning.
+   */
+  public static Worker newWorker(
+      WorkerFactory factory, TandemConfig.Worker w, TandemConfig.Versioning v) {
+    Worker worker = factory.newWorker(Names.TASK_QUEUE, workerOptions(w, v));
+    worker.registerWorkflowImplementationTypes(WORKFLOW_TYPES.toArray(Class<?>[]::new));
+    return worker;
   }
 
   /**
@@ -142,13 +172,23 @@ public final class TandemWorker implements AutoCloseable {
    * the SDK's default) because it bounds how long a crashed replica delays the workflows it held.
    */
   static WorkerOptions workerOptions(TandemConfig.Worker w) {
-    return WorkerOptions.newBuilder()
-        .setMaxConcurrentActivityExecutionSize(w.maxConcurrentActivities())
-        .setMaxConcurrentWorkflowTaskExecutionSize(w.maxConcurrentWorkflowTasks())
-        .setMaxConcurrentWorkflowTaskPollers(w.workflowTaskPollers())
-        .setStickyQueueScheduleToStartTimeout(w.stickyTimeout())
-        .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION.toMillis())
-        .build();
+    return workerOptions(w, new TandemConfig.Versioning(false, "tandem", null, false));
+  }
+
+  /** The SDK worker's options, with its Worker Deployment version when versioning is on. */
+  static WorkerOptions workerOptions(TandemConfig.Worker w, TandemConfig.Versioning v) {
+    WorkerOptions.Builder b =
+        WorkerOptions.newBuilder()
+            .setMaxConcurrentActivityExecutionSize(w.maxConcurrentActivities())
+            .setMaxConcurrentWorkflowTaskExecutionSize(w.maxConcurrentWorkflowTasks())
+            .setMaxConcurrentWorkflowTaskPollers(w.workflowTaskPollers())
+            .setStickyQueueScheduleToStartTimeout(w.stickyTimeout())
+            .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION.toMillis());
+    var deployment = WorkerVersioning.deploymentOptions(v);
+    if (deployment != null) {
+      b.setDeploymentOptions(deployment);
+    }
+    return b.build();
   }
 
   /** Null when ready; otherwise why not (shown by {@code /readyz}). */
@@ -168,6 +208,10 @@ public final class TandemWorker implements AutoCloseable {
               io.temporal.api.workflowservice.v1.GetSystemInfoRequest.getDefaultInstance());
     } catch (RuntimeException e) {
       return "Temporal unreachable: " + e.getMessage();
+    }
+    WorkerVersioning.Becoming b = becoming;
+    if (b != null && b.pending() != null) {
+      return b.pending();
     }
     PodWatcher pods = watchers == null ? null : watchers.pods();
     if (pods != null && !pods.synced()) {
@@ -200,6 +244,9 @@ public final class TandemWorker implements AutoCloseable {
     started = false;
     if (watchers != null) {
       watchers.close();
+    }
+    if (becoming != null) {
+      becoming.close();
     }
     if (factory != null) {
       factory.shutdown();

@@ -12,8 +12,10 @@ import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.Step;
 import dev.tandem.workflows.support.WaitTimers;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 
 /**
@@ -74,6 +76,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleRun {
   }
 
   @Override
+  // Auto-upgrade: moves to the current build; changes are guarded by Versions (docs/upgrading.md).
+  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public NodePhase run(NodeLifecycleInput in) {
     WaitTimers waits = new WaitTimers();
     NodePhases phases = new NodePhases(s, fx, in.tuning());

@@ -11,8 +11,10 @@ import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.WaitTimers;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.util.List;
 import org.slf4j.Logger;
 
@@ -70,6 +72,8 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
   }
 
   @Override
+  // Auto-upgrade: moves to the current build; changes are guarded by Versions (docs/upgrading.md).
+  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(NodeSetInput in) {
     WaitTimers waits = new WaitTimers();
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());

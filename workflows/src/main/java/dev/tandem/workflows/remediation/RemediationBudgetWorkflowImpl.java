@@ -5,10 +5,12 @@ import dev.tandem.workflows.model.NodeRef;
 import dev.tandem.workflows.model.TimelineEntry;
 import dev.tandem.workflows.remediation.BudgetStatus.Entry;
 import dev.tandem.workflows.support.SignalInbox;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +72,8 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetRun {
   }
 
   @Override
+  // Auto-upgrade: moves to the current build; changes are guarded by Versions (docs/upgrading.md).
+  @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(BudgetStatus carried) {
     // A carried holder may have missed its grant while the previous run ended: send it again.
     for (Entry e : line.holders) {

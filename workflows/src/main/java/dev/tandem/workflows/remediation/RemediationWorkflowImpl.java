@@ -4,8 +4,10 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.Tuning;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.SignalInbox;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -63,6 +65,8 @@ public class RemediationWorkflowImpl implements RemediationRun {
   }
 
   @Override
+  // Pinned: an execution finishes on the build that started it (docs/upgrading.md).
+  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public RemediationStep run(RemediationInput in) {
     LadderEffects fx = new LadderEffects(l);
     EarlySteps early = new EarlySteps(l, fx);

@@ -9,8 +9,10 @@ import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.Step;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 
 /**
@@ -75,6 +77,8 @@ public class PodGroupWorkflowImpl implements PodGroupRun {
   }
 
   @Override
+  // Pinned: an execution finishes on the build that started it (docs/upgrading.md).
+  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public GroupPhase run(PodGroupInput in) {
     GroupPhases phases = new GroupPhases(in, s, fx);
     SearchAttributes sa = new SearchAttributes(in.tuning().searchAttributes());

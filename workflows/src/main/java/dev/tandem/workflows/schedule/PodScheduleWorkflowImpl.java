@@ -8,8 +8,10 @@ import dev.tandem.workflows.support.Scoped;
 import dev.tandem.workflows.support.SearchAttributes;
 import dev.tandem.workflows.support.SignalInbox;
 import dev.tandem.workflows.support.Step;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -74,6 +76,8 @@ public class PodScheduleWorkflowImpl implements PodScheduleRun {
   }
 
   @Override
+  // Pinned: an execution finishes on the build that started it (docs/upgrading.md).
+  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public SchedulePhase run(PodScheduleInput in) {
     SchedulePhases phases = new SchedulePhases(in, s, fx);
     // Batched: one upsert per workflow task, where it waits or ends (SearchAttributes#flush).
