@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.cli.TandemCli;
 import dev.tandem.dev.Manifests;
 import dev.tandem.devstack.kubelet.ProcessRecords;
+import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.SlurmEnvFile;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.NodePhase;
@@ -135,6 +136,9 @@ class DevStackRecoveryIT {
       checkCleanUpAndComeUp(e2e, slurmds);
     } finally {
       cancelQuietly(job);
+      // The crashed run's Temporal server outlives it (a next tandem dev on its state dir stops
+      // it).
+      LocalTemporal.stopLeftover(dir.resolve("state").resolve("temporal"));
       // The administrator's drain must not outlive this test whatever happened: the next suites
       // use the same pool.
       undrainQuietly(SET + "-1");

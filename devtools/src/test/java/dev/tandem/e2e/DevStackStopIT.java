@@ -54,6 +54,9 @@ class DevStackStopIT {
             return o.contains("ready after");
           });
       long worker = Long.parseLong(Files.readString(dir.resolve("state/worker.pid")).trim());
+      long temporal =
+          Long.parseLong(Files.readString(dir.resolve("state/temporal/temporal.pid")).trim());
+      assertTrue(alive(temporal), "the stack's Temporal server runs");
       List<Long> slurmds =
           new ProcessRecords(slurmDir.resolve("kubelet-processes"))
               .list().stream()
@@ -103,6 +106,7 @@ class DevStackStopIT {
       assertEquals(List.of(), processesOf(id), "no process of job " + id + " is left");
       assertFalse(alive(slurmds.get(0)), "the slurmd of e2e-0 outlived the stack");
       Await.until("the worker gone", Duration.ofSeconds(60), EVERY, () -> alive(worker), a -> !a);
+      assertFalse(alive(temporal), "the Temporal server outlived the stack");
       assertEquals("", slurm("squeue", "-h", "-j", id, "-t", "R,S,CG,PD", "-o", "%A").trim());
     } finally {
       if (dev.isAlive()) {
