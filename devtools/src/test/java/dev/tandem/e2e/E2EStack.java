@@ -16,6 +16,9 @@ import dev.tandem.workflows.model.NodeStatus;
 import dev.tandem.workflows.node.NodeLifecycleWorkflow;
 import dev.tandem.workflows.nodeset.NodeSetWorkflow;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -150,6 +153,34 @@ public final class E2EStack implements AutoCloseable {
 
   void apply(String yaml) {
     stack.apply(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * What a node health agent does: sets condition {@code type} True with {@code reason} and {@code
+   * message} in the Node's status, or removes it when {@code reason} is null.
+   */
+  void setNodeCondition(String node, String type, String reason, String message) {
+    k8s.nodes()
+        .withName(node)
+        .editStatus(
+            n -> {
+              List<NodeCondition> keep = new ArrayList<>();
+              for (NodeCondition c : n.getStatus().getConditions()) {
+                if (!type.equals(c.getType())) {
+                  keep.add(c);
+                }
+              }
+              if (reason != null) {
+                keep.add(
+                    new NodeConditionBuilder()
+                        .withType(type)
+                        .withStatus("True")
+                        .withReason(reason)
+                        .withMessage(message)
+                        .build());
+              }
+              return new NodeBuilder(n).editStatus().withConditions(keep).endStatus().build();
+            });
   }
 
   void patchSpec(String name, String specJson) {

@@ -8,7 +8,6 @@ import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,19 +127,8 @@ class MassFaultE2EIT {
   @Test
   @Order(2)
   void aTopologyBlockLosesOneNodeAndTheOtherBlockItsOwn() {
-    e2e.patchSpec(
-        SET,
-        "{\"remediation\":{\"enabled\":false,\"budget\":{\"maxPerNodeSet\":3,"
-            + "\"domainLabel\":\""
-            + RACK
-            + "\",\"maxPerDomain\":1}}}");
-    sleep(Duration.ofSeconds(3)); // the watchers read the new budget
-    for (String n : K8S) {
-      setCondition(n, true);
-    }
-    Await.until("two drained", LIMIT, EVERY, MassFaultE2EIT::drained, d -> d.size() == 2);
-    Await.until("the NodeSet says why", LIMIT, EVERY, MassFaultE2EIT::held, Condition::statusTrue);
-    sleep(Duration.ofSeconds(5));
+    allUnhealthyWithBudget(
+        "{\"maxPerNodeSet\":3,\"domainLabel\":\"" + RACK + "\",\"maxPerDomain\":1}", 2);
     List<String> hostsDrained =
         drained().stream()
             .map(p -> e2e.pod(p).orElseThrow().getSpec().getNodeName())
@@ -163,17 +151,7 @@ class MassFaultE2EIT {
   @Order(3)
   void theClusterLimitHoldsWhatTheNodeSetWouldAllow() {
     // A merge patch: null removes the rack limit of the previous test.
-    e2e.patchSpec(
-        SET,
-        "{\"remediation\":{\"enabled\":false,\"budget\":{\"maxPerNodeSet\":3,"
-            + "\"domainLabel\":null,\"maxPerDomain\":null}}}");
-    sleep(Duration.ofSeconds(3)); // the watchers read the new budget
-    for (String n : K8S) {
-      setCondition(n, true);
-    }
-    Await.until("two drained", LIMIT, EVERY, MassFaultE2EIT::drained, d -> d.size() == 2);
-    Await.until("the NodeSet says why", LIMIT, EVERY, MassFaultE2EIT::held, Condition::statusTrue);
-    sleep(Duration.ofSeconds(5));
+    allUnhealthyWithBudget("{\"maxPerNodeSet\":3,\"domainLabel\":null,\"maxPerDomain\":null}", 2);
     assertEquals(2, drained().size(), "TANDEM_CLUSTER_BUDGET=2: " + drained());
     assertEquals(1, inService().size(), "one stays in service: " + inService());
     Condition c = held();
@@ -242,26 +220,25 @@ class MassFaultE2EIT {
 
   /** What a GPU health agent does: sets (or clears) the condition in the Node's status. */
   private static void setCondition(String node, boolean bad) {
-    e2e.k8s
-        .nodes()
-        .withName(node)
-        .editStatus(
-            n -> {
-              List<io.fabric8.kubernetes.api.model.NodeCondition> keep =
-                  n.getStatus().getConditions().stream()
-                      .filter(c -> !CONDITION.equals(c.getType()))
-                      .collect(Collectors.toList());
-              if (bad) {
-                keep.add(
-                    new NodeConditionBuilder()
-                        .withType(CONDITION)
-                        .withStatus("True")
-                        .withReason("ExporterFault")
-                        .withMessage("DCGM exporter lost every GPU")
-                        .build());
-              }
-              return new NodeBuilder(n).editStatus().withConditions(keep).endStatus().build();
-            });
+    e2e.setNodeCondition(
+        node, CONDITION, bad ? "ExporterFault" : null, bad ? "DCGM exporter lost every GPU" : null);
+  }
+
+  /**
+   * Sets {@code budget} ({@code spec.remediation.budget} as JSON), lets the watchers read it, turns
+   * every node unhealthy and waits until {@code drains} are drained and the NodeSet holds the rest;
+   * then 5 s more (several Slurm polls and watcher passes), after which nothing may have changed.
+   */
+  private static void allUnhealthyWithBudget(String budget, int drains) {
+    e2e.patchSpec(SET, "{\"remediation\":{\"enabled\":false,\"budget\":" + budget + "}}");
+    sleep(Duration.ofSeconds(3)); // the watchers read the new budget
+    for (String n : K8S) {
+      setCondition(n, true);
+    }
+    Await.until(
+        drains + " drained", LIMIT, EVERY, MassFaultE2EIT::drained, d -> d.size() == drains);
+    Await.until("the NodeSet says why", LIMIT, EVERY, MassFaultE2EIT::held, Condition::statusTrue);
+    sleep(Duration.ofSeconds(5));
   }
 
   private static void sleep(Duration d) {

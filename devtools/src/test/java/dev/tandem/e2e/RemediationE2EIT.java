@@ -16,8 +16,6 @@ import dev.tandem.workflows.remediation.RemediationWorkflow;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -250,27 +248,11 @@ class RemediationE2EIT {
 
   /** What a GPU health agent does: sets (or clears) the condition in the Node's status. */
   private static void setCondition(boolean bad) {
-    e2e.k8s
-        .nodes()
-        .withName(K8S_NODE)
-        .editStatus(
-            n -> {
-              NodeBuilder b = new NodeBuilder(n);
-              List<io.fabric8.kubernetes.api.model.NodeCondition> keep =
-                  n.getStatus().getConditions().stream()
-                      .filter(c -> !CONDITION.equals(c.getType()))
-                      .collect(Collectors.toList());
-              if (bad) {
-                keep.add(
-                    new NodeConditionBuilder()
-                        .withType(CONDITION)
-                        .withStatus("True")
-                        .withReason("XidError")
-                        .withMessage("Xid 79 on GPU 3: fallen off the bus")
-                        .build());
-              }
-              return b.editStatus().withConditions(keep).endStatus().build();
-            });
+    e2e.setNodeCondition(
+        K8S_NODE,
+        CONDITION,
+        bad ? "XidError" : null,
+        bad ? "Xid 79 on GPU 3: fallen off the bus" : null);
   }
 
   private static String uid() {
