@@ -55,8 +55,9 @@ class BadCliArgsTest {
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
     client = WorkflowClient.newInstance(stubs);
     workers = WorkerFactory.newInstance(client);
-    TandemWorkflows.register(workers.newWorker(Names.TASK_QUEUE), cluster);
+    TandemWorkflows.register(VersionedWorker.newWorker(workers), cluster);
     workers.start();
+    VersionedWorker.makeCurrent(stubs);
     NodeSetSpecView spec =
         new NodeSetSpecView(
             1,

@@ -72,11 +72,12 @@ class PodsCommandTest {
     world.slurmToK8s.put("n1", "k1");
     world.slurmToK8s.put("n2", "k2");
     worker = WorkerFactory.newInstance(client);
-    var w = worker.newWorker(Names.TASK_QUEUE);
+    var w = VersionedWorker.newWorker(worker);
     w.registerWorkflowImplementationTypes(
         PodScheduleWorkflowImpl.class, PodGroupWorkflowImpl.class);
     w.registerActivitiesImplementations(world);
     worker.start();
+    VersionedWorker.makeCurrent(stubs);
 
     api.client()
         .namespaces()

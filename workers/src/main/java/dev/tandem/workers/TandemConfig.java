@@ -143,12 +143,11 @@ public record TandemConfig(
       int workflowTaskPollers) {}
 
   /**
-   * Temporal's Worker Versioning (docs/upgrading.md, "Worker Versioning").
+   * Temporal's Worker Versioning (docs/upgrading.md, "Worker Versioning"): the worker always polls
+   * as version {@code deploymentName}:{@code buildId} of a Worker Deployment. There is no
+   * unversioned mode: Tandem's workflow types declare their versioning behaviour, and a server with
+   * Worker Versioning refuses every task of such a type from an unversioned worker.
    *
-   * @param enabled {@code TANDEM_WORKER_VERSIONING} (default true): the worker polls as version
-   *     {@code deploymentName}/{@code buildId} of a Worker Deployment; false for a Temporal without
-   *     Worker Versioning (before server 1.28, or with it turned off), where the worker is
-   *     unversioned and every workflow moves to the newest code as before
    * @param deploymentName {@code TANDEM_DEPLOYMENT_NAME} (default {@code tandem})
    * @param buildId {@code TANDEM_BUILD_ID} (default: the project version and a hash of the workflow
    *     classes, {@link BuildId})
@@ -156,11 +155,10 @@ public record TandemConfig(
    *     its version the deployment's Current Version (new executions start on it, auto-upgrade ones
    *     move to it); false where something else decides (the Temporal Worker Controller)
    */
-  public record Versioning(
-      boolean enabled, String deploymentName, String buildId, boolean setCurrent) {
+  public record Versioning(String deploymentName, String buildId, boolean setCurrent) {
     @Override
     public String toString() {
-      return enabled ? deploymentName + ":" + buildId : "unversioned";
+      return deploymentName + ":" + buildId;
     }
   }
 
@@ -323,7 +321,6 @@ public record TandemConfig(
       java.util.regex.Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.+-]{0,199}$");
 
   static Versioning versioning(Env env) {
-    boolean enabled = env.bool("TANDEM_WORKER_VERSIONING", true);
     String name = env.string("TANDEM_DEPLOYMENT_NAME", "tandem").trim();
     if (!DEPLOYMENT_NAME.matcher(name).matches()) {
       throw new ConfigException(
@@ -342,9 +339,9 @@ public record TandemConfig(
                 + " '+', at most 200");
       }
     } else {
-      buildId = enabled ? BuildId.defaultId() : null;
+      buildId = BuildId.defaultId();
     }
-    return new Versioning(enabled, name, buildId, env.bool("TANDEM_SET_CURRENT_VERSION", true));
+    return new Versioning(name, buildId, env.bool("TANDEM_SET_CURRENT_VERSION", true));
   }
 
   /** 0s turns the faster job listing off; anything shorter than 50ms would hammer slurmrestd. */

@@ -102,7 +102,7 @@ public final class TandemWorker implements AutoCloseable {
         get(RemediationActivities.class));
     get(dev.tandem.workflows.model.Tuning.class); // registers search attributes
     factory.start();
-    if (cfg.versioning().enabled() && cfg.versioning().setCurrent()) {
+    if (cfg.versioning().setCurrent()) {
       becoming =
           WorkerVersioning.becomeCurrent(
               get(WorkflowServiceStubs.class),
@@ -168,15 +168,11 @@ public final class TandemWorker implements AutoCloseable {
   static final java.time.Duration DEADLOCK_DETECTION = java.time.Duration.ofSeconds(10);
 
   /**
-   * The SDK worker's options. The sticky schedule-to-start timeout is set explicitly (not left to
-   * the SDK's default) because it bounds how long a crashed replica delays the workflows it held.
+   * The SDK worker's options, with its Worker Deployment version. The sticky schedule-to-start
+   * timeout is set explicitly (not left to the SDK's default) because it bounds how long a crashed
+   * replica delays the workflows it held.
    */
-  static WorkerOptions workerOptions(TandemConfig.Worker w) {
-    return workerOptions(w, new TandemConfig.Versioning(false, "tandem", null, false));
-  }
-
-  /** The SDK worker's options, with its Worker Deployment version when versioning is on. */
-  static WorkerOptions workerOptions(TandemConfig.Worker w, TandemConfig.Versioning v) {
+  public static WorkerOptions workerOptions(TandemConfig.Worker w, TandemConfig.Versioning v) {
     WorkerOptions.Builder b =
         WorkerOptions.newBuilder()
             .setMaxConcurrentActivityExecutionSize(w.maxConcurrentActivities())

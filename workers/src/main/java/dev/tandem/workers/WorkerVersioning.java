@@ -26,11 +26,8 @@ public final class WorkerVersioning {
 
   private WorkerVersioning() {}
 
-  /** The deployment options of the worker; null when versioning is off (an unversioned worker). */
+  /** The deployment options of the worker. */
   static WorkerDeploymentOptions deploymentOptions(TandemConfig.Versioning v) {
-    if (!v.enabled()) {
-      return null;
-    }
     return WorkerDeploymentOptions.newBuilder()
         .setUseVersioning(true)
         .setVersion(new WorkerDeploymentVersion(v.deploymentName(), v.buildId()))
@@ -163,9 +160,8 @@ public final class WorkerVersioning {
                   String why =
                       e instanceof StatusRuntimeException s
                               && s.getStatus().getCode() == Status.Code.UNIMPLEMENTED
-                          ? "this Temporal has no Worker Versioning (server 1.28 or newer with"
-                              + " system.enableDeploymentVersions; or set"
-                              + " TANDEM_WORKER_VERSIONING=false)"
+                          ? "this Temporal has no Worker Versioning (Tandem needs server 1.28 or"
+                              + " newer with system.enableDeploymentVersions, or Temporal Cloud)"
                           : e.getMessage();
                   b.pending = "cannot make " + v + " the current version: " + why;
                   log.warn("{}; trying again in 30s", b.pending);

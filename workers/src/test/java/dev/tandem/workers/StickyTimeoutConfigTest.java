@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
  * pollers reach the SDK's options.
  */
 class StickyTimeoutConfigTest {
+  private static final TandemConfig.Versioning VERSION =
+      new TandemConfig.Versioning("tandem", "test", false);
+
   private static TandemConfig.Worker worker(Map<String, String> env) {
     return TandemConfig.from(new Env(env)).worker();
   }
@@ -21,10 +24,11 @@ class StickyTimeoutConfigTest {
   void defaultsToFiveSecondsSetExplicitly() {
     TandemConfig.Worker w = worker(Map.of());
     assertEquals(Duration.ofSeconds(5), w.stickyTimeout());
-    assertEquals(10_000, TandemWorker.workerOptions(w).getDefaultDeadlockDetectionTimeout());
+    assertEquals(
+        10_000, TandemWorker.workerOptions(w, VERSION).getDefaultDeadlockDetectionTimeout());
     assertEquals(
         Duration.ofSeconds(5),
-        TandemWorker.workerOptions(w).getStickyQueueScheduleToStartTimeout());
+        TandemWorker.workerOptions(w, VERSION).getStickyQueueScheduleToStartTimeout());
   }
 
   @Test
@@ -33,7 +37,7 @@ class StickyTimeoutConfigTest {
     env.put("TANDEM_STICKY_TIMEOUT", "2s");
     assertEquals(
         Duration.ofSeconds(2),
-        TandemWorker.workerOptions(worker(env)).getStickyQueueScheduleToStartTimeout());
+        TandemWorker.workerOptions(worker(env), VERSION).getStickyQueueScheduleToStartTimeout());
     env.put("TANDEM_STICKY_TIMEOUT", "0s");
     assertEquals(Duration.ZERO, worker(env).stickyTimeout());
   }
@@ -64,7 +68,7 @@ class StickyTimeoutConfigTest {
 
   @Test
   void workflowTasksGetTheSdksSlotsAndTenPollersByDefault() {
-    var o = TandemWorker.workerOptions(worker(Map.of()));
+    var o = TandemWorker.workerOptions(worker(Map.of()), VERSION);
     assertEquals(200, o.getMaxConcurrentWorkflowTaskExecutionSize());
     assertEquals(10, o.getMaxConcurrentWorkflowTaskPollers());
     var set =
@@ -72,7 +76,8 @@ class StickyTimeoutConfigTest {
             worker(
                 Map.of(
                     "TANDEM_MAX_CONCURRENT_WORKFLOW_TASKS", "40",
-                    "TANDEM_WORKFLOW_TASK_POLLERS", "4")));
+                    "TANDEM_WORKFLOW_TASK_POLLERS", "4")),
+            VERSION);
     assertEquals(40, set.getMaxConcurrentWorkflowTaskExecutionSize());
     assertEquals(4, set.getMaxConcurrentWorkflowTaskPollers());
     assertThrows(ConfigException.class, () -> worker(Map.of("TANDEM_WORKFLOW_TASK_POLLERS", "1")));

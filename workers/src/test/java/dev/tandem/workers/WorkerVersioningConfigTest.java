@@ -2,7 +2,6 @@ package dev.tandem.workers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,7 +69,6 @@ class WorkerVersioningConfigTest {
   @Test
   void onByDefaultWithDeploymentTandemAndABuildIdOfVersionAndWorkflowCode() {
     TandemConfig.Versioning v = TandemConfig.versioning(new Env(Map.of()));
-    assertTrue(v.enabled());
     assertTrue(v.setCurrent());
     assertEquals("tandem", v.deploymentName());
     assertTrue(v.buildId().matches("^(\\d+\\.\\d+\\.\\d+\\S*|dev)-[0-9a-f]{12}$"), v.buildId());
@@ -82,7 +80,7 @@ class WorkerVersioningConfigTest {
   }
 
   @Test
-  void settableAndSwitchableOff() {
+  void settable() {
     TandemConfig.Versioning v =
         TandemConfig.versioning(
             new Env(
@@ -93,13 +91,6 @@ class WorkerVersioningConfigTest {
     assertEquals("tandem-gpu", v.deploymentName());
     assertEquals("0.2.0+abc", v.buildId());
     assertFalse(v.setCurrent());
-
-    TandemConfig.Versioning off =
-        TandemConfig.versioning(new Env(Map.of("TANDEM_WORKER_VERSIONING", "false")));
-    assertFalse(off.enabled());
-    var o = TandemWorker.workerOptions(TandemConfig.from(new Env(Map.of())).worker(), off);
-    assertTrue(o.getDeploymentOptions() == null || !o.getDeploymentOptions().isUsingVersioning());
-    assertNull(WorkerVersioning.deploymentOptions(off));
   }
 
   @Test
