@@ -91,7 +91,8 @@ public final class TandemWorker implements AutoCloseable {
             client,
             factoryOptions(cfg.worker())
                 .setWorkerInterceptors(
-                    new ActivityProgressInterceptor(get(PrometheusMeterRegistry.class)))
+                    new ActivityProgressInterceptor(get(PrometheusMeterRegistry.class)),
+                    new CompactActivityFailures())
                 .build());
     log.info("Worker Deployment version: {}", cfg.versioning());
     Worker worker = newWorker(factory, cfg.worker(), cfg.versioning());
