@@ -2,10 +2,11 @@
 # The real Temporal server on 127.0.0.1, for development and tests: the Temporal CLI's development
 # server (Temporal server and its Web UI in one binary, SQLite persistence), built from Go modules.
 #
-#   scripts/temporal-local.sh install | path | start | stop | kill | status | env
+#   scripts/temporal-local.sh install | installed | path | start | stop | kill | status | env
 #
 # install  builds the pinned `temporal` binary once (go install; cached by version) unless one is
-#          given or on PATH; path prints the binary it uses (installing it first).
+#          given or on PATH; installed: exit 0 when no build is needed; path prints the binary it
+#          uses (installing it first).
 # start    starts the server on 127.0.0.1 with its database file in the state dir (a restarted server
 #          keeps its workflows), the Web UI, and Tandem's search attributes registered; waits until
 #          it serves. A server already running from this state dir is left as it is.
@@ -165,6 +166,7 @@ hard_kill() {
 
 case ${1:-} in
 install) install ;;
+installed) binary >/dev/null ;;
 path) install && binary ;;
 start) start ;;
 stop) stop ;;
@@ -179,7 +181,7 @@ status)
   ;;
 env) echo "TEMPORAL_ADDRESS=127.0.0.1:$PORT" ;;
 *)
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
   ;;
 esac

@@ -236,6 +236,12 @@ public final class DevStack implements AutoCloseable {
       }
     }
     step("Temporal server on 127.0.0.1:" + options.temporalPort() + " (scripts/temporal-local.sh)");
+    if (log != null && !LocalTemporal.installed()) {
+      log.println(
+          "  building the Temporal CLI v1.5.1 from Go modules first (once per machine, about 3"
+              + " minutes on 2 cores; kept in /var/cache/tandem)");
+      log.flush();
+    }
     temporal = startTemporal(stateDir.resolve("temporal"));
     KubeVersion kube = options.kubeVersion() == null ? KubeVersion.DEFAULT : options.kubeVersion();
     step("Kubernetes API " + kube + " on 127.0.0.1:" + options.apiPort());

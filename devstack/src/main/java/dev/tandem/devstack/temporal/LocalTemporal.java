@@ -66,6 +66,13 @@ public final class LocalTemporal implements AutoCloseable {
     return t;
   }
 
+  /** Whether a {@code temporal} binary is at hand (given, on PATH or cached): no build needed. */
+  public static boolean installed() {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    Path script = LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
+    return LocalSlurmScript.run(script, env, Duration.ofSeconds(30), "installed").exitCode() == 0;
+  }
+
   /** Stops a server an earlier run left running from {@code dir}, if any. */
   public static void stopLeftover(Path dir) throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
