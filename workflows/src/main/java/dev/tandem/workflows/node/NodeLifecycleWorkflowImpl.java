@@ -76,7 +76,8 @@ public class NodeLifecycleWorkflowImpl implements NodeLifecycleRun {
   }
 
   @Override
-  // Auto-upgrade: moves to the current build; changes are guarded by Versions (docs/upgrading.md).
+  // Auto-upgrade: moves to the current build; decision changes after a release get a
+  // Workflow.getVersion patch (docs/upgrading.md).
   @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public NodePhase run(NodeLifecycleInput in) {
     WaitTimers waits = new WaitTimers();

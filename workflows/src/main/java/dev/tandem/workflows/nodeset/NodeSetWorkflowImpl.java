@@ -72,7 +72,8 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
   }
 
   @Override
-  // Auto-upgrade: moves to the current build; changes are guarded by Versions (docs/upgrading.md).
+  // Auto-upgrade: moves to the current build; decision changes after a release get a
+  // Workflow.getVersion patch (docs/upgrading.md).
   @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(NodeSetInput in) {
     WaitTimers waits = new WaitTimers();

@@ -72,7 +72,8 @@ public class RemediationBudgetWorkflowImpl implements RemediationBudgetRun {
   }
 
   @Override
-  // Auto-upgrade: moves to the current build; changes are guarded by Versions (docs/upgrading.md).
+  // Auto-upgrade: moves to the current build; decision changes after a release get a
+  // Workflow.getVersion patch (docs/upgrading.md).
   @WorkflowVersioningBehavior(VersioningBehavior.AUTO_UPGRADE)
   public void run(BudgetStatus carried) {
     // A carried holder may have missed its grant while the previous run ended: send it again.
