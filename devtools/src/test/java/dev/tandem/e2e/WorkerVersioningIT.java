@@ -16,10 +16,8 @@ import dev.tandem.workflows.remediation.RemediationBudgetWorkflow;
 import dev.tandem.workflows.remediation.SlotRelease;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.VersioningBehavior;
 import io.temporal.api.workflow.v1.WorkflowExecutionVersioningInfo;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -292,13 +290,9 @@ class WorkerVersioningIT {
 
   private static WorkflowExecutionVersioningInfo versioning(WorkflowClient client, String id) {
     return client
-        .getWorkflowServiceStubs()
-        .blockingStub()
-        .describeWorkflowExecution(
-            DescribeWorkflowExecutionRequest.newBuilder()
-                .setNamespace(client.getOptions().getNamespace())
-                .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
-                .build())
+        .newUntypedWorkflowStub(id)
+        .describe()
+        .getRawDescription()
         .getWorkflowExecutionInfo()
         .getVersioningInfo();
   }
