@@ -48,8 +48,7 @@ public final class LocalTemporal implements AutoCloseable {
     env.put("TANDEM_TEMPORAL_DIR", dir.toAbsolutePath().toString());
     env.put("TANDEM_TEMPORAL_PORT", Integer.toString(p));
     env.put("TANDEM_TEMPORAL_UI_PORT", Integer.toString(Math.max(ui, 0)));
-    Path script = LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
-    LocalTemporal t = new LocalTemporal(script, env, p, ui);
+    LocalTemporal t = new LocalTemporal(script(env), env, p, ui);
     t.run(INSTALL_TIMEOUT, "install");
     t.start();
     return t;
@@ -69,16 +68,20 @@ public final class LocalTemporal implements AutoCloseable {
   /** Whether a {@code temporal} binary is at hand (given, on PATH or cached): no build needed. */
   public static boolean installed() {
     Map<String, String> env = new HashMap<>(System.getenv());
-    Path script = LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
-    return LocalSlurmScript.run(script, env, Duration.ofSeconds(30), "installed").exitCode() == 0;
+    return LocalSlurmScript.run(script(env), env, Duration.ofSeconds(30), "installed").exitCode()
+        == 0;
   }
 
   /** Stops a server an earlier run left running from {@code dir}, if any. */
   public static void stopLeftover(Path dir) throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("TANDEM_TEMPORAL_DIR", dir.toAbsolutePath().toString());
-    Path script = LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
-    new LocalTemporal(script, env, 0, -1).stop();
+    new LocalTemporal(script(env), env, 0, -1).stop();
+  }
+
+  /** {@code scripts/temporal-local.sh}, found beside the Slurm script. */
+  private static Path script(Map<String, String> env) {
+    return LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
   }
 
   /** Starts the server again on the same database and ports (after {@link #stop} or a kill). */
