@@ -47,8 +47,10 @@ import java.util.function.BooleanSupplier;
  *       clients (the local API's counter), Temporal actions (workflow tasks, from the SDK's {@code
  *       temporal_workflow_task_execution_latency_seconds_count}, plus activities started, {@code
  *       tandem_activity_started_total}), per minute;
- *   <li>the worker's RSS, and the largest history length ({@link HistoryLengths}) sampled after
- *       every phase over the NodeSet's and every node's workflow.
+ *   <li>the worker's RSS, and the largest history length ({@link HistoryLengths}): the current runs
+ *       of the NodeSet's and every node's workflow sampled after every phase, and every run that
+ *       continued as new, as visibility recorded it;
+ *   <li>per phase, the CPU seconds of each process ({@link CpuShares}).
  * </ol>
  */
 public final class FleetBench {
@@ -139,13 +141,21 @@ public final class FleetBench {
   /** The phases in order; without {@code rollout} the rolling update is left out. */
   public FleetFigures run(Duration rest, boolean rollout) throws Exception {
     FleetFigures f = new FleetFigures(nodes, budget(), waves(), nodeSets.size());
+    CpuShares cpu = new CpuShares(stack.worker().pid());
     sampler.start(Duration.ofMillis(100));
     try {
+      CpuShares.Sample c0 = cpu.take();
       provision(f);
+      CpuShares.Sample c1 = cpu.take();
+      f.cpu.add(CpuShares.describe("provision", c0, c1, nodes));
       if (rollout) {
         rollingUpdate(f);
+        CpuShares.Sample c2 = cpu.take();
+        f.cpu.add(CpuShares.describe("rolling update", c1, c2, nodes));
+        c1 = c2;
       }
       cordon(f);
+      f.cpu.add(CpuShares.describe("cordon and uncordon", c1, cpu.take(), budget()));
     } finally {
       sampler.stop();
     }
@@ -153,6 +163,7 @@ public final class FleetBench {
     long pid = stack.worker().pid();
     f.rssBytes = ProcStats.rssBytes(pid);
     sampleHistories();
+    histories.sampleContinued(100_000);
     f.longest = histories.largest();
     return f;
   }

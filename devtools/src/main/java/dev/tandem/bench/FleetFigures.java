@@ -35,6 +35,10 @@ public final class FleetFigures {
   java.time.Instant[] rolloutEnds = new java.time.Instant[2];
 
   final List<Long> cordonDrainNanos = new ArrayList<>();
+
+  /** Per phase, where the machine's CPU went ({@link CpuShares#describe}). */
+  final List<String> cpu = new ArrayList<>();
+
   double restMinutes;
   double settleMinutes;
 
@@ -123,6 +127,11 @@ public final class FleetFigures {
       b.append('\n').append(rolloutSpread());
     }
     b.append('\n').append(breakdown());
+    if (!cpu.isEmpty()) {
+      b.append(
+          "\n\nCPU seconds by process, per phase (per item: per node; cordon: per cordoned node):\n");
+      cpu.forEach(line -> b.append("- ").append(line.strip()).append('\n'));
+    }
     return b.toString();
   }
 

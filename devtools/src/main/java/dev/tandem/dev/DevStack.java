@@ -278,7 +278,9 @@ public final class DevStack implements AutoCloseable {
    */
   private LocalTemporal startTemporal(Path dir) throws IOException {
     LocalTemporal.stopLeftover(dir);
-    Files.deleteIfExists(dir.resolve("temporal.db"));
+    for (String file : List.of("temporal.db", "temporal.db-wal", "temporal.db-shm")) {
+      Files.deleteIfExists(dir.resolve(file));
+    }
     int port = options.temporalPort();
     return LocalTemporal.start(dir, port, port == 0 ? 0 : port + 1000);
   }

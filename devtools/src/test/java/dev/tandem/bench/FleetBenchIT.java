@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tandem bench fleet} end to end at 20 nodes with a 10 s rest: the whole simulated stack
- * (fake slurmrestd, simulated kubelets, local API, Temporal test server, a worker JVM) comes up,
+ * (fake slurmrestd, simulated kubelets, local API, the Temporal server, a worker JVM) comes up,
  * every phase finishes, and the appended table is consistent: all 20 nodes provisioned, the rollout
  * never had more nodes out than its budget of 2, both cordoned nodes' drains were seen, the at-rest
  * figures are measured (non-negative) and histories were sampled. No timing targets are asserted:
