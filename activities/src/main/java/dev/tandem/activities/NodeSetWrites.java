@@ -12,6 +12,8 @@ import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetStatusView;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -20,6 +22,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -142,7 +145,8 @@ final class NodeSetWrites {
   /**
    * Deletes the NodeSet's PodDisruptionBudget (its pods are gone by now). The CRD anchor among its
    * owners keeps the garbage collector from deleting it while the NodeSet's nodes drain, so Tandem
-   * deletes it here. Only a budget this NodeSet owns: another one of that name is left alone.
+   * deletes it here. Only this NodeSet's budget ({@link #budgetOf}): another one of that name is
+   * left alone.
    */
   private void deleteBudget(NodeSetRef ref, String nodeSetUid) {
     var budget =
@@ -153,10 +157,7 @@ final class NodeSetWrites {
             .inNamespace(ref.namespace())
             .withName(PodLabels.budgetName(ref.name()));
     var pdb = budget.get();
-    if (pdb == null
-        || pdb.getMetadata().getOwnerReferences() == null
-        || pdb.getMetadata().getOwnerReferences().stream()
-            .noneMatch(o -> nodeSetUid != null && nodeSetUid.equals(o.getUid()))) {
+    if (pdb == null || !budgetOf(pdb, ref, nodeSetUid)) {
       return;
     }
     try {
@@ -167,6 +168,28 @@ final class NodeSetWrites {
         throw e;
       }
     }
+  }
+
+  /**
+   * Whether {@code pdb} is this NodeSet's budget: it names the NodeSet among its owners, or it
+   * carries Tandem's labels for a NodeSet of this name and names no NodeSet at all. The second is
+   * the budget of a NodeSet deleted with {@code --cascade=foreground} or {@code orphan}: the
+   * garbage collector strips the NodeSet's reference from a dependent that has another owner (the
+   * CRD anchor) or that it orphans, and the budget would outlive its NodeSet.
+   */
+  static boolean budgetOf(PodDisruptionBudget pdb, NodeSetRef ref, String nodeSetUid) {
+    List<OwnerReference> owners =
+        pdb.getMetadata().getOwnerReferences() == null
+            ? List.of()
+            : pdb.getMetadata().getOwnerReferences();
+    if (owners.stream().anyMatch(o -> nodeSetUid != null && nodeSetUid.equals(o.getUid()))) {
+      return true;
+    }
+    Map<String, String> labels =
+        pdb.getMetadata().getLabels() == null ? Map.of() : pdb.getMetadata().getLabels();
+    return PodLabels.MANAGED_BY_VALUE.equals(labels.get(PodLabels.MANAGED_BY))
+        && ref.name().equals(labels.get(PodLabels.NODESET))
+        && owners.stream().noneMatch(o -> NodeSet.KIND.equals(o.getKind()));
   }
 
   /**

@@ -33,9 +33,19 @@ public final class KubeClients {
     return config;
   }
 
-  /** A client for {@code config}, identified as Tandem. */
+  /**
+   * A client for {@code config}, identified as Tandem, with the kubeconfig user's {@code tokenFile}
+   * when it has one ({@link KubeconfigTokenFile}).
+   *
+   * @throws IllegalArgumentException the kubeconfig names a token file that cannot be read
+   */
   public static KubernetesClient build(Config config) {
-    return new KubernetesClientBuilder().withConfig(withoutIdleRefresh(identified(config))).build();
+    KubeconfigTokenFile tokenFile = KubeconfigTokenFile.of(config);
+    Config c = withoutIdleRefresh(identified(config));
+    if (tokenFile != null) {
+      c.setOauthTokenProvider(tokenFile);
+    }
+    return new KubernetesClientBuilder().withConfig(c).build();
   }
 
   /**

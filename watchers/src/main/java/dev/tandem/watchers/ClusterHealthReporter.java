@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
  * signals), so that an outage shows on the NodeSet within seconds of the watchers seeing it.
  *
  * <ol>
- *   <li>The Slurm poller reports the outcome of every poll; a {@link KubernetesProbe} runs every
- *       {@code probeInterval} and reports its outcome. A report that flips a component's state (or
- *       is its first) is sent at once to every NodeSet in the NodeSet informer's cache.
+ *   <li>The Slurm poller reports the outcome of every poll; every {@code probeInterval} the last
+ *       outcome of the {@link KubernetesAccess} probe is reported. A report that flips a
+ *       component's state (or is its first) is sent at once to every NodeSet in the NodeSet
+ *       informer's cache.
  *   <li>Every {@code resend} the current view of each component is sent to every known NodeSet
  *       again: a lost signal is repaired, and the workflow can tell a silent watcher (no report for
  *       a while: Unknown) from a healthy one.
@@ -44,7 +45,7 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
   private final Clock clock;
   private final Duration resend;
   private final Duration probeInterval;
-  private final KubernetesProbe probe;
+  private final Supplier<KubernetesProbe.Outcome> kubernetes;
   private final Map<String, ClusterHealth> current = new ConcurrentHashMap<>();
   private final Set<NodeSetRef> informed = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer = DaemonThreads.scheduler("tandem-cluster-health");
@@ -53,8 +54,9 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
 
   /**
    * @param nodeSets the NodeSets to tell (the NodeSet informer's cache)
-   * @param probe the Kubernetes probe, or null to not probe Kubernetes
-   * @param probeInterval how often the probe runs
+   * @param kubernetes the latest outcome of the Kubernetes probe ({@link KubernetesAccess#latest}),
+   *     null before the first; or null to not report Kubernetes
+   * @param probeInterval how often the outcome is read
    * @param resend how often the current view is sent again
    */
   public ClusterHealthReporter(
@@ -63,7 +65,7 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
       WorkflowSignals signals,
       WatcherMetrics metrics,
       Clock clock,
-      KubernetesProbe probe,
+      Supplier<KubernetesProbe.Outcome> kubernetes,
       Duration probeInterval,
       Duration resend) {
     this.nodeSets = nodeSets;
@@ -71,13 +73,13 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
     this.signals = signals;
     this.metrics = metrics;
     this.clock = clock;
-    this.probe = probe;
+    this.kubernetes = kubernetes;
     this.probeInterval = probeInterval;
     this.resend = resend;
   }
 
   public void start() {
-    if (probe != null) {
+    if (kubernetes != null) {
       timer.scheduleWithFixedDelay(
           () -> tick(this::probeOnce), 0, probeInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -96,9 +98,11 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
   }
 
   private void probeOnce() {
-    String why = probe.check();
-    observed(
-        ClusterHealth.KUBERNETES, why == null, why == null ? "the Kubernetes API answers" : why);
+    KubernetesProbe.Outcome o = kubernetes.get();
+    if (o != null) {
+      observed(
+          ClusterHealth.KUBERNETES, o.ok(), o.ok() ? "the Kubernetes API answers" : o.problem());
+    }
   }
 
   @Override
@@ -110,9 +114,6 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
       changed = before == null || before.reachable() != reachable;
       Instant since = changed ? now : before.since();
       current.put(component, new ClusterHealth(component, reachable, message, since, now));
-    }
-    if (ClusterHealth.KUBERNETES.equals(component)) {
-      metrics.kubernetesUp(reachable);
     }
     if (changed && !closed) {
       if (reachable) {
@@ -173,11 +174,8 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
       return null;
     }
     long quiet = Duration.ofNanos(System.nanoTime() - lastTickNanos).toMillis();
-    // The timer runs at least every probe interval (plus a probe's timeout), or every resend.
-    long bound =
-        probe == null
-            ? 3 * resend.toMillis()
-            : 3 * probeInterval.toMillis() + probe.timeout().toMillis() + 1000;
+    // The timer runs at least every probe interval, or every resend.
+    long bound = kubernetes == null ? 3 * resend.toMillis() : 3 * probeInterval.toMillis() + 1000;
     if (timer.isTerminated() || quiet > bound) {
       return "the cluster health reporter stopped (last ran " + quiet / 1000 + "s ago)";
     }
@@ -188,8 +186,5 @@ public final class ClusterHealthReporter implements ReachabilityListener, AutoCl
   public void close() {
     closed = true;
     timer.shutdownNow();
-    if (probe != null) {
-      probe.close();
-    }
   }
 }

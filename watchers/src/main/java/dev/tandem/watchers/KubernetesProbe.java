@@ -35,11 +35,30 @@ public final class KubernetesProbe implements AutoCloseable {
     return timeout;
   }
 
-  /** Null when the API answered; otherwise what failed. Called from one thread at a time. */
-  public synchronized String check() {
+  /**
+   * What one probe found.
+   *
+   * @param problem null when the API answered; otherwise what failed
+   * @param code the HTTP status of a refusal or an error answer, 0 when there was none
+   */
+  public record Outcome(String problem, int code) {
+    static final Outcome OK = new Outcome(null, 0);
+
+    public boolean ok() {
+      return problem == null;
+    }
+
+    /** The API server refused this client's credentials (401) or its rights (403). */
+    public boolean refused() {
+      return code == 401 || code == 403;
+    }
+  }
+
+  /** Calls the API once (or finds the last call still hanging). One thread at a time. */
+  public synchronized Outcome check() {
     if (inFlight != null && !inFlight.isDone()) {
       long waited = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - inFlightSince);
-      return "the Kubernetes API has not answered for " + waited + "s";
+      return new Outcome("the Kubernetes API has not answered for " + waited + "s", 0);
     }
     inFlightSince = System.nanoTime();
     inFlight =
@@ -50,14 +69,16 @@ public final class KubernetesProbe implements AutoCloseable {
                     .list(new ListOptionsBuilder().withLimit(1L).build()));
     try {
       inFlight.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return null;
+      return Outcome.OK;
     } catch (TimeoutException e) {
-      return "the Kubernetes API did not answer within " + timeout.toMillis() + "ms";
+      return new Outcome(
+          "the Kubernetes API did not answer within " + timeout.toMillis() + "ms", 0);
     } catch (ExecutionException e) {
-      return describe(e.getCause());
+      int code = e.getCause() instanceof KubernetesClientException k ? Math.max(0, k.getCode()) : 0;
+      return new Outcome(describe(e.getCause()), code);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return "interrupted";
+      return new Outcome("interrupted", 0);
     }
   }
 

@@ -40,7 +40,7 @@ public final class WatcherMetrics implements Coalescer.Listener {
     gauge("tandem.watchers.leader", "1 on the replica that watches", leader);
     gauge(
         "tandem.kubernetes.up",
-        "1 when the last Kubernetes probe succeeded (on the leader)",
+        "1 when this replica's last Kubernetes probe succeeded (every replica; 0 also when refused)",
         kubernetesUp);
     // Read at scrape time from the current leader term's poller; 0 on a replica that does not lead.
     Gauge.builder("tandem.slurm.draining.nodes", drains, r -> r.get() == null ? 0 : r.get().count())

@@ -128,6 +128,7 @@ public final class Watchers implements AutoCloseable {
 
   private Duration superviseEvery = Duration.ofSeconds(10);
   private Duration deadAfter = Duration.ofSeconds(60);
+  private final KubernetesAccess access;
   private volatile Watching watching;
   private volatile TopologyConfig topology = TopologyConfig.OFF;
   private volatile LeaderLoop election;
@@ -147,6 +148,8 @@ public final class Watchers implements AutoCloseable {
     this.metrics = metrics;
     this.cfg = cfg;
     this.clock = clock;
+    Duration probe = cfg.reachability().kubernetesProbe();
+    this.access = new KubernetesAccess(new KubernetesProbe(k8s, probe), probe, metrics);
   }
 
   /** For tests: how often the supervisor looks, and how long an informer may stay down. */
@@ -167,6 +170,7 @@ public final class Watchers implements AutoCloseable {
     if (election != null) {
       return;
     }
+    access.start();
     election =
         new LeaderLoop(
             k8s,
@@ -193,7 +197,8 @@ public final class Watchers implements AutoCloseable {
     }
     metrics.leader(true);
     log.info("{} starts watching", cfg.lease().identity());
-    Watching w = new Watching(k8s, slurm, signals, metrics, cfg, clock, topology);
+    access.start();
+    Watching w = new Watching(k8s, slurm, signals, metrics, cfg, clock, topology, access);
     watching = w;
     if (!supervised) {
       supervised = true;
@@ -229,6 +234,14 @@ public final class Watchers implements AutoCloseable {
     metrics.leader(false);
     log.info("{} stops watching", cfg.lease().identity());
     w.close();
+  }
+
+  /**
+   * Null unless the Kubernetes API refused this replica's last check (401 or 403), leader or not:
+   * then what it answered, for {@code /readyz} ({@link KubernetesAccess}).
+   */
+  public String kubernetesRefused() {
+    return access.refused();
   }
 
   public boolean leading() {
@@ -286,5 +299,6 @@ public final class Watchers implements AutoCloseable {
     }
     stopWatching();
     supervisor.shutdownNow();
+    access.close();
   }
 }

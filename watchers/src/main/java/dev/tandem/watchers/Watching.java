@@ -43,7 +43,8 @@ final class Watching implements AutoCloseable {
       WatcherMetrics metrics,
       Watchers.Config cfg,
       Clock clock,
-      Watchers.TopologyConfig topo) {
+      Watchers.TopologyConfig topo,
+      KubernetesAccess access) {
     this.metrics = metrics;
     coalescer = new Coalescer(cfg.signalThreads(), Duration.ofMillis(500), metrics);
     // One cache of the CRD's uid for the budgets (NodeSet watcher) and the pods' anchors.
@@ -83,7 +84,7 @@ final class Watching implements AutoCloseable {
             signals,
             metrics,
             clock,
-            new KubernetesProbe(k8s, probe),
+            access::latest,
             probe,
             cfg.reachability().resend());
     RemediationWatch remediation =

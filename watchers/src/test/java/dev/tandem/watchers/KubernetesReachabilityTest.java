@@ -27,6 +27,7 @@ class KubernetesReachabilityTest extends WatcherTestBase {
   private KubernetesClient client;
   private NodeSetWatcher nodeSets;
   private ClusterHealthReporter reporter;
+  private KubernetesAccess access;
 
   @BeforeEach
   void start() throws Exception {
@@ -43,6 +44,8 @@ class KubernetesReachabilityTest extends WatcherTestBase {
     nodeSets = nodeSetWatcher(client);
     nodeSets.start();
     Wait.until("NodeSet cached", () -> nodeSets.known().size() == 1);
+    access = new KubernetesAccess(new KubernetesProbe(client, PROBE), PROBE, metrics);
+    access.start();
     reporter =
         new ClusterHealthReporter(
             nodeSets::known,
@@ -50,7 +53,7 @@ class KubernetesReachabilityTest extends WatcherTestBase {
             signals,
             metrics,
             Clock.systemUTC(),
-            new KubernetesProbe(client, PROBE),
+            access::latest,
             PROBE,
             Duration.ofHours(1));
     reporter.start();
@@ -59,6 +62,7 @@ class KubernetesReachabilityTest extends WatcherTestBase {
   @AfterEach
   void stop() {
     reporter.close();
+    access.close();
     nodeSets.close();
     client.close();
     api.close();

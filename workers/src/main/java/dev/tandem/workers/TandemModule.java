@@ -89,7 +89,11 @@ public final class TandemModule extends AbstractModule {
     // User-Agent tandem/<version>: the API server records Tandem's writes under field manager
     // "tandem". The watchers, the leader election and the eviction client use this client's
     // configuration.
-    return KubeClients.build(c);
+    try {
+      return KubeClients.build(c);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage()); // a tokenFile that cannot be read
+    }
   }
 
   private static String rootMessage(Throwable e) {

@@ -206,6 +206,10 @@ public final class TandemWorker implements AutoCloseable {
     } catch (RuntimeException e) {
       return "Temporal unreachable: " + e.getMessage();
     }
+    String refused = watchers == null ? null : watchers.kubernetesRefused();
+    if (refused != null) {
+      return "Kubernetes refuses this replica's calls: " + refused;
+    }
     WorkerVersioning.Becoming b = becoming;
     if (b != null && b.pending() != null) {
       return b.pending();
