@@ -5,8 +5,8 @@
 #   scripts/kube-local.sh install | installed | path | start | stop | kill | status | kubeconfig
 #
 # install     builds the binaries once (go build; cached by version) unless each is found in
-#             KUBEBUILDER_ASSETS or on PATH; installed: exit 0 when no build is needed; path
-#             prints the directory of each binary it uses (installing first).
+#             KUBEBUILDER_ASSETS, the cache or on PATH; installed: exit 0 when no build is needed; path
+#             prints the binary it uses for each (installing first).
 # start       creates the cluster's keys and certificates once per state dir, starts the four
 #             components and waits until the API server is ready and the controllers and the
 #             scheduler are healthy. A plane already running from this state dir is left as it is.
@@ -48,14 +48,15 @@ die() {
   exit 1
 }
 
-# The binary named $1: KUBEBUILDER_ASSETS, then PATH, then what install built.
+# The binary named $1: KUBEBUILDER_ASSETS, then the pinned build, then PATH. Once one component is
+# missing everywhere, install builds all five, so the plane runs one release.
 binary() {
   if [[ -n ${KUBEBUILDER_ASSETS:-} && -x $KUBEBUILDER_ASSETS/$1 ]]; then
     echo "$KUBEBUILDER_ASSETS/$1"
-  elif command -v "$1" >/dev/null; then
-    command -v "$1"
   elif [[ -x $CACHE/$1 ]]; then
     echo "$CACHE/$1"
+  elif command -v "$1" >/dev/null; then
+    command -v "$1"
   else
     return 1
   fi

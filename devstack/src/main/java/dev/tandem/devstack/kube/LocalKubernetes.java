@@ -106,6 +106,16 @@ public final class LocalKubernetes implements AutoCloseable {
     run(Duration.ofSeconds(60), "stop");
   }
 
+  /** The {@code kubectl} of the plane's release (or the one the script found), for tests. */
+  public Path kubectl() throws IOException {
+    for (String line : run(Duration.ofSeconds(30), "path").split("\n")) {
+      if (line.startsWith("kubectl ")) {
+        return Path.of(line.substring("kubectl ".length()).trim());
+      }
+    }
+    throw new IOException("scripts/kube-local.sh path named no kubectl");
+  }
+
   /** The admin kubeconfig (cluster-admin by a client certificate). */
   public Path kubeconfig() {
     return dir.resolve("admin.kubeconfig");

@@ -65,6 +65,7 @@ class LocalKubernetesIT {
   static void start() throws Exception {
     kube = SharedKubernetes.get();
     client = kube.adminClient();
+    kube.installNodeSetCrd(client);
   }
 
   @AfterAll
@@ -87,8 +88,6 @@ class LocalKubernetesIT {
 
   @Test
   void theCrdRefusesBadNodeSetsWithTheApiServersMessages() throws Exception {
-    kube.installNodeSetCrd(client);
-
     KubernetesClientException negative =
         assertThrows(
             KubernetesClientException.class,
@@ -115,6 +114,33 @@ class LocalKubernetesIT {
     GenericKubernetesResource good =
         create(nodeSet("good", Map.of("replicas", 2, "template", TEMPLATE)));
     assertFalse(good.getMetadata().getUid().isBlank());
+  }
+
+  @Test
+  void kubectlExplainsNodeSetsAndPrintsTheirColumns() throws Exception {
+    create(nodeSet("columns", Map.of("replicas", 3, "template", TEMPLATE)));
+    String explain = kubectl("explain", "nodeset.spec.replicas");
+    assertContains(explain, "Number of Slurm nodes");
+    String table = kubectl("get", "nodesets", "-n", "default", "columns");
+    assertContains(table, "REPLICAS");
+    assertContains(table, "READY");
+    assertTrue(
+        table.lines().anyMatch(l -> l.startsWith("columns") && l.contains(" 3 ")),
+        "the Replicas column shows spec.replicas: " + table);
+  }
+
+  private static String kubectl(String... args) throws Exception {
+    java.util.List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(kube.kubectl().toString());
+    cmd.add("--kubeconfig");
+    cmd.add(kube.kubeconfig().toString());
+    cmd.addAll(java.util.List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "kubectl did not end");
+    assertEquals(0, p.exitValue(), "kubectl " + String.join(" ", args) + ": " + out);
+    return out;
   }
 
   @Test
