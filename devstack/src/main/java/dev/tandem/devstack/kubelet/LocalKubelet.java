@@ -25,11 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A kubelet (and default scheduler) for the local dev stack: registers the nodes {@code
- * local-1..N}, binds default-scheduler pods to them, and runs the pods bound to them as local
- * processes (see {@link PodWorker}). Informer callbacks only mark pods dirty; one sync thread does
- * everything else, so callbacks never block. On start it adopts pods already bound to its nodes; on
- * close (and at JVM shutdown) it stops every process it started.
+ * A kubelet (and default scheduler) for the local dev stack: registers the nodes {@code local-1..N}
+ * and renews their Leases ({@link NodeLeases}), binds default-scheduler pods to them, and runs the
+ * pods bound to them as local processes (see {@link PodWorker}). Informer callbacks only mark pods
+ * dirty; one sync thread does everything else, so callbacks never block. On start it adopts pods
+ * already bound to its nodes; on close (and at JVM shutdown) it stops every process it started.
  */
 public final class LocalKubelet implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LocalKubelet.class);
@@ -46,6 +46,7 @@ public final class LocalKubelet implements AutoCloseable {
 
   private final List<PodState> stopping = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PodWorker worker;
+  private final NodeLeases leases;
   private final Scheduler scheduler;
   private final AdmissionGate admission;
   private final Thread shutdownHook;
@@ -70,6 +71,7 @@ public final class LocalKubelet implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    leases = new NodeLeases(client, List.copyOf(myNodes));
     worker =
         new PodWorker(client, config, new SlurmSetup(config.slurmEnvFile()), this::enqueueLater);
     scheduler =
@@ -114,6 +116,7 @@ public final class LocalKubelet implements AutoCloseable {
       throw new IllegalStateException("local kubelet: informers did not start: " + e, e);
     }
     Runtime.getRuntime().addShutdownHook(k.shutdownHook);
+    k.leases.start();
     long every = config.resync().toMillis();
     k.loop.scheduleWithFixedDelay(k::resync, every, every, TimeUnit.MILLISECONDS);
     k.enqueueAll();
@@ -354,6 +357,7 @@ public final class LocalKubelet implements AutoCloseable {
       return;
     }
     closed = true;
+    leases.close();
     if (pods != null) {
       pods.close();
     }

@@ -7,12 +7,12 @@ import java.io.UncheckedIOException;
  * One real control plane for every test class of this JVM that needs one: started by the first,
  * stopped when the JVM exits. Each test class uses names of its own, so they do not meet.
  */
-final class SharedKubernetes {
+public final class SharedKubernetes {
   private static LocalKubernetes kube;
 
   private SharedKubernetes() {}
 
-  static synchronized LocalKubernetes get() {
+  public static synchronized LocalKubernetes get() {
     if (kube == null) {
       try {
         kube = LocalKubernetes.startTemporary();
