@@ -50,6 +50,13 @@ final class SlurmJobsBudget {
   private final KubernetesClient client;
   private final CrdAnchor anchor;
 
+  /**
+   * Whether this API server keeps {@code spec.unhealthyPodEvictionPolicy}, learned from what it
+   * stored: Kubernetes 1.26 drops the field (alpha there, its feature gate off by default), and a
+   * comparison that counted it would rewrite the budget on every NodeSet event and resync.
+   */
+  private volatile boolean policyKept = true;
+
   SlurmJobsBudget(KubernetesClient client, CrdAnchor anchor) {
     this.client = client;
     this.anchor = anchor;
@@ -74,7 +81,9 @@ final class SlurmJobsBudget {
     PodDisruptionBudget want = desired(nodeSet, anchorUid);
     if (have == null) {
       try {
-        client.policy().v1().podDisruptionBudget().inNamespace(ns).resource(want).create();
+        learn(
+            client.policy().v1().podDisruptionBudget().inNamespace(ns).resource(want).create(),
+            want);
         log.info("created PodDisruptionBudget {}/{}", ns, name);
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
@@ -84,7 +93,7 @@ final class SlurmJobsBudget {
       }
       return;
     }
-    if (matches(have, want)) {
+    if (matches(have, want, policyKept)) {
       return;
     }
     Map<String, String> labels = new HashMap<>();
@@ -98,7 +107,8 @@ final class SlurmJobsBudget {
     try {
       // Guarded by the resourceVersion just read: a concurrent edit makes it 409, and the next
       // pass repairs what that edit left.
-      client.policy().v1().podDisruptionBudget().inNamespace(ns).resource(have).update();
+      learn(
+          client.policy().v1().podDisruptionBudget().inNamespace(ns).resource(have).update(), want);
       log.info("repaired PodDisruptionBudget {}/{}", ns, name);
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409 && e.getCode() != 404) {
@@ -159,15 +169,37 @@ final class SlurmJobsBudget {
     return anchorUid == null ? List.of(set) : List.of(set, Owners.anchor(anchorUid));
   }
 
-  /** Same spec and owners as Tandem writes them, and Tandem's labels present. */
-  static boolean matches(PodDisruptionBudget have, PodDisruptionBudget want) {
+  /** Notes whether the server kept the eviction policy it was sent ({@link #policyKept}). */
+  private void learn(PodDisruptionBudget stored, PodDisruptionBudget sent) {
+    if (policyKept && dropsPolicy(stored, sent)) {
+      policyKept = false;
+      log.info(
+          "this API server drops spec.unhealthyPodEvictionPolicy of PodDisruptionBudgets (Kubernetes"
+              + " 1.26): budgets are compared without it");
+    }
+  }
+
+  static boolean dropsPolicy(PodDisruptionBudget stored, PodDisruptionBudget sent) {
+    return stored != null
+        && stored.getSpec() != null
+        && stored.getSpec().getUnhealthyPodEvictionPolicy() == null
+        && sent.getSpec().getUnhealthyPodEvictionPolicy() != null;
+  }
+
+  /**
+   * Same spec and owners as Tandem writes them, and Tandem's labels present; the eviction policy
+   * only when the server keeps it.
+   */
+  static boolean matches(PodDisruptionBudget have, PodDisruptionBudget want, boolean policyKept) {
     PodDisruptionBudgetSpec h = have.getSpec();
     PodDisruptionBudgetSpec w = want.getSpec();
     if (h == null
         || !Objects.equals(h.getMaxUnavailable(), w.getMaxUnavailable())
         || h.getMinAvailable() != null
         || !Objects.equals(h.getSelector(), w.getSelector())
-        || !Objects.equals(h.getUnhealthyPodEvictionPolicy(), w.getUnhealthyPodEvictionPolicy())) {
+        || (policyKept
+            && !Objects.equals(
+                h.getUnhealthyPodEvictionPolicy(), w.getUnhealthyPodEvictionPolicy()))) {
       return false;
     }
     Map<String, String> labels = have.getMetadata().getLabels();
