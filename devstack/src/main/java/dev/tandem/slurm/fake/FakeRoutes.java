@@ -125,6 +125,10 @@ final class FakeRoutes implements HttpHandler {
         cluster.delete(node.group(1));
         yield new Answer(200, json.answer());
       }
+      case "POST " + BASE + "new/node/" -> {
+        cluster.create(FakeRequests.nodeLine(body));
+        yield new Answer(200, json.answer());
+      }
       case "POST " + BASE + "job/submit" -> submit(body, user.get());
       case "GET " + BASE + "jobs/" -> jobs(q.get("update_time"));
       case "GET job" -> job(Long.parseLong(job.group(1)));
