@@ -320,8 +320,8 @@ public abstract class ModernSlurmClient implements SlurmClient {
     if (since != null && r.status() == 304) {
       return Listing.unchanged(since);
     }
-    // 24.05/25.11 answer "unchanged" with 200, "jobs": [], no last_update and the warning "No
-    // job changes since update_time[...]"; a real listing always carries last_update. The listing
+    // 24.05/25.11 answer "unchanged" with 200, "jobs": [], last_update 0 and the warning "No
+    // job changes since update_time[...]"; a real listing carries a non-zero one. The listing
     // is read as a token stream (ModernJobs): it holds every job slurmctld keeps.
     return ModernJobs.listing(ctx, r, since);
   }

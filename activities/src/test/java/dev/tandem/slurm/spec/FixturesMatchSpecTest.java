@@ -62,6 +62,8 @@ class FixturesMatchSpecTest {
                 op(v, "ping-no-pong.json", "GET", p + "/ping/", 200),
                 op(v, "licenses.json", "GET", p + "/licenses/", 200),
                 op(v, "licenses-slurmctld-down.json", "GET", p + "/licenses/", 502),
+                schema(v, "jobs-slurmctld-down.json", "openapi_resp"),
+                schema(v, "job-slurmctld-down.json", "openapi_resp"),
                 op(v, "licenses-bad-token.json", "GET", p + "/licenses/", 511),
                 op(v, "submit-unknown-node.json", "POST", p + "/job/submit", 500),
                 op(v, "node-create-ok.json", "POST", p + "/new/node/", 200),

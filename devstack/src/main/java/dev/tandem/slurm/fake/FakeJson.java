@@ -156,15 +156,16 @@ final class FakeJson {
     values.forEach(a::add);
   }
 
-  ObjectNode ping() {
+  /** The ping answer; {@code up} false is 25.11's answer with slurmctld stopped (still a 200). */
+  ObjectNode ping(boolean up) {
     ObjectNode o = answer();
     o.putArray("pings")
         .addObject()
         .put("hostname", "fake-slurmctld")
-        .put("pinged", "UP")
+        .put("pinged", up ? "UP" : "DOWN")
         .put("latency", 100)
         .put("mode", "primary")
-        .put("responding", true)
+        .put("responding", up)
         .put("primary", true);
     return o;
   }
