@@ -72,8 +72,13 @@ public interface SlurmClient extends AutoCloseable {
    * Gres=gpu:h100:8 Feature=h100,ib}. Slurm accepts only {@code State=FUTURE}, {@code CLOUD} or
    * {@code EXTERNAL} here, needs select/cons_tres and an operator token. The line must name one
    * node ({@link IllegalArgumentException} for a hostlist or several lines, before anything is
-   * sent). Not idempotent: a node of that name is {@link SlurmRejectedException} 2168 ("Node
-   * already exists"), and a retrying caller compares {@link #getNode} with what it wanted.
+   * sent). A name Slurm already knows is {@link SlurmRejectedException} 2168 ("Node already
+   * exists"), found by a lookup before anything is posted: Slurm 25.11.7 answers a create of an
+   * existing name with 2168 <em>and deletes that node</em>, so the adapter never posts one. A
+   * retrying caller that gets 2168 compares {@link #getNode} with what it wanted. One window stays
+   * open: a node of that name that appears between the lookup and the post (a {@code slurmd -Z}
+   * registering it, another caller creating it) is still deleted by Slurm, so do not create a name
+   * something else may create at the same time.
    *
    * <p>{@link SlurmUnsupportedException} where the API version has no way to do it (only v0.0.44,
    * Slurm 25.11, serves {@code POST /new/node/}); a node can always join by registering itself

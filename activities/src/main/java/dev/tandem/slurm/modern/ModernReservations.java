@@ -12,7 +12,6 @@ import dev.tandem.slurm.SlurmTransport.Response;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -24,13 +23,17 @@ import java.util.Map;
  *       done (a retried call; an update would move its start). Else POST the description with
  *       {@code users} = the token's user, which slurmrestd names in the listing's {@code
  *       meta.client.user} (the adapter never sees the token).
- *   <li>Delete: {@code DELETE}; Slurm's "Requested reservation is invalid" (or 404) means it is
- *       gone already, which is what a retried call wants.
+ *   <li>Delete: {@code DELETE}; Slurm error 2053 (or a not-found answer) means it is gone already,
+ *       which is what a retried call wants. Only the number decides: 2052 ("Access denied to
+ *       requested reservation") and every other refusal reach the caller, whatever the text says.
  * </ol>
  */
 final class ModernReservations {
-  /** ESLURM_RESERVATION_INVALID, "Requested reservation is invalid": no such reservation. */
-  static final int RESERVATION_INVALID = 2052;
+  /**
+   * ESLURM_RESERVATION_INVALID, "Requested reservation is invalid": no such reservation. (2052 is
+   * ESLURM_RESERVATION_ACCESS, "Access denied to requested reservation": a refusal.)
+   */
+  static final int RESERVATION_INVALID = 2053;
 
   private final SlurmTransport transport;
   private final String base;
@@ -87,10 +90,7 @@ final class ModernReservations {
     } catch (SlurmNotFoundException gone) {
       // gone already
     } catch (SlurmRejectedException e) {
-      if (e.errorNumber() != RESERVATION_INVALID
-          && !e.getMessage()
-              .toLowerCase(Locale.ROOT)
-              .contains("requested reservation is invalid")) {
+      if (e.errorNumber() != RESERVATION_INVALID) {
         throw e;
       }
     }

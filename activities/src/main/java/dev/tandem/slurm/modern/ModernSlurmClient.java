@@ -178,10 +178,17 @@ public abstract class ModernSlurmClient implements SlurmClient {
     return false;
   }
 
+  /**
+   * Looks the name up first and never posts a name Slurm knows: Slurm 25.11.7 answers {@code POST
+   * /new/node/} for an existing name with 2168 (ESLURM_NODE_ALREADY_EXISTS) and then deletes that
+   * node, even a registered, idle one with its slurmd running ({@code add_node_record()} hands back
+   * the existing record with that error, and the callback in {@code node_mgr.c} deletes it).
+   */
   @Override
   public void createNode(String nodeLine) {
     String json = Responses.write(ModernRequests.createNode(nodeLine));
-    String ctx = "create node " + ModernRequests.nodeLineName(nodeLine);
+    String name = ModernRequests.nodeLineName(nodeLine);
+    String ctx = "create node " + name;
     if (!servesNewNode()) {
       throw new SlurmUnsupportedException(
           ctx
@@ -189,6 +196,13 @@ public abstract class ModernSlurmClient implements SlurmClient {
               + version.path()
               + " has no POST /new/node/ (v0.0.44, Slurm 25.11, has); a node can still join"
               + " by registering itself (slurmd -Z)");
+    }
+    if (known(name)) {
+      throw new SlurmRejectedException(
+          SlurmErrors.NODE_ALREADY_EXISTS,
+          "Slurm already has a node of this name; not sent, because Slurm 25.11 deletes the"
+              + " existing node when asked to create it again",
+          ctx);
     }
     Response r = transport.send(Request.post(base + "/new/node/", json));
     SlurmErrors.SlurmError e =
@@ -200,6 +214,16 @@ public abstract class ModernSlurmClient implements SlurmClient {
           -1, "slurmctld could not parse or apply the node line (" + e.text() + ")", ctx);
     }
     Responses.requireSuccess(ctx, r);
+  }
+
+  /** Whether Slurm knows the node; an outage or a refused token is thrown, never "unknown". */
+  private boolean known(String name) {
+    try {
+      getNode(name);
+      return true;
+    } catch (SlurmNotFoundException unknown) {
+      return false;
+    }
   }
 
   /** Whether this version serves {@code POST /reservation} (v0.0.44 does; v0.0.41 has none). */
@@ -296,8 +320,8 @@ public abstract class ModernSlurmClient implements SlurmClient {
     if (since != null && r.status() == 304) {
       return Listing.unchanged(since);
     }
-    // 24.05/25.11 answer "unchanged" with 200, "jobs": [], no last_update and the warning "No
-    // job changes since update_time[...]"; a real listing always carries last_update. The listing
+    // 24.05/25.11 answer "unchanged" with 200, "jobs": [], last_update 0 and the warning "No
+    // job changes since update_time[...]"; a real listing carries a non-zero one. The listing
     // is read as a token stream (ModernJobs): it holds every job slurmctld keeps.
     return ModernJobs.listing(ctx, r, since);
   }

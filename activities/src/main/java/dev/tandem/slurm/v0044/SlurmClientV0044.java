@@ -11,8 +11,9 @@ import dev.tandem.slurm.modern.ModernSlurmClient;
  * success), and HTTP 500 with Slurm error 1 when slurmctld did not answer (a Slurm bug, {@code
  * ModernCancel}); a bad token is HTTP 511 (Slurm error 1007) except on {@code /ping/}, which
  * answers 200 with {@code responding:false} ({@code ModernPing} then probes); an unknown job is
- * 404; {@code POST /new/node/} creates dynamic nodes; the job description has no {@code exclusive}
- * field (Tandem sends {@code shared:["none"]}, valid in v0.0.41 too). See docs/slurm-versions.md.
+ * 404; {@code POST /new/node/} creates dynamic nodes (and deletes a node whose name it is given
+ * again, so the name is looked up first); the job description has no {@code exclusive} field
+ * (Tandem sends {@code shared:["none"]}, valid in v0.0.41 too). See docs/slurm-versions.md.
  */
 public final class SlurmClientV0044 extends ModernSlurmClient {
   public SlurmClientV0044(SlurmTransport transport) {

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.SlurmClient;
+import dev.tandem.slurm.SlurmClient.ApiVersion;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmNotFoundException;
+import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.SlurmUnsupportedException;
 import dev.tandem.slurm.testing.Await;
 import java.time.Duration;
@@ -174,6 +176,30 @@ public abstract class SlurmNodesContract {
     assertThrows(SlurmUnsupportedException.class, () -> client.deleteNode("n2"));
     assertEquals("idle", client.getNode("n2").state());
     client.deleteNode("no-such-node"); // unknown: nothing to delete
+  }
+
+  @Test
+  void creatingANodeThatExistsLeavesItInPlace() {
+    // Slurm 25.11.7 answers a create of an existing name with 2168 and deletes that node; the
+    // v0.0.44 adapter looks the name up first and never posts it (the fake deletes as 25.11.7
+    // does, so a post would show here as a missing node). 22.05 (v0.0.38) creates no nodes over
+    // REST: the adapter refuses before sending anything.
+    String node = slurm.pool("spare").get(2);
+    slurm.nodeUp(node);
+    try {
+      String line = "NodeName=" + node + " State=FUTURE CPUs=4 RealMemory=4000";
+      if (slurm.apiVersion() == ApiVersion.V0_0_38) {
+        assertThrows(SlurmUnsupportedException.class, () -> client.createNode(line));
+      } else {
+        SlurmRejectedException e =
+            assertThrows(SlurmRejectedException.class, () -> client.createNode(line));
+        assertEquals(2168, e.errorNumber(), e.getMessage());
+      }
+      assertEquals("idle", client.getNode(node).state());
+      assertTrue(byName(client.listNodes(null).items()).containsKey(node));
+    } finally {
+      slurm.nodeDown(node);
+    }
   }
 
   @Test

@@ -22,9 +22,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SlurmClient#createNode}: the request validates against the v0.0.44 spec ({@code POST
- * /new/node/}, {@code openapi_create_node_req}), success and error answers are read, and versions
- * without the path say so without sending anything.
+ * {@link SlurmClient#createNode}: the name is looked up first and an existing one is never posted
+ * (Slurm 25.11.7 deletes the node it is asked to create again), the request validates against the
+ * v0.0.44 spec ({@code POST /new/node/}, {@code openapi_create_node_req}), success and error
+ * answers are read, and versions without the path say so without sending anything.
  */
 class CreateNodeTest {
   static final String P = "/slurm/v0.0.44";
@@ -40,11 +41,18 @@ class CreateNodeTest {
     return assertInstanceOf(type, e, e.toString());
   }
 
+  /** {@code GET /node/gpu-a-7} as 25.11 answers an unknown node: the name is free. */
+  private void free() {
+    fake.onResource("GET", P + "/node/gpu-a-7", 200, P + "/node-unknown.json");
+  }
+
   @Test
   void createSendsTheNodeLineAsNodeConf() {
+    free();
     fake.onResource("POST", P + "/new/node/", 200, P + "/node-create-ok.json");
     client.createNode("  " + LINE + " ");
-    assertEquals(1, fake.requests().size());
+    assertEquals(2, fake.requests().size());
+    assertEquals("GET", fake.requests().get(0).method());
     JsonNode body = SpecOperations.parse(fake.last().jsonBody());
     List<String> keys = new java.util.ArrayList<>();
     body.fieldNames().forEachRemaining(keys::add);
@@ -53,7 +61,29 @@ class CreateNodeTest {
   }
 
   @Test
-  void anExistingNodeIsRejectedWith2168() {
+  void anExistingNodeIsNeverPosted() {
+    fake.onResource("GET", P + "/node/gpu-a-1", 200, P + "/node-drained.json");
+    SlurmRejectedException e =
+        fails(
+            SlurmRejectedException.class,
+            () -> client.createNode("NodeName=gpu-a-1 State=FUTURE CPUs=8"));
+    assertEquals(SlurmErrors.NODE_ALREADY_EXISTS, e.errorNumber());
+    assertEquals(1, fake.requests().size(), "only the lookup: " + fake.requests());
+    assertEquals("GET", fake.last().method());
+  }
+
+  @Test
+  void aLookupThatFailsPostsNothing() {
+    fake.onResource("GET", P + "/node/gpu-a-7", 502, P + "/slurmctld-down.json");
+    fails(SlurmUnavailableException.class, () -> client.createNode(LINE));
+    fake.onResource("GET", P + "/node/gpu-a-7", 511, P + "/auth-511.json");
+    fails(SlurmUnauthorizedException.class, () -> client.createNode(LINE));
+    assertEquals(2, fake.requests().size(), "no POST: " + fake.requests());
+  }
+
+  @Test
+  void aNodeCreatedAfterTheLookupIsRejectedWith2168() {
+    free();
     fake.onResource("POST", P + "/new/node/", 500, P + "/node-create-exists.json");
     SlurmRejectedException e = fails(SlurmRejectedException.class, () -> client.createNode(LINE));
     assertEquals(SlurmErrors.NODE_ALREADY_EXISTS, e.errorNumber());
@@ -62,6 +92,7 @@ class CreateNodeTest {
 
   @Test
   void aLineSlurmctldCannotParseIsRejectedNotRetried() {
+    free();
     fake.onResource("POST", P + "/new/node/", 500, P + "/node-create-bad-line.json");
     SlurmRejectedException e = fails(SlurmRejectedException.class, () -> client.createNode(LINE));
     assertEquals(-1, e.errorNumber());
@@ -70,10 +101,13 @@ class CreateNodeTest {
 
   @Test
   void outagesAndTokensMapAsEverywhere() {
+    free();
     fake.onResource("POST", P + "/new/node/", 500, P + "/slurmctld-down.json");
     fails(SlurmUnavailableException.class, () -> client.createNode(LINE));
+    free();
     fake.onResource("POST", P + "/new/node/", 511, P + "/auth-511.json");
     fails(SlurmUnauthorizedException.class, () -> client.createNode(LINE));
+    free();
     String err =
         "{\"errors\":[{\"error_number\":2028,\"error\":\"Invalid node state specified\","
             + "\"description\":\"Failure to create node\"}],\"warnings\":[]}";
@@ -97,6 +131,7 @@ class CreateNodeTest {
     }
     assertThrows(IllegalArgumentException.class, () -> client.createNode(null));
     assertEquals(List.of(), fake.requests());
+    free();
     fake.onResource("POST", P + "/new/node/", 200, P + "/node-create-ok.json");
     client.createNode("nodename=gpu-a-7 state=future"); // slurm.conf keys ignore case
   }

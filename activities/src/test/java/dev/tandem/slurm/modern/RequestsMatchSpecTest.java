@@ -246,6 +246,7 @@ class RequestsMatchSpecTest {
   void createNodeBodyMatchesV0044() {
     // Only v0.0.44 serves POST /new/node/ (CreateNodeTest covers the answers and v0.0.41).
     Adapter a = adapter("v0.0.44");
+    a.fake().onResource("GET", a.p() + "/node/gpu-a-7", 200, a.p() + "/node-unknown.json");
     a.fake().onResource("POST", a.p() + "/new/node/", 200, a.p() + "/node-create-ok.json");
     a.client().createNode("NodeName=gpu-a-7 State=FUTURE CPUs=8 Gres=gpu:h100:8 Feature=h100,ib");
     JsonNode body = a.lastBody();

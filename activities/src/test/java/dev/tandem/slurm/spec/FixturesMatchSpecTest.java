@@ -2,12 +2,16 @@ package dev.tandem.slurm.spec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmTransport.Request;
 import dev.tandem.slurm.testing.FakeSlurmTransport;
+import dev.tandem.slurm.v0044.SlurmClientV0044;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -58,6 +62,8 @@ class FixturesMatchSpecTest {
                 op(v, "ping-no-pong.json", "GET", p + "/ping/", 200),
                 op(v, "licenses.json", "GET", p + "/licenses/", 200),
                 op(v, "licenses-slurmctld-down.json", "GET", p + "/licenses/", 502),
+                schema(v, "jobs-slurmctld-down.json", "openapi_resp"),
+                schema(v, "job-slurmctld-down.json", "openapi_resp"),
                 op(v, "licenses-bad-token.json", "GET", p + "/licenses/", 511),
                 op(v, "submit-unknown-node.json", "POST", p + "/job/submit", 500),
                 op(v, "node-create-ok.json", "POST", p + "/new/node/", 200),
@@ -79,6 +85,27 @@ class FixturesMatchSpecTest {
 
   private static Arguments schema(String v, String file, String schemaSuffix) {
     return Arguments.of(v, file, null, null, 0, v + "_" + schemaSuffix);
+  }
+
+  /**
+   * An answer of Slurm 25.11.7's slurmrestd as recorded (issue 51): {@code GET /job/{id}} for a
+   * pending job, with {@code "job_resources": null} where the spec types an object. The job's other
+   * fields follow {@code jobs.json}. The check must accept what the real server sends ({@link
+   * OpenApiSpec#NULLABLE} says why), and the client must read it.
+   */
+  @Test
+  void anAnswerRecordedFromSlurm25117Validates() {
+    String p = "/slurm/v0.0.44";
+    String body = FakeSlurmTransport.resource(p + "/recorded-25.11.7-job-pending.json");
+    JsonNode job = SpecOperations.parse(body).path("jobs").get(0);
+    assertTrue(job.get("job_resources").isNull(), "the recorded null");
+    assertEquals("25.11.7", SpecOperations.parse(body).at("/meta/slurm/release").asText());
+    SpecOperations ops = new SpecOperations(OpenApiSpec.load("v0.0.44"));
+    Request get = new Request("GET", p + "/job/12", null, null);
+    assertEquals(List.of(), ops.responseProblems(get, 200, body));
+    FakeSlurmTransport t = new FakeSlurmTransport().on("GET", p + "/job/12", 200, body);
+    SlurmJob read = new SlurmClientV0044(t).getJob(12);
+    assertTrue(read.pending(), read.toString());
   }
 
   @ParameterizedTest(name = "{0} {1}")

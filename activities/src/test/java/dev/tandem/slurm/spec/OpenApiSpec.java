@@ -25,11 +25,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * activities test-jar exports it).
  *
  * <p>OpenAPI 3.0 schema objects are validated as draft-07 with {@code $ref}s resolved inside the
- * document. Two adjustments make the official specs usable: Slurm writes nested requirements as
+ * document. Three adjustments make the official specs usable: Slurm writes nested requirements as
  * paths ({@code "required": ["error/code"]} on {@code kill_jobs_resp_job}), which a validator would
- * read as a property literally named {@code error/code}; those are moved to the nested object. And
+ * read as a property literally named {@code error/code}; those are moved to the nested object.
  * {@code deprecated} is dropped for the validator (it is not a draft-07 keyword) but kept for
- * {@link #unknownProperties}, which flags deprecated fields in requests.
+ * {@link #unknownProperties}, which flags deprecated fields in requests. And the fields in {@link
+ * #NULLABLE} also accept null, because the real server sends null there.
  *
  * <p>JSON Schema does not forbid extra properties unless told to, and these schemas never do;
  * slurmrestd, however, rejects unknown keys in requests. {@link #unknownProperties} closes that gap
@@ -38,6 +39,15 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class OpenApiSpec {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Map<String, OpenApiSpec> CACHE = new ConcurrentHashMap<>();
+
+  /**
+   * Properties ({@code <schema without the version prefix>} → property) the real server sends as
+   * null where the spec types an object. Slurm 25.11.7's slurmrestd writes {@code "job_resources":
+   * null} for every job without an allocation in {@code GET /jobs/} and {@code GET /job/{id}}; the
+   * specs type it as {@code job_res} (its data parser dumps a job without resources as null). Only
+   * these accept null; every other field is checked as the spec says.
+   */
+  static final Map<String, String> NULLABLE = Map.of("job_info", "job_resources");
 
   private final String version;
   private final JsonNode document;
@@ -212,7 +222,24 @@ public final class OpenApiSpec {
     JsonNode schemas = document.path("components").path("schemas").deepCopy();
     root.putObject("components").set("schemas", schemas);
     fix(schemas);
+    allowNull(schemas);
     return root;
+  }
+
+  /** Each {@link #NULLABLE} property becomes {@code anyOf: [its schema, null]}. */
+  private static void allowNull(JsonNode schemas) {
+    for (Map.Entry<String, JsonNode> s : schemas.properties()) {
+      String bare = s.getKey().substring(s.getKey().indexOf('_') + 1);
+      String field = NULLABLE.get(bare);
+      JsonNode props = s.getValue().path("properties");
+      if (field != null && props.has(field)) {
+        ObjectNode either = MAPPER.createObjectNode();
+        ArrayNode any = either.putArray("anyOf");
+        any.add(props.get(field));
+        any.addObject().put("type", "null");
+        ((ObjectNode) props).set(field, either);
+      }
+    }
   }
 
   private static void fix(JsonNode node) {

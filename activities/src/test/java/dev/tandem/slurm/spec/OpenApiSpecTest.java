@@ -68,6 +68,21 @@ class OpenApiSpecTest {
   }
 
   @Test
+  void acceptsANullJobResourcesAsTheRealServerSendsButNoOtherNull() {
+    // Slurm 25.11.7 sends "job_resources": null for a job without an allocation.
+    JsonNode pending = json("{\"job_id\":7,\"job_resources\":null}");
+    assertEquals(List.of(), v44.schemaErrors("v0.0.44_job_info", pending));
+    assertEquals(List.of(), v41.schemaErrors("v0.0.41_job_info", pending));
+    JsonNode wrong = json("{\"job_id\":7,\"job_resources\":\"none\"}");
+    List<String> p = v44.schemaErrors("v0.0.44_job_info", wrong);
+    assertTrue(p.stream().allMatch(e -> e.contains("job_resources")) && !p.isEmpty(), "" + p);
+    JsonNode otherNull = json("{\"job_id\":7,\"exit_code\":null}");
+    p = v44.schemaErrors("v0.0.44_job_info", otherNull);
+    assertEquals(1, p.size(), p.toString());
+    assertTrue(p.get(0).contains("exit_code"), p.get(0));
+  }
+
+  @Test
   void matchesLiteralPathsBeforeTemplates() {
     assertEquals(
         "/slurm/v0.0.44/job/submit",

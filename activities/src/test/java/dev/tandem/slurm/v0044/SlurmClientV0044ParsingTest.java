@@ -9,6 +9,7 @@ import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.Listing;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.testing.FakeSlurmTransport;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -110,6 +111,10 @@ class SlurmClientV0044ParsingTest extends V0044AnswersTestBase {
 
   @Test
   void pendingJobHidesTheEstimatedStart() {
+    // 25.11 sends "job_resources": null for a job without an allocation, as jobs.json does.
+    assertTrue(
+        FakeSlurmTransport.resource(P + "/jobs.json").contains("\"job_resources\": null"),
+        "the fixture carries the real server's null");
     SlurmJob j = jobs().get(101L);
     assertEquals("PENDING", j.state());
     assertTrue(j.pending());

@@ -77,24 +77,56 @@ class SlurmClientV0044ReservationsTest extends V0044AnswersTestBase {
   }
 
   @Test
-  void deleteIsIdempotentButABusyReservationFails() {
+  void deletingAnAbsentReservationSucceeds() {
     String ok = "{" + META + ",\"errors\":[],\"warnings\":[]}";
     fake.on("DELETE", P + "/reservation/tandem-check-h", 200, ok);
     client.deleteReservation("tandem-check-h");
+    // ESLURM_RESERVATION_INVALID: the reservation is gone, what a retried delete wants.
+    fake.on(
+        "DELETE",
+        P + "/reservation/tandem-check-h",
+        500,
+        error(2053, "Requested reservation is invalid"));
+    client.deleteReservation("tandem-check-h");
+    assertTrue(fake.drained());
+  }
+
+  @Test
+  void accessDeniedIsARefusalNotGone() {
+    // ESLURM_RESERVATION_ACCESS: the reservation may well exist; the caller must hear of it.
+    fake.on(
+        "DELETE",
+        P + "/reservation/tandem-check-h",
+        500,
+        error(2052, "Access denied to requested reservation"));
+    SlurmRejectedException e =
+        fails(SlurmRejectedException.class, () -> client.deleteReservation("tandem-check-h"));
+    assertEquals(2052, e.errorNumber());
+  }
+
+  @Test
+  void theNumberDecidesNotTheText() {
+    // The words of "gone" under another number are that number's refusal.
     fake.on(
         "DELETE",
         P + "/reservation/tandem-check-h",
         500,
         error(2052, "Requested reservation is invalid"));
-    client.deleteReservation("tandem-check-h");
+    SlurmRejectedException e =
+        fails(SlurmRejectedException.class, () -> client.deleteReservation("tandem-check-h"));
+    assertEquals(2052, e.errorNumber());
+  }
+
+  @Test
+  void aBusyReservationFails() {
     fake.on(
         "DELETE",
         P + "/reservation/tandem-check-h",
         500,
-        error(2054, "Requested reservation is in use"));
+        error(2055, "Requested reservation is in use"));
     SlurmRejectedException e =
         fails(SlurmRejectedException.class, () -> client.deleteReservation("tandem-check-h"));
-    assertEquals(2054, e.errorNumber());
+    assertEquals(2055, e.errorNumber());
   }
 
   @Test

@@ -15,7 +15,7 @@ final class FakeAdmission {
     if (r.reservation() != null) {
       // The fake has no reservations.
       throw FakeSlurmError.refused(
-          2053, "Invalid reservation name specified", "Batch job submission failed");
+          2053, "Requested reservation is invalid", "Batch job submission failed");
     }
     for (String n : r.required()) {
       if (!c.nodes.containsKey(n)) {

@@ -156,6 +156,26 @@ final class FakeCluster {
     partitionsChanged = nowSeconds();
   }
 
+  /**
+   * {@code POST /new/node/}: a dynamic node from a node line. The fake has no FUTURE state, so the
+   * node is listed as registered at once. A name that exists is answered as Slurm 25.11.7 answers
+   * it: 2168, and the existing node is deleted ({@code add_node_record()} hands back the existing
+   * record with ESLURM_NODE_ALREADY_EXISTS and the create callback deletes it; seen for a
+   * registered, idle dynamic node). Jobs on it lose their node as on DOWN (the fake's choice).
+   */
+  synchronized void create(FakeSlurmrestd.NodeSpec spec) {
+    FakeNode existing = nodes.get(spec.name());
+    if (existing != null) {
+      scheduler.nodeFailed(existing);
+      nodes.remove(spec.name());
+      nodesChanged();
+      partitionsChanged = nowSeconds();
+      throw FakeSlurmError.refused(
+          2168, "Node already exists in the node table", "Failure to create node");
+    }
+    register(spec, true);
+  }
+
   synchronized long submit(FakeJob.JobRequest r, String user) {
     FakeAdmission.check(this, r);
     FakeJob j = new FakeJob(nextJobId++, r, user, now());

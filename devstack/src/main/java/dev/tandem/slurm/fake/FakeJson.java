@@ -100,6 +100,11 @@ final class FakeJson {
   void job(ArrayNode out, FakeJob j) {
     ObjectNode o = out.addObject();
     o.put("job_id", j.id);
+    if (j.nodes.isEmpty()) {
+      // 25.11.7 sends null for every job without an allocation (the spec says object); an
+      // allocation's job_res object is not modelled (Tandem does not read it).
+      o.putNull("job_resources");
+    }
     o.put("name", j.name);
     o.put("comment", j.comment == null ? "" : j.comment);
     o.putArray("job_state").add(j.state.name());
@@ -151,15 +156,16 @@ final class FakeJson {
     values.forEach(a::add);
   }
 
-  ObjectNode ping() {
+  /** The ping answer; {@code up} false is 25.11's answer with slurmctld stopped (still a 200). */
+  ObjectNode ping(boolean up) {
     ObjectNode o = answer();
     o.putArray("pings")
         .addObject()
         .put("hostname", "fake-slurmctld")
-        .put("pinged", "UP")
+        .put("pinged", up ? "UP" : "DOWN")
         .put("latency", 100)
         .put("mode", "primary")
-        .put("responding", true)
+        .put("responding", up)
         .put("primary", true);
     return o;
   }

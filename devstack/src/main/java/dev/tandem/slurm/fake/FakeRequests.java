@@ -10,7 +10,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code job_submit_req} and {@code update_node_msg} bodies read into the fake's terms. */
+/**
+ * {@code job_submit_req}, {@code update_node_msg} and {@code openapi_create_node_req} bodies read
+ * into the fake's terms.
+ */
 final class FakeRequests {
   private FakeRequests() {}
 
@@ -66,6 +69,36 @@ final class FakeRequests {
       throw new FakeSlurmError(400, 9001, "Unable to parse", "update_node_msg without state");
     }
     return out;
+  }
+
+  /**
+   * The node of an {@code openapi_create_node_req}: NodeName, CPUs, RealMemory, Gres and Feature of
+   * its {@code node_conf} line (keys ignore case, as in slurm.conf). A line without NodeName is
+   * slurmctld's −1; a State other than FUTURE, CLOUD or EXTERNAL its 2028.
+   */
+  static FakeSlurmrestd.NodeSpec nodeLine(JsonNode body) {
+    Map<String, String> kv = new HashMap<>();
+    for (String part : body.path("node_conf").asText("").trim().split("\\s+")) {
+      int i = part.indexOf('=');
+      if (i > 0) {
+        kv.put(part.substring(0, i).toLowerCase(java.util.Locale.ROOT), part.substring(i + 1));
+      }
+    }
+    String name = kv.get("nodename");
+    if (name == null || name.isEmpty()) {
+      throw FakeSlurmError.refused(-1, "Unspecified error", "Failure to create node");
+    }
+    String state = kv.getOrDefault("state", "").toUpperCase(java.util.Locale.ROOT);
+    if (!List.of("FUTURE", "CLOUD", "EXTERNAL").contains(state)) {
+      throw FakeSlurmError.refused(2028, "Invalid node state specified", "Failure to create node");
+    }
+    String features = kv.getOrDefault("feature", kv.getOrDefault("features", ""));
+    return new FakeSlurmrestd.NodeSpec(
+        name,
+        Integer.parseInt(kv.getOrDefault("cpus", "1")),
+        Long.parseLong(kv.getOrDefault("realmemory", "1")),
+        features.isEmpty() ? List.of() : List.of(features.split(",")),
+        kv.getOrDefault("gres", ""));
   }
 
   static String text(JsonNode o, String key) {

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,6 +30,7 @@ final class FakeRoutes implements HttpHandler {
   private final boolean partitionsQuirk;
   private final AtomicLong requests;
   private final AtomicLong bytesOut;
+  private final AtomicBoolean slurmctldDown;
 
   FakeRoutes(
       FakeCluster cluster,
@@ -36,13 +38,15 @@ final class FakeRoutes implements HttpHandler {
       FakeAuth auth,
       boolean partitionsQuirk,
       AtomicLong requests,
-      AtomicLong bytesOut) {
+      AtomicLong bytesOut,
+      AtomicBoolean slurmctldDown) {
     this.cluster = cluster;
     this.json = json;
     this.auth = auth;
     this.partitionsQuirk = partitionsQuirk;
     this.requests = requests;
     this.bytesOut = bytesOut;
+    this.slurmctldDown = slurmctldDown;
   }
 
   /** One answer: status and body (null for none). */
@@ -109,8 +113,13 @@ final class FakeRoutes implements HttpHandler {
         throw new FakeSlurmError(400, 9001, "Unable to parse", "request body is not JSON");
       }
     }
-    return switch (method + " " + (node.matches() ? "node" : job.matches() ? "job" : path)) {
-      case "GET " + BASE + "ping/" -> ping();
+    String route = method + " " + (node.matches() ? "node" : job.matches() ? "job" : path);
+    if (slurmctldDown.get()) {
+      return outage(route, path);
+    }
+    return switch (route) {
+      case "GET " + BASE + "ping/" -> new Answer(200, json.ping(true));
+      case "GET " + BASE + "licenses/" -> licenses();
       case "GET " + BASE + "nodes/" -> nodes(q.get("update_time"));
       case "GET node" -> node(node.group(1));
       case "POST node" -> {
@@ -125,6 +134,10 @@ final class FakeRoutes implements HttpHandler {
         cluster.delete(node.group(1));
         yield new Answer(200, json.answer());
       }
+      case "POST " + BASE + "new/node/" -> {
+        cluster.create(FakeRequests.nodeLine(body));
+        yield new Answer(200, json.answer());
+      }
       case "POST " + BASE + "job/submit" -> submit(body, user.get());
       case "GET " + BASE + "jobs/" -> jobs(q.get("update_time"));
       case "GET job" -> job(Long.parseLong(job.group(1)));
@@ -133,8 +146,45 @@ final class FakeRoutes implements HttpHandler {
     };
   }
 
-  private Answer ping() {
-    return new Answer(200, json.ping());
+  /**
+   * slurmctld stopped, as a 25.11.7 slurmrestd answers (without its waits of ~10 s, ~20 s for
+   * {@code GET /job/{id}}): the ping 200 with no controller responding; {@code GET /job/{id}} 500 +
+   * −1; {@code DELETE /job/{id}} 500 + 1 with an empty {@code status}; {@code GET /jobs/}, {@code
+   * /nodes/}, {@code /licenses/} 502 + 1800, and so every other path (the fake's choice).
+   */
+  private Answer outage(String route, String path) {
+    return switch (route) {
+      case "GET " + BASE + "ping/" -> new Answer(200, json.ping(false));
+      case "GET job" ->
+          new Answer(
+              500,
+              json.error(
+                  -1,
+                  "Unspecified error",
+                  "Unable to query JobId=" + path.substring(path.lastIndexOf('/') + 1),
+                  "_handle_job_get"));
+      case "DELETE job" -> {
+        ObjectNode o =
+            json.error(1, "Operation not permitted", "Signal request failed", "slurm_kill_jobs()");
+        o.putArray("status");
+        yield new Answer(500, o);
+      }
+      default ->
+          new Answer(
+              502,
+              json.error(
+                  1800,
+                  "Unable to contact slurm controller (connect failure)",
+                  "slurmctld does not answer",
+                  "fake"));
+    };
+  }
+
+  private Answer licenses() {
+    ObjectNode o = json.answer();
+    o.putArray("licenses");
+    o.set("last_update", FakeJson.number(cluster.nowSeconds()));
+    return new Answer(200, o);
   }
 
   private Answer nodes(String updateTime) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -94,6 +95,7 @@ public final class FakeSlurmrestd implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong bytesOut = new AtomicLong();
+  private final AtomicBoolean slurmctldDown = new AtomicBoolean();
 
   private FakeSlurmrestd(Options options, FakeCluster cluster, HttpServer server) {
     this.options = options;
@@ -130,7 +132,8 @@ public final class FakeSlurmrestd implements AutoCloseable {
             new FakeAuth(options.jwtKey()),
             options.partitionsQuirk(),
             f.requests,
-            f.bytesOut);
+            f.bytesOut,
+            f.slurmctldDown);
     server.createContext("/", routes);
     server.setExecutor(f.http);
     server.start();
@@ -181,6 +184,16 @@ public final class FakeSlurmrestd implements AutoCloseable {
   /** The node's slurmd died without telling slurmctld: it shows NOT_RESPONDING. */
   public void slurmdLost(String name) {
     cluster.slurmdLost(name);
+  }
+
+  /**
+   * slurmctld stops ({@code true}) or comes back: while it is down every authenticated request is
+   * answered as a 25.11.7 slurmrestd answers with slurmctld stopped (status and Slurm error number;
+   * at once, where the real one waits ~10 s). The simulated cluster's own clock goes on (time
+   * limits, purges).
+   */
+  public void slurmctldDown(boolean down) {
+    slurmctldDown.set(down);
   }
 
   /** A running job's script exits (jobs run nothing here): COMPLETED for 0, else FAILED. */

@@ -1,6 +1,7 @@
 package dev.tandem.slurm.fake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,7 +29,9 @@ import org.junit.jupiter.api.Test;
  * What the v0.0.44 adapter hides from the contract suite, seen on the wire: 25.11's incremental
  * listing answers (304 for nodes, 500 "Unable to query partitions", {@code jobs: []} with a zero
  * {@code last_update} and a warning), 511 + 1007 for a bad token, MinJobAge purges. Every answer is
- * checked against the v0.0.44 spec. The clock is manual; ticks are run by the test.
+ * checked against the v0.0.44 spec. The clock is manual; ticks are run by the test. Also 25.11.7's
+ * {@code "job_resources": null} for a job without an allocation, and what the adapter never lets
+ * happen: 25.11.7's delete of a node it is asked to create again.
  */
 class FakeSlurmrestdQuirksTest {
   private static final String P = "/slurm/v0.0.44";
@@ -165,6 +168,42 @@ class FakeSlurmrestdQuirksTest {
     assertEquals("FAILED", state(bad));
     JsonNode exit = json(get("/job/" + bad, null)).path("jobs").get(0).path("exit_code");
     assertEquals(3, exit.path("return_code").path("number").asInt());
+  }
+
+  @Test
+  void aJobWithoutAnAllocationHasANullJobResourcesAs25117Sends() {
+    http.send(Request.post(P + "/node/n1", "{\"state\":[\"DRAIN\"],\"reason\":\"x\"}"));
+    long id = submit();
+    JsonNode pending = json(get("/job/" + id, null)).path("jobs").get(0);
+    assertEquals("PENDING", pending.path("job_state").get(0).asText());
+    assertTrue(pending.get("job_resources").isNull(), pending.toString());
+    JsonNode listed = json(get("/jobs/", null)).path("jobs").get(0);
+    assertTrue(listed.get("job_resources").isNull(), listed.toString());
+
+    http.send(Request.post(P + "/node/n1", "{\"state\":[\"UNDRAIN\"]}"));
+    fake.tick();
+    JsonNode running = json(get("/job/" + id, null)).path("jobs").get(0);
+    assertEquals("RUNNING", running.path("job_state").get(0).asText());
+    assertFalse(running.has("job_resources"), "an allocation's object is not modelled");
+  }
+
+  @Test
+  void createOfAnExistingNameAnswers2168AndDeletesTheNodeAs25117Does() {
+    String line = "{\"node_conf\":\"NodeName=d1 State=FUTURE CPUs=8 RealMemory=8000 Gres=gpu:2\"}";
+    Response created = http.send(Request.post(P + "/new/node/", line));
+    assertEquals(200, created.status(), created.body());
+    assertTrue(fake.knows("d1"));
+    assertEquals(8, json(get("/node/d1", null)).path("nodes").get(0).path("cpus").asInt());
+
+    Response again = http.send(Request.post(P + "/new/node/", line));
+    assertEquals(500, again.status());
+    assertEquals(2168, json(again).path("errors").get(0).path("error_number").asInt());
+    assertFalse(fake.knows("d1"), "25.11.7 deletes the existing node");
+
+    Response notFuture = http.send(Request.post(P + "/new/node/", line.replace("FUTURE", "IDLE")));
+    assertEquals(2028, json(notFuture).path("errors").get(0).path("error_number").asInt());
+    Response noName = http.send(Request.post(P + "/new/node/", "{\"node_conf\":\"CPUs=8\"}"));
+    assertEquals(-1, json(noName).path("errors").get(0).path("error_number").asInt());
   }
 
   private String state(long id) {
