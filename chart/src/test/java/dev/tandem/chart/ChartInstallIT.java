@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,15 +29,6 @@ import org.junit.jupiter.api.Test;
  */
 class ChartInstallIT {
   private static final String NS = "tandem";
-  private static final ResourceDefinitionContext NODESETS =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("tandem.dev")
-          .withVersion("v1alpha1")
-          .withPlural("nodesets")
-          .withKind("NodeSet")
-          .withNamespaced(true)
-          .build();
-
   private static LocalKubernetes kube;
   private static KubernetesClient client;
 
@@ -121,7 +111,7 @@ class ChartInstallIT {
             1,
             "template",
             Map.of("spec", Map.of("containers", List.of(Map.of("name", "slurmd", "image", "x"))))));
-    client.genericKubernetesResources(NODESETS).inNamespace("default").resource(set).create();
+    dev.tandem.k8s.NodeSetResources.generic(client).inNamespace("default").resource(set).create();
 
     Release upgraded =
         new Helm(Chart.DIR)
@@ -154,7 +144,10 @@ class ChartInstallIT {
             .get(),
         "the CRD stays (Helm leaves crds/ in place)");
     assertNotNull(
-        client.genericKubernetesResources(NODESETS).inNamespace("default").withName("kept").get(),
+        dev.tandem.k8s.NodeSetResources.generic(client)
+            .inNamespace("default")
+            .withName("kept")
+            .get(),
         "the NodeSets stay");
   }
 

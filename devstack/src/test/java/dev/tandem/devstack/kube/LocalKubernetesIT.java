@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -43,15 +42,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class LocalKubernetesIT {
-  private static final ResourceDefinitionContext NODESETS =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("tandem.dev")
-          .withVersion("v1alpha1")
-          .withPlural("nodesets")
-          .withKind("NodeSet")
-          .withNamespaced(true)
-          .build();
-
   /** The smallest pod template a NodeSet takes. */
   static final Map<String, Object> TEMPLATE =
       Map.of(
@@ -345,7 +335,10 @@ class LocalKubernetesIT {
   }
 
   private static GenericKubernetesResource create(GenericKubernetesResource r) {
-    return client.genericKubernetesResources(NODESETS).inNamespace("default").resource(r).create();
+    return dev.tandem.k8s.NodeSetResources.generic(client)
+        .inNamespace("default")
+        .resource(r)
+        .create();
   }
 
   private static void assertContains(String text, String part) {
