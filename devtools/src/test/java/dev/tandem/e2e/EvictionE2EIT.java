@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * Issue 15, part 1, through the whole stack with the real {@code kubectl drain}: the NodeSet's
  * PodDisruptionBudget lets the idle slurmd pod go within seconds (once Tandem drained it in Slurm)
  * and holds the busy one until its real Slurm job ends; both come back Pending elsewhere, and after
- * {@code kubectl uncordon} on the same node, in service.
+ * {@code kubectl uncordon} on the same node, in service. A budget someone loosened is put back.
  */
 class EvictionE2EIT {
   private static final String SET = "e2e";
@@ -110,6 +110,27 @@ class EvictionE2EIT {
                 .withName(SET + "-slurm-jobs")
                 .get(),
         b -> b != null);
+    // Someone loosens the budget: Tandem puts it back (the repair path of SlurmJobsBudget).
+    var budget =
+        e2e.k8s
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace("default")
+            .withName(SET + "-slurm-jobs");
+    budget.edit(
+        b ->
+            new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder(b)
+                .editSpec()
+                .withNewMaxUnavailable(1)
+                .endSpec()
+                .build());
+    Await.until(
+        "PodDisruptionBudget repaired",
+        LIMIT,
+        EVERY,
+        () -> budget.get().getSpec().getMaxUnavailable(),
+        m -> m != null && Integer.valueOf(0).equals(m.getIntVal()));
     String idleUid = uid("e2e-0");
     String busyUid = uid("e2e-1");
     job = e2e.sbatch("e2e-1", 25);
