@@ -31,10 +31,6 @@ public final class KubernetesProbe implements AutoCloseable {
     this.timeout = timeout;
   }
 
-  public Duration timeout() {
-    return timeout;
-  }
-
   /**
    * What one probe found.
    *

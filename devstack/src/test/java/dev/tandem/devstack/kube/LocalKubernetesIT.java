@@ -10,12 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,8 +19,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,9 +30,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The control plane of {@code scripts/kube-local.sh} is the real one, configured as the script
  * says: the pinned release answers {@code /version}; the NodeSet CRD's schema and CEL rules refuse
- * bad NodeSets with the API server's own messages; the garbage collector and the scheduler run; the
- * node lifecycle controller lifts the not-ready taint of a node that reports Ready and renews its
- * Lease; RBAC refuses a ServiceAccount nothing was granted to; a stop and start keeps every object.
+ * bad NodeSets with the API server's own messages; the garbage collector runs (the node lifecycle
+ * controller and the scheduler: NodeLeasesIT); RBAC refuses a ServiceAccount nothing was granted
+ * to; a stop and start keeps every object.
  */
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class LocalKubernetesIT {
@@ -166,101 +160,6 @@ class LocalKubernetesIT {
   }
 
   @Test
-  void aReadyNodeLosesItsNotReadyTaintAndTheSchedulerBindsToIt() {
-    String name = "it-node";
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withNewStatus()
-                .addToCapacity(
-                    Map.of(
-                        "cpu",
-                        new Quantity("4"),
-                        "memory",
-                        new Quantity("8Gi"),
-                        "pods",
-                        new Quantity("10")))
-                .addToAllocatable(
-                    Map.of(
-                        "cpu",
-                        new Quantity("4"),
-                        "memory",
-                        new Quantity("8Gi"),
-                        "pods",
-                        new Quantity("10")))
-                .addNewCondition()
-                .withType("Ready")
-                .withStatus("True")
-                .withReason("KubeletReady")
-                .withLastHeartbeatTime(now())
-                .withLastTransitionTime(now())
-                .endCondition()
-                .addNewAddress()
-                .withType("InternalIP")
-                .withAddress("127.0.0.1")
-                .endAddress()
-                .endStatus()
-                .build())
-        .create();
-    client
-        .leases()
-        .inNamespace("kube-node-lease")
-        .resource(
-            new LeaseBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withNewSpec()
-                .withHolderIdentity(name)
-                .withLeaseDurationSeconds(40)
-                .withRenewTime(ZonedDateTime.now())
-                .endSpec()
-                .build())
-        .create();
-    // Admission taints every new Node; the node lifecycle controller lifts it once Ready is True.
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                client.nodes().withName(name).get().getSpec().getTaints() == null
-                    || client.nodes().withName(name).get().getSpec().getTaints().stream()
-                        .noneMatch(t -> "node.kubernetes.io/not-ready".equals(t.getKey())));
-
-    client
-        .pods()
-        .inNamespace("default")
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("scheduled")
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("c")
-                .withImage("busybox")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () ->
-                name.equals(
-                    client
-                        .pods()
-                        .inNamespace("default")
-                        .withName("scheduled")
-                        .get()
-                        .getSpec()
-                        .getNodeName()));
-  }
-
-  @Test
   void rbacRefusesAServiceAccountWithoutGrants() throws Exception {
     client
         .serviceAccounts()
@@ -343,9 +242,5 @@ class LocalKubernetesIT {
 
   private static void assertContains(String text, String part) {
     assertTrue(text != null && text.contains(part), () -> "expected \"" + part + "\" in: " + text);
-  }
-
-  private static String now() {
-    return ZonedDateTime.now().format(DateTimeFormatter.ISO_INSTANT);
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.devstack.kube.SharedKubernetes;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
@@ -14,9 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The local kubelet's nodes live by their Leases, as a kubelet's do, against the real node
- * lifecycle controller: a registered node that renews its Lease loses the not-ready taint and stays
- * Ready past the controller's grace period; once the renewals stop, the controller marks it Ready
- * Unknown and taints it unreachable.
+ * lifecycle controller: a registered node that renews its Lease loses the not-ready taint, stays
+ * Ready past the controller's grace period and gets a pod from the real scheduler; once the
+ * renewals stop, the controller marks it Ready Unknown and taints it unreachable.
  */
 class NodeLeasesIT {
   private static final String READY = "Ready";
@@ -49,6 +50,35 @@ class NodeLeasesIT {
         Node n = client.nodes().withName(name).get();
         assertEquals("True", ready(n), "Ready while the Lease is renewed");
         assertTrue(!tainted(n, "node.kubernetes.io/unreachable"), "not taken for lost");
+        // The real scheduler binds a pod that names no scheduler to the only Ready node.
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("scheduled")
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("c")
+                    .withImage("busybox")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    name.equals(
+                        client
+                            .pods()
+                            .inNamespace("default")
+                            .withName("scheduled")
+                            .get()
+                            .getSpec()
+                            .getNodeName()));
       } finally {
         leases.close();
       }
