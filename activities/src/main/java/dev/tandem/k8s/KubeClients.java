@@ -1,6 +1,5 @@
 package dev.tandem.k8s;
 
-import io.fabric8.kubernetes.api.model.AuthInfo;
 import io.fabric8.kubernetes.api.model.NamedAuthInfo;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
@@ -84,22 +83,32 @@ public final class KubeClients {
 
   /** Whether the kubeconfig behind {@code config} gives its current user an exec plugin. */
   private static boolean usesExec(Config config) {
-    File file = config.getFile();
-    NamedContext ctx = config.getCurrentContext();
-    if (file == null || ctx == null || ctx.getContext() == null || !file.canRead()) {
-      return false;
-    }
-    String user = ctx.getContext().getUser();
     try {
-      for (NamedAuthInfo u : KubeConfigUtils.parseConfig(file).getUsers()) {
-        AuthInfo a = u.getUser();
-        if (u.getName() != null && u.getName().equals(user) && a != null) {
-          return a.getExec() != null || a.getAuthProvider() != null;
-        }
-      }
+      NamedAuthInfo u = currentUser(config);
+      return u != null && (u.getUser().getExec() != null || u.getUser().getAuthProvider() != null);
     } catch (RuntimeException e) {
       return true; // unsure: keep fabric8's behaviour
     }
-    return false;
+  }
+
+  /**
+   * The current context's user in the kubeconfig file behind {@code config}, or null (no readable
+   * file, no context, no such user).
+   *
+   * @throws RuntimeException the file cannot be parsed
+   */
+  static NamedAuthInfo currentUser(Config config) {
+    File file = config.getFile();
+    NamedContext ctx = config.getCurrentContext();
+    if (file == null || ctx == null || ctx.getContext() == null || !file.canRead()) {
+      return null;
+    }
+    String user = ctx.getContext().getUser();
+    for (NamedAuthInfo u : KubeConfigUtils.parseConfig(file).getUsers()) {
+      if (u.getName() != null && u.getName().equals(user) && u.getUser() != null) {
+        return u;
+      }
+    }
+    return null;
   }
 }

@@ -2,10 +2,8 @@ package dev.tandem.k8s;
 
 import io.fabric8.kubernetes.api.model.AuthInfo;
 import io.fabric8.kubernetes.api.model.NamedAuthInfo;
-import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.OAuthTokenProvider;
-import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,38 +42,27 @@ public final class KubeconfigTokenFile implements OAuthTokenProvider {
    * @throws IllegalArgumentException the file cannot be read or is empty
    */
   public static KubeconfigTokenFile of(Config config) {
-    File kubeconfig = config.getFile();
-    NamedContext ctx = config.getCurrentContext();
-    if (kubeconfig == null || ctx == null || ctx.getContext() == null) {
+    NamedAuthInfo u = KubeClients.currentUser(config);
+    if (u == null) {
       return null;
     }
-    String user = ctx.getContext().getUser();
-    for (NamedAuthInfo u : KubeConfigUtils.parseConfig(kubeconfig).getUsers()) {
-      AuthInfo a = u.getUser();
-      if (u.getName() == null || !u.getName().equals(user) || a == null) {
-        continue;
-      }
-      if (a.getTokenFile() == null || a.getTokenFile().isBlank() || present(a.getToken())) {
-        return null;
-      }
-      Path p = Path.of(a.getTokenFile());
-      if (!p.isAbsolute() && kubeconfig.getParentFile() != null) {
-        p =
-            kubeconfig
-                .getParentFile()
-                .toPath()
-                .resolve(p); // relative to the kubeconfig, as kubectl
-      }
-      KubeconfigTokenFile t = new KubeconfigTokenFile(p, Clock.systemUTC());
-      try {
-        t.getToken();
-      } catch (UncheckedIOException | IllegalStateException e) {
-        throw new IllegalArgumentException(
-            "kubeconfig " + kubeconfig + ", user " + user + ": " + e.getMessage(), e);
-      }
-      return t;
+    AuthInfo a = u.getUser();
+    if (a.getTokenFile() == null || a.getTokenFile().isBlank() || present(a.getToken())) {
+      return null;
     }
-    return null;
+    File kubeconfig = config.getFile();
+    Path p = Path.of(a.getTokenFile());
+    if (!p.isAbsolute() && kubeconfig.getParentFile() != null) {
+      p = kubeconfig.getParentFile().toPath().resolve(p); // relative to the kubeconfig, as kubectl
+    }
+    KubeconfigTokenFile t = new KubeconfigTokenFile(p, Clock.systemUTC());
+    try {
+      t.getToken();
+    } catch (UncheckedIOException | IllegalStateException e) {
+      throw new IllegalArgumentException(
+          "kubeconfig " + kubeconfig + ", user " + u.getName() + ": " + e.getMessage(), e);
+    }
+    return t;
   }
 
   @Override
