@@ -101,9 +101,14 @@ public final class LocalKubernetes implements AutoCloseable {
     run(START_TIMEOUT, "start");
   }
 
-  /** Stops every component (SIGTERM, SIGKILL after 10 s); etcd keeps every object. */
+  /**
+   * Stops every component (SIGTERM, SIGKILL after 10 s); etcd keeps every object. The calls
+   * Tandem's clients made are exported from the audit log for the chart's RBAC check ({@link
+   * TandemCalls}).
+   */
   public void stop() throws IOException {
     run(Duration.ofSeconds(60), "stop");
+    TandemCalls.export(auditLog(), port);
   }
 
   /** The {@code kubectl} of the plane's release (or the one the script found), for tests. */

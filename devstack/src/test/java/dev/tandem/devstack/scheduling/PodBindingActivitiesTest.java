@@ -12,7 +12,6 @@ import dev.tandem.workflows.schedule.BindRequest;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** bindPod through the Binding API: annotations, uid precondition, idempotence, refusals. */
@@ -68,10 +67,6 @@ class PodBindingActivitiesTest extends SchedulingApiBase {
     assertEquals(n2, get(ns, p.getMetadata().getName()).getSpec().getNodeName());
   }
 
-  @Disabled(
-      "Tandem bug the real API server shows: PodBinder POSTs to /bindings, where the API server"
-          + " wipes metadata.uid, so the uid is no precondition and a pod recreated under the name"
-          + " is bound; the pods/<name>/binding subresource (kube-scheduler's) keeps it")
   @Test
   void anotherUidOrNoPodIsAbsentAndNothingIsBound() {
     Pod p = createPod(ns, uniqueName("uid"), Map.of());

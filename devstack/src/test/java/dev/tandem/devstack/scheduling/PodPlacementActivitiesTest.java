@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -125,10 +124,6 @@ class PodPlacementActivitiesTest extends SchedulingApiBase {
     assertNull(get(ns, p.getMetadata().getName()).getSpec().getNodeName());
   }
 
-  @Disabled(
-      "Tandem bug the real API server shows: PodBinder POSTs to /bindings, where the API server"
-          + " wipes metadata.uid, so the uid is no precondition and a pod recreated under the name"
-          + " is bound; the pods/<name>/binding subresource (kube-scheduler's) keeps it")
   @Test
   void aPodRecreatedUnderTheNameIsNeitherBoundNorWritten() {
     String slurmNode = uniqueName("slurm");
