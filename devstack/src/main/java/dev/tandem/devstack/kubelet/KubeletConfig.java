@@ -109,6 +109,20 @@ public record KubeletConfig(
         maxGrace);
   }
 
+  public KubeletConfig withNodePrefix(String prefix) {
+    return new KubeletConfig(
+        nodes,
+        prefix,
+        capacity,
+        slurmEnvFile,
+        logDir,
+        launcher,
+        backoffInitial,
+        backoffMax,
+        resync,
+        maxGrace);
+  }
+
   public KubeletConfig withLauncher(ProcessLauncher l) {
     return new KubeletConfig(
         nodes,

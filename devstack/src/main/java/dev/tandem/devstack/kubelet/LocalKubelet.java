@@ -25,11 +25,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A kubelet (and default scheduler) for the local dev stack: registers the nodes {@code local-1..N}
- * and renews their Leases ({@link NodeLeases}), binds default-scheduler pods to them, and runs the
- * pods bound to them as local processes (see {@link PodWorker}). Informer callbacks only mark pods
- * dirty; one sync thread does everything else, so callbacks never block. On start it adopts pods
- * already bound to its nodes; on close (and at JVM shutdown) it stops every process it started.
+ * A kubelet for the local dev stack on the real control plane: registers the nodes {@code
+ * local-1..N} and renews their Leases ({@link NodeLeases}), and runs the pods bound to them (by
+ * kube-scheduler, or by Tandem for {@code tandem-slurm} pods) as local processes (see {@link
+ * PodWorker}). The not-ready taint and lost nodes are the node lifecycle controller's. Informer
+ * callbacks only mark pods dirty; one sync thread does everything else, so callbacks never block.
+ * On start it adopts pods already bound to its nodes; on close (and at JVM shutdown) it stops every
+ * process it started.
  */
 public final class LocalKubelet implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LocalKubelet.class);
@@ -47,7 +49,6 @@ public final class LocalKubelet implements AutoCloseable {
   private final List<PodState> stopping = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PodWorker worker;
   private final NodeLeases leases;
-  private final Scheduler scheduler;
   private final AdmissionGate admission;
   private final Thread shutdownHook;
   private volatile SharedIndexInformer<Pod> pods;
@@ -74,8 +75,6 @@ public final class LocalKubelet implements AutoCloseable {
     leases = new NodeLeases(client, List.copyOf(myNodes));
     worker =
         new PodWorker(client, config, new SlurmSetup(config.slurmEnvFile()), this::enqueueLater);
-    scheduler =
-        new Scheduler(client, myNodes, () -> nodes.getStore().list(), () -> pods.getStore().list());
     admission =
         new AdmissionGate(
             worker,
@@ -97,12 +96,7 @@ public final class LocalKubelet implements AutoCloseable {
     // Fields first, then start: informer callbacks may fire before start() returns.
     k.nodes = client.nodes().runnableInformer(0);
     k.pods = client.pods().inAnyNamespace().runnableInformer(0);
-    k.nodes.addEventHandler(
-        k.handler(
-            n -> {
-              k.enqueueUnscheduled();
-              k.enqueueNode(n.getMetadata().getName());
-            }));
+    k.nodes.addEventHandler(k.handler(n -> k.enqueueNode(n.getMetadata().getName())));
     k.pods.addEventHandler(k.handler(p -> k.enqueue(Cache.metaNamespaceKeyFunc(p))));
     try {
       k.nodes.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -126,14 +120,6 @@ public final class LocalKubelet implements AutoCloseable {
 
   public Set<String> nodeNames() {
     return Set.copyOf(myNodes);
-  }
-
-  /**
-   * The node as this kubelet's scheduler sees it (its informer cache), or null: a test that changes
-   * a node waits for this before it depends on the change, as kube-scheduler's cache lags too.
-   */
-  Node cachedNode(String name) {
-    return nodes.getStore().getByKey(name);
   }
 
   private <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> onChange) {
@@ -194,27 +180,11 @@ public final class LocalKubelet implements AutoCloseable {
     }
   }
 
-  private void enqueueUnscheduled() {
-    if (pods == null) {
-      return;
-    }
-    for (Pod p : pods.getStore().list()) {
-      if (Scheduler.needsScheduling(p)) {
-        enqueue(Cache.metaNamespaceKeyFunc(p));
-      }
-    }
-  }
-
-  /** The node lifecycle controller's taint, for this kubelet's nodes, on the sync thread. */
+  /** A reboot asked for on one of this kubelet's nodes, carried out on the sync thread. */
   private void enqueueNode(String name) {
     if (myNodes.contains(name)) {
       submit(
           () -> {
-            try {
-              LocalNodes.syncNotReadyTaint(client, nodes.getStore().getByKey(name));
-            } catch (RuntimeException e) {
-              log.warn("taint sync of node {} failed (retried on resync): {}", name, e.toString());
-            }
             try {
               rebootIfAsked(name);
             } catch (RuntimeException e) {
@@ -303,10 +273,6 @@ public final class LocalKubelet implements AutoCloseable {
     }
     boolean deleting = pod.getMetadata().getDeletionTimestamp() != null;
     if (!deleting && admission.wasRejected(key, pod)) {
-      return;
-    }
-    if (Scheduler.needsScheduling(pod)) {
-      scheduler.schedule(pod);
       return;
     }
     if (!mine(pod)) {

@@ -44,7 +44,9 @@ class NodeLeasesIT {
       try {
         await()
             .atMost(Duration.ofSeconds(60))
-            .until(() -> !tainted(client.nodes().withName(name).get(), LocalNodes.NOT_READY));
+            .until(
+                () ->
+                    !tainted(client.nodes().withName(name).get(), "node.kubernetes.io/not-ready"));
         // Past the controller's grace period (20 s): still Ready, because the Lease is renewed.
         Thread.sleep(30_000);
         Node n = client.nodes().withName(name).get();
