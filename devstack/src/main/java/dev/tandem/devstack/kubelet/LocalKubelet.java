@@ -50,6 +50,7 @@ public final class LocalKubelet implements AutoCloseable {
   private final PodWorker worker;
   private final NodeLeases leases;
   private final AdmissionGate admission;
+  private volatile KubeletLogs logs;
   private final Thread shutdownHook;
   private volatile SharedIndexInformer<Pod> pods;
   private volatile SharedIndexInformer<Node> nodes;
@@ -92,7 +93,12 @@ public final class LocalKubelet implements AutoCloseable {
   /** Registers the nodes, starts the informers and the sync loop. */
   public static LocalKubelet start(KubernetesClient client, KubeletConfig config) {
     LocalKubelet k = new LocalKubelet(client, config);
-    LocalNodes.register(client, config);
+    try {
+      k.logs = KubeletLogs.start(config, k::containerRuns);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("local kubelet: its log endpoint did not start", e);
+    }
+    LocalNodes.register(client, config, k.logs.port());
     // Fields first, then start: informer callbacks may fire before start() returns.
     k.nodes = client.nodes().runnableInformer(0);
     k.pods = client.pods().inAnyNamespace().runnableInformer(0);
@@ -116,6 +122,14 @@ public final class LocalKubelet implements AutoCloseable {
     k.enqueueAll();
     log.info("local kubelet started with nodes {}", k.myNodes);
     return k;
+  }
+
+  /** Whether the container of pod {@code <ns>/<name>} runs now (a log follow ends when not). */
+  private boolean containerRuns(String key) {
+    synchronized (states) {
+      PodState s = states.get(key);
+      return s != null && s.running();
+    }
   }
 
   public Set<String> nodeNames() {
@@ -324,6 +338,9 @@ public final class LocalKubelet implements AutoCloseable {
     }
     closed = true;
     leases.close();
+    if (logs != null) {
+      logs.close();
+    }
     if (pods != null) {
       pods.close();
     }

@@ -1,5 +1,6 @@
 package dev.tandem.devstack.kubelet;
 
+import io.fabric8.kubernetes.api.model.DaemonEndpoint;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -17,11 +18,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates (or refreshes) the kubelet's Node objects {@code local-1..N}: capacity (also the
- * allocatable amount), address 127.0.0.1, labels {@code kubernetes.io/hostname} and {@code
- * tandem.dev/local=true}, Ready. The API server gives a new node the taint {@code
- * node.kubernetes.io/not-ready:NoSchedule} and the node lifecycle controller lifts it once it sees
- * the node Ready, as on any cluster. An existing node keeps its spec (a cordon survives a kubelet
- * restart) and its other labels.
+ * allocatable amount), address 127.0.0.1, the kubelet's endpoint port, labels {@code
+ * kubernetes.io/hostname} and {@code tandem.dev/local=true}, Ready. The API server gives a new node
+ * the taint {@code node.kubernetes.io/not-ready:NoSchedule} and the node lifecycle controller lifts
+ * it once it sees the node Ready, as on any cluster. An existing node keeps its spec (a cordon
+ * survives a kubelet restart) and its other labels.
  */
 final class LocalNodes {
   private static final Logger log = LoggerFactory.getLogger(LocalNodes.class);
@@ -30,7 +31,10 @@ final class LocalNodes {
 
   private LocalNodes() {}
 
-  static void register(KubernetesClient client, KubeletConfig config) {
+  /**
+   * @param kubeletPort the port of the kubelet's endpoint ({@link KubeletLogs}) on 127.0.0.1
+   */
+  static void register(KubernetesClient client, KubeletConfig config, int kubeletPort) {
     for (int i = 1; i <= config.nodes(); i++) {
       String name = config.nodeName(i);
       Map<String, String> labels = new LinkedHashMap<>();
@@ -52,6 +56,9 @@ final class LocalNodes {
               .withConditions(conditions())
               .addNewAddress("127.0.0.1", "InternalIP")
               .addNewAddress(name, "Hostname")
+              .withNewDaemonEndpoints()
+              .withKubeletEndpoint(new DaemonEndpoint(kubeletPort))
+              .endDaemonEndpoints()
               .withNewNodeInfo()
               .withKubeletVersion(KUBELET_VERSION)
               .withContainerRuntimeVersion("tandem-local://1")
@@ -97,6 +104,9 @@ final class LocalNodes {
                       .withCapacity(capacity)
                       .withAllocatable(capacity)
                       .withConditions(conditions())
+                      .withNewDaemonEndpoints()
+                      .withKubeletEndpoint(new DaemonEndpoint(kubeletPort))
+                      .endDaemonEndpoints()
                       .endStatus()
                       .build());
       log.info("refreshed node {}", name);

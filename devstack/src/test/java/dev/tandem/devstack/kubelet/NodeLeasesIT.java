@@ -38,7 +38,7 @@ class NodeLeasesIT {
             Duration.ofMinutes(1));
     String name = config.nodeName(1);
     try (KubernetesClient client = SharedKubernetes.get().adminClient()) {
-      LocalNodes.register(client, config);
+      LocalNodes.register(client, config, 0);
       NodeLeases leases = new NodeLeases(client, List.of(name));
       leases.start();
       try {
