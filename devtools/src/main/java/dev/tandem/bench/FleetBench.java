@@ -244,7 +244,7 @@ public final class FleetBench {
     sampleHistories();
   }
 
-  private void atRest(FleetFigures f, Duration rest) throws InterruptedException {
+  private void atRest(FleetFigures f, Duration rest) throws InterruptedException, IOException {
     if (!settle.isZero()) {
       say("settle for %ds", settle.toSeconds());
       Thread.sleep(settle.toMillis());
@@ -255,12 +255,12 @@ public final class FleetBench {
     String scrape0 = ProcStats.scrape(stack.worker().metricsUrl());
     double cpu0 = ProcStats.cpuSeconds(pid);
     long slurm0 = stack.fake().requests();
-    long k8s0 = stack.api().tandemRequests();
+    long k8s0 = stack.tandemRequests();
     long t0 = System.nanoTime();
     Thread.sleep(rest.toMillis());
     double cpu1 = ProcStats.cpuSeconds(pid);
     long slurm1 = stack.fake().requests();
-    long k8s1 = stack.api().tandemRequests();
+    long k8s1 = stack.tandemRequests();
     String scrape1 = ProcStats.scrape(stack.worker().metricsUrl());
     double minutes = (System.nanoTime() - t0) / 60e9;
     say(

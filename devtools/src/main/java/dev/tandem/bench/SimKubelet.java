@@ -95,6 +95,14 @@ public final class SimKubelet implements AutoCloseable {
 
   /** Registers the nodes and starts binding and running pods. */
   public void start() throws Exception {
+    Map<String, Quantity> cap =
+        Map.of(
+            "cpu",
+            new Quantity("64"),
+            "memory",
+            new Quantity("512Gi"),
+            "pods",
+            new Quantity("110"));
     for (int i = 0; i < nodes; i++) {
       String name = nodeName(i);
       Node n =
@@ -112,35 +120,22 @@ public final class SimKubelet implements AutoCloseable {
               .endMetadata()
               .withNewSpec()
               .endSpec()
+              // Ready from the start, in the create: a status written after it races the node
+              // lifecycle controller's taint (409 on a real API server).
+              .withNewStatus()
+              .withCapacity(cap)
+              .withAllocatable(cap)
+              .withConditions(
+                  new NodeConditionBuilder()
+                      .withType("Ready")
+                      .withStatus("True")
+                      .withReason("KubeletReady")
+                      .withLastHeartbeatTime(ts(Instant.now()))
+                      .withLastTransitionTime(ts(Instant.now()))
+                      .build())
+              .endStatus()
               .build();
       client.nodes().resource(n).create();
-      Map<String, Quantity> cap =
-          Map.of(
-              "cpu",
-              new Quantity("64"),
-              "memory",
-              new Quantity("512Gi"),
-              "pods",
-              new Quantity("110"));
-      client
-          .nodes()
-          .withName(name)
-          .editStatus(
-              x ->
-                  new NodeBuilder(x)
-                      .editOrNewStatus()
-                      .withCapacity(cap)
-                      .withAllocatable(cap)
-                      .withConditions(
-                          new NodeConditionBuilder()
-                              .withType("Ready")
-                              .withStatus("True")
-                              .withReason("KubeletReady")
-                              .withLastHeartbeatTime(ts(Instant.now()))
-                              .withLastTransitionTime(ts(Instant.now()))
-                              .build())
-                      .endStatus()
-                      .build());
     }
     nodeInformer = client.nodes().runnableInformer(0);
     // An uncordoned node may take a pod that waits for one.

@@ -1,8 +1,6 @@
 package dev.tandem.dev;
 
-import dev.tandem.devstack.api.ApiFaults;
-import dev.tandem.devstack.api.KubeVersion;
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kubelet.KubeletConfig;
 import dev.tandem.devstack.kubelet.LocalKubelet;
 import dev.tandem.devstack.kubelet.OsProcessLauncher;
@@ -25,7 +23,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
+import java.util.function.BiFunction;
 
 /**
  * The embedded default stack of {@code tandem dev}, also used by the end-to-end tests:
@@ -36,8 +34,9 @@ import java.util.function.UnaryOperator;
  *       DevSlurm}),
  *   <li>what an earlier stack on that Slurm left after a crash, cleaned up ({@link Leftovers}),
  *   <li>Temporal's Java test server on 127.0.0.1,
- *   <li>the local Kubernetes API (fabric8's mock server made to behave like a real API server) with
- *       the NodeSet CRD installed and a kubeconfig written for kubectl,
+ *   <li>a real Kubernetes control plane (scripts/kube-local.sh, {@link StackKubernetes}) with the
+ *       NodeSet CRD installed; its admin kubeconfig, linked as {@code <state dir>/kubeconfig}
+ *       (where the CLI looks last), is the worker's and kubectl's,
  *   <li>the local kubelet, which runs slurmd pods as real slurmd processes and records them,
  *   <li>the Tandem worker with its watchers, configured like a deployment would be, as a separate
  *       supervised JVM ({@link WorkerProcess}) that can be killed and comes back.
@@ -50,23 +49,20 @@ import java.util.function.UnaryOperator;
  * crashed stack that had started it).
  */
 public final class DevStack implements AutoCloseable {
-  public static final String CRD = "META-INF/fabric8/nodesets.tandem.dev-v1.yml";
-
   /** How long a stop waits for the cancelled jobs to end (Slurm's KillWait is 5 s here). */
   static final Duration JOBS_END_WAIT = Duration.ofSeconds(30);
 
   /**
-   * @param stateDir kubeconfig, logs, the worker's pid file and log go here
+   * @param stateDir the control plane's state (kube/), logs, the worker's pid file and log go here
    * @param temporalPort Temporal's port on 127.0.0.1 (0: any free port)
-   * @param apiPort the Kubernetes API's port on 127.0.0.1 (0: any free port)
+   * @param apiPort the Kubernetes API server's port on 127.0.0.1, the first of five the plane takes
+   *     (0: free ones)
    * @param httpPort the worker's /metrics port on 127.0.0.1 (0: any free port)
    * @param kubeletNodes local Kubernetes nodes
    * @param workerEnv extra worker environment (tuning, e.g. {@code TANDEM_NODE_POLL=1s})
    * @param slurmEnv the environment of {@code slurm-local.sh}: TANDEM_SLURM_DIR and the port bases
    *     choose the Slurm instance
    * @param cleanUpLeftovers clean up what a crashed stack left on that Slurm ({@link Leftovers})
-   * @param kubeVersion the Kubernetes version the local API emulates ({@code /version}, which pod
-   *     fields it knows; see docs/local-api.md), or null for its default
    */
   public record Options(
       Path stateDir,
@@ -76,47 +72,11 @@ public final class DevStack implements AutoCloseable {
       int kubeletNodes,
       Map<String, String> workerEnv,
       Map<String, String> slurmEnv,
-      boolean cleanUpLeftovers,
-      KubeVersion kubeVersion) {
+      boolean cleanUpLeftovers) {
 
     public Options {
       workerEnv = Map.copyOf(workerEnv);
       slurmEnv = Map.copyOf(slurmEnv);
-    }
-
-    public Options(
-        Path stateDir,
-        int temporalPort,
-        int apiPort,
-        int httpPort,
-        int kubeletNodes,
-        Map<String, String> workerEnv,
-        Map<String, String> slurmEnv,
-        boolean cleanUpLeftovers) {
-      this(
-          stateDir,
-          temporalPort,
-          apiPort,
-          httpPort,
-          kubeletNodes,
-          workerEnv,
-          slurmEnv,
-          cleanUpLeftovers,
-          null);
-    }
-
-    /** The same, with the local API emulating Kubernetes {@code version}. */
-    public Options withKubeVersion(KubeVersion version) {
-      return new Options(
-          stateDir,
-          temporalPort,
-          apiPort,
-          httpPort,
-          kubeletNodes,
-          workerEnv,
-          slurmEnv,
-          cleanUpLeftovers,
-          version);
     }
 
     /** The Slurm named by this process's environment (the tests' one), with clean-up on. */
@@ -160,28 +120,29 @@ public final class DevStack implements AutoCloseable {
           kubeletNodes,
           workerEnv,
           env,
-          cleanUpLeftovers,
-          kubeVersion);
+          cleanUpLeftovers);
     }
   }
 
   private final Options options;
   private final PrintWriter log;
-  private final UnaryOperator<Map<String, String>> workerEnvHook;
+  private final BiFunction<DevStack, Map<String, String>, Map<String, String>> workerEnvHook;
   private StackLock lock;
   private StackSlurm stackSlurm;
   private LocalSlurmScript.Running slurm;
   private ProcessRecords records;
   private List<String> cleanedUp = List.of();
   private LocalTemporal temporal;
-  private LocalApiServer api;
+  private StackKubernetes kube;
   private LocalKubelet kubelet;
   private LocalTopology topology;
   private WorkerProcess worker;
   private Path kubeconfig;
 
   private DevStack(
-      Options options, PrintWriter log, UnaryOperator<Map<String, String>> workerEnvHook) {
+      Options options,
+      PrintWriter log,
+      BiFunction<DevStack, Map<String, String>, Map<String, String>> workerEnvHook) {
     this.options = options;
     this.log = log;
     this.workerEnvHook = workerEnvHook;
@@ -189,16 +150,19 @@ public final class DevStack implements AutoCloseable {
 
   /** Starts everything; on failure stops what was started and rethrows. */
   public static DevStack start(Options options, PrintWriter log) throws IOException {
-    return start(options, log, UnaryOperator.identity());
+    return start(options, log, (stack, env) -> env);
   }
 
   /**
-   * As {@link #start(Options, PrintWriter)}, with {@code workerEnv} given the worker's complete
-   * environment once Slurm and Temporal run and before the worker starts; the worker gets what it
-   * returns (fault tests put a proxy between the worker and slurmrestd or Temporal this way).
+   * As {@link #start(Options, PrintWriter)}, with {@code workerEnv} given the stack and the
+   * worker's complete environment once Slurm, Temporal and Kubernetes run and before the worker
+   * starts; the worker gets what it returns (fault tests put a proxy between the worker and
+   * slurmrestd, Temporal or the API server this way).
    */
   public static DevStack start(
-      Options options, PrintWriter log, UnaryOperator<Map<String, String>> workerEnv)
+      Options options,
+      PrintWriter log,
+      BiFunction<DevStack, Map<String, String>, Map<String, String>> workerEnv)
       throws IOException {
     DevStack s = new DevStack(options, log, workerEnv);
     try {
@@ -243,16 +207,27 @@ public final class DevStack implements AutoCloseable {
       log.flush();
     }
     temporal = startTemporal(stateDir.resolve("temporal"));
-    KubeVersion kube = options.kubeVersion() == null ? KubeVersion.DEFAULT : options.kubeVersion();
-    step("Kubernetes API " + kube + " on 127.0.0.1:" + options.apiPort());
-    api = LocalApiServer.start(options.apiPort(), kube);
-    api.installCrd(CRD);
-    kubeconfig = api.writeKubeconfig(stateDir.resolve("kubeconfig"));
-    api.servePodLogsFrom(stateDir.resolve("logs")); // kubectl logs: the kubelet's files below
+    Path kubeDir = stateDir.resolve("kube");
+    step(
+        "Kubernetes control plane on 127.0.0.1:"
+            + options.apiPort()
+            + " (scripts/kube-local.sh, state in "
+            + kubeDir
+            + ")");
+    if (log != null && !LocalKubernetes.installed()) {
+      log.println(
+          "  building Kubernetes from Go modules first (once per machine, about 8 minutes on 2"
+              + " cores; kept in /var/cache/tandem)");
+      log.flush();
+    }
+    kube = StackKubernetes.start(kubeDir, options.apiPort());
+    kubeconfig = stateDir.resolve("kubeconfig");
+    Files.deleteIfExists(kubeconfig);
+    Files.createSymbolicLink(kubeconfig, stateDir.relativize(kube.plane().kubeconfig()));
     step("local kubelet with " + options.kubeletNodes() + " nodes (slurmd pods run real slurmd)");
     kubelet =
         LocalKubelet.start(
-            api.client(),
+            kube.client(),
             KubeletConfig.defaults()
                 .withNodes(options.kubeletNodes())
                 .withSlurmEnvFile(slurm.envFile())
@@ -262,19 +237,20 @@ public final class DevStack implements AutoCloseable {
     kubelet.beforeStop(this::endJobs);
     topology =
         LocalTopology.startIfEnabled(
-            api.client(), slurm.script(), options.slurmEnv(), stateDir, log);
+            kube.client(), slurm.script(), options.slurmEnv(), stateDir, log);
     int httpPort = options.httpPort() == 0 ? freePort() : options.httpPort();
-    worker = new WorkerProcess(stateDir, httpPort, workerEnvHook.apply(workerEnv(httpPort)), log);
+    worker =
+        new WorkerProcess(stateDir, httpPort, workerEnvHook.apply(this, workerEnv(httpPort)), log);
     step("Tandem worker and watchers (a separate JVM; log " + worker.logFile() + ")");
     worker.start();
     worker.awaitReady(Duration.ofMinutes(2));
   }
 
   /**
-   * A new Temporal database each start: the local Kubernetes API starts empty, so workflows of an
-   * earlier run would act on objects that are gone. A server an earlier run left behind is stopped
-   * first. The Web UI listens on the frontend port + 1000 (a free port when the frontend's is
-   * free).
+   * A new Temporal database each start: the Kubernetes control plane starts empty, so workflows of
+   * an earlier run would act on objects that are gone. A server an earlier run left behind is
+   * stopped first. The Web UI listens on the frontend port + 1000 (a free port when the frontend's
+   * is free).
    */
   private LocalTemporal startTemporal(Path dir) throws IOException {
     LocalTemporal.stopLeftover(dir);
@@ -323,7 +299,7 @@ public final class DevStack implements AutoCloseable {
     if (r.getMetadata().getNamespace() == null) {
       r.getMetadata().setNamespace("default");
     }
-    return NodeSetResources.generic(api.client()).resource(r).createOr(e -> e.update());
+    return NodeSetResources.generic(kube.client()).resource(r).createOr(e -> e.update());
   }
 
   public String temporalAddress() {
@@ -335,17 +311,19 @@ public final class DevStack implements AutoCloseable {
     return temporal;
   }
 
+  /** The control plane's admin kubeconfig: the worker's, and what kubectl is pointed at. */
   public Path kubeconfig() {
     return kubeconfig;
   }
 
-  public KubernetesClient kubernetes() {
-    return api.client();
+  /** The control plane: its audit log, its kubectl, a fault proxy in front of it (tests). */
+  public LocalKubernetes kube() {
+    return kube.plane();
   }
 
-  /** Faults the local Kubernetes API injects (5xx, 409, delays, dropped watches) for tests. */
-  public ApiFaults apiFaults() {
-    return api.faults();
+  /** An admin client of the stack's own (the kubelet's); not to be closed by the caller. */
+  public KubernetesClient kubernetes() {
+    return kube.client();
   }
 
   public LocalSlurmScript.Running slurm() {
@@ -382,8 +360,8 @@ public final class DevStack implements AutoCloseable {
     if (kubelet != null) {
       quietly(kubelet::close);
     }
-    if (api != null) {
-      quietly(api::close);
+    if (kube != null) {
+      quietly(kube::close);
     }
     if (temporal != null) {
       quietly(temporal::close);

@@ -1,7 +1,5 @@
 package dev.tandem.dev;
 
-import dev.tandem.devstack.api.KubeVersion;
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.fake.FakePartition;
 import dev.tandem.slurm.fake.FakeSlurmrestd;
@@ -21,16 +19,18 @@ import java.util.Map;
 /**
  * The stack of {@code tandem bench fleet}, all on 127.0.0.1: the simulated Slurm ({@link
  * FakeSlurmrestd}, v0.0.44, no static nodes: every slurmd pod registers as a dynamic node), the
- * local Kubernetes API with the NodeSet CRD, Temporal's test server, and ONE Tandem worker as a
- * separate JVM ({@link WorkerProcess}), so its CPU time and RSS are its own. There is no kubelet:
- * the benchmark brings a simulated one (it needs {@link #fake()} and {@link #kubernetes()}).
+ * real Kubernetes control plane with the NodeSet CRD ({@link StackKubernetes}), the Temporal
+ * server, and ONE Tandem worker as a separate JVM ({@link WorkerProcess}), so its CPU time and RSS
+ * are its own. There is no kubelet: the benchmark brings a simulated one (it needs {@link #fake()}
+ * and {@link #kubernetes()}).
  */
 public final class FleetStack implements AutoCloseable {
   private final Path stateDir;
   private final PrintWriter log;
   private FakeSlurmrestd fake;
   private LocalTemporal temporal;
-  private LocalApiServer api;
+  private StackKubernetes kube;
+  private TandemRequests tandemRequests;
   private WorkerProcess worker;
 
   private FleetStack(Path stateDir, PrintWriter log) {
@@ -80,17 +80,17 @@ public final class FleetStack implements AutoCloseable {
             + stateDir.resolve("temporal")
             + ")");
     temporal = LocalTemporal.start(stateDir.resolve("temporal"), 0, -1);
-    step("Kubernetes API " + KubeVersion.DEFAULT);
-    api = LocalApiServer.start(0, KubeVersion.DEFAULT);
-    api.installCrd(DevStack.CRD);
-    Path kubeconfig = api.writeKubeconfig(stateDir.resolve("kubeconfig"));
+    Path kubeDir = stateDir.resolve("kube");
+    step("Kubernetes control plane (scripts/kube-local.sh, state in " + kubeDir + ")");
+    kube = StackKubernetes.start(kubeDir, 0);
+    tandemRequests = new TandemRequests(kube.plane().auditLog());
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("SLURM_REST_URL", fake.url().toString());
     env.put("SLURM_JWT_KEY_FILE", keyFile.toString());
     env.put("SLURM_USER", "root");
     env.put("TEMPORAL_ADDRESS", temporal.address());
     env.put("TEMPORAL_NAMESPACE", "default");
-    env.put("KUBECONFIG", kubeconfig.toString());
+    env.put("KUBECONFIG", kube.plane().kubeconfig().toString());
     env.put("TANDEM_HTTP_BIND", "127.0.0.1");
     env.put("TANDEM_LEADER_ELECTION", "false");
     env.put("TANDEM_IDENTITY", "tandem-bench-fleet");
@@ -122,11 +122,12 @@ public final class FleetStack implements AutoCloseable {
   }
 
   public KubernetesClient kubernetes() {
-    return api.client();
+    return kube.client();
   }
 
-  public LocalApiServer api() {
-    return api;
+  /** The API requests the worker made so far (the plane's audit log, {@link TandemRequests}). */
+  public long tandemRequests() throws IOException {
+    return tandemRequests.count();
   }
 
   public String temporalAddress() {
@@ -142,8 +143,8 @@ public final class FleetStack implements AutoCloseable {
     if (worker != null) {
       quietly(worker::close);
     }
-    if (api != null) {
-      quietly(api::close);
+    if (kube != null) {
+      quietly(kube::close);
     }
     if (temporal != null) {
       quietly(temporal::close);

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "dev",
     description =
-        "Run Tandem locally: real Slurm, the Temporal server and its Web UI, a Kubernetes API for kubectl, a"
+        "Run Tandem locally: real Slurm, the Temporal server and its Web UI, a real Kubernetes control plane, a"
             + " kubelet running slurmd pods, the worker. Ctrl-C stops it all (jobs on its nodes are cancelled).",
     mixinStandardHelpOptions = true)
 final class DevCommand implements Callable<Integer> {
@@ -49,7 +49,7 @@ final class DevCommand implements Callable<Integer> {
       names = "--state-dir",
       defaultValue = DEFAULT_STATE_DIR,
       description =
-          "kubeconfig, logs (tandem.log, worker.log), worker.pid and, unless TANDEM_SLURM_DIR is"
+          "the Kubernetes plane (kube/, its admin.kubeconfig), logs, worker.pid and, unless TANDEM_SLURM_DIR is"
               + " set, this stack's own Slurm in <state-dir>/slurm (default ${DEFAULT-VALUE})")
   Path stateDir;
 
@@ -59,7 +59,12 @@ final class DevCommand implements Callable<Integer> {
       description = "default ${DEFAULT-VALUE}")
   int temporalPort;
 
-  @Option(names = "--api-port", defaultValue = "16443", description = "default ${DEFAULT-VALUE}")
+  @Option(
+      names = "--api-port",
+      defaultValue = "16443",
+      description =
+          "the API server's; etcd, the controller manager and the scheduler take the four"
+              + " after it (default ${DEFAULT-VALUE})")
   int apiPort;
 
   @Option(names = "--metrics-port", defaultValue = "9090", description = "default ${DEFAULT-VALUE}")
@@ -196,24 +201,25 @@ final class DevCommand implements Callable<Integer> {
     return false;
   }
 
-  /** {@code temporal} when it is on PATH, else the binary's path (the script's cache). */
-  private static String temporalCommand(DevStack stack) {
+  /** {@code name} when {@code bin} is what PATH finds by it, else the binary's path. */
+  private static String command(String name, Callable<Path> bin) {
     try {
-      Path bin = stack.temporal().binary();
+      Path b = bin.call();
       String path = System.getenv().getOrDefault("PATH", "");
       for (String d : path.split(":")) {
-        if (!d.isEmpty() && bin.equals(Path.of(d, "temporal"))) {
-          return "temporal";
+        if (!d.isEmpty() && b.equals(Path.of(d, name))) {
+          return name;
         }
       }
-      return bin.toString();
-    } catch (java.io.IOException e) {
-      return "temporal";
+      return b.toString();
+    } catch (Exception e) {
+      return name;
     }
   }
 
   private void printNextSteps(PrintWriter out, DevStack stack, String sample) {
-    String kc = stack.kubeconfig().toString();
+    String kubectl =
+        command("kubectl", () -> stack.kube().kubectl()) + " --kubeconfig " + stack.kubeconfig();
     String set = sample == null ? "<nodeset>" : sample;
     String ui = stack.temporal().uiAddress();
     out.printf("Temporal Web UI: %s%n", ui);
@@ -228,12 +234,12 @@ final class DevCommand implements Callable<Integer> {
     out.printf("  ./tandem drain %s-0 --reason \"trying tandem\" --wait%n", set);
     out.printf("  ./tandem undrain %s-0%n", set);
     out.printf("  ./tandem history %s-0%n", set);
-    out.printf("  kubectl --kubeconfig %s get nodesets,pods,nodes%n", kc);
-    out.printf("  kubectl --kubeconfig %s scale nodeset %s --replicas 4%n", kc, set);
-    out.printf("  kubectl --kubeconfig %s cordon local-1     # drains the Slurm nodes on it%n", kc);
-    out.printf("  kubectl --kubeconfig %s logs %s-0       # that slurmd pod's slurmd%n", kc, set);
+    out.printf("  %s get nodesets,pods,nodes%n", kubectl);
+    out.printf("  %s scale nodeset %s --replicas 4%n", kubectl, set);
+    out.printf("  %s cordon local-1     # drains the Slurm nodes on it%n", kubectl);
+    out.printf("  %s logs %s-0       # that slurmd pod's slurmd%n", kubectl, set);
     out.printf("  SLURM_CONF=%s sinfo -R%n", stack.slurm().env().get("SLURM_CONF"));
-    String temporal = temporalCommand(stack);
+    String temporal = command("temporal", () -> stack.temporal().binary());
     out.printf(
         "  %s workflow query --address %s --workflow-id node/default/%s-0 --type status%n",
         temporal, stack.temporalAddress(), set);
@@ -242,8 +248,8 @@ final class DevCommand implements Callable<Integer> {
         temporal, stack.temporalAddress(), Names.SA_NODESET, set);
     out.printf("  curl -s 127.0.0.1:%d/metrics | grep ^tandem_%n", stack.metricsPort());
     out.println("Pods through Slurm (docs/scheduling.md):");
-    out.printf("  kubectl --kubeconfig %s apply -f examples/pod-through-slurm.yaml%n", kc);
-    out.printf("  kubectl --kubeconfig %s get pods -w       # Pending until Slurm runs it%n", kc);
+    out.printf("  %s apply -f examples/pod-through-slurm.yaml%n", kubectl);
+    out.printf("  %s get pods -w       # Pending until Slurm runs it%n", kubectl);
     out.println("  ./tandem pods");
     out.println("  ./tandem history pod/default/trainer-0");
     out.printf(

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.cli.TandemCli;
 import dev.tandem.dev.Manifests;
+import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kubelet.ProcessRecords;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.SlurmEnvFile;
@@ -113,6 +114,9 @@ class DevStackRecoveryIT {
     } finally {
       dev.destroyForcibly(); // SIGKILL: no shutdown hook runs, nothing is stopped in order
       assertTrue(dev.waitFor(30, TimeUnit.SECONDS));
+      // Its control plane runs on (a next tandem dev on that state dir would stop it); this test
+      // starts its next stack elsewhere, so it stops the plane itself.
+      LocalKubernetes.stopLeftover(dir.resolve("state").resolve("kube"));
     }
     assertEquals(137, dev.exitValue(), "killed by SIGKILL");
     for (long pid : slurmds) {

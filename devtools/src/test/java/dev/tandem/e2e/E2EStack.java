@@ -39,14 +39,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
+import java.util.function.BiFunction;
 
 /**
- * The whole stack for end-to-end tests: real Slurm, local Kubernetes API and kubelet (real slurmd
- * processes), Temporal's test server and the Tandem worker as a separate JVM, on ephemeral ports.
- * Helpers act like a user (kubectl-style changes, sbatch, scancel, scontrol, tandem queries) and
- * like a crash: kill the worker with SIGKILL at a moment chosen from its progress ({@link
- * #awaitActivitiesStarted}), restart it, read its metrics.
+ * The whole stack for end-to-end tests: real Slurm, a real Kubernetes control plane of its own and
+ * the local kubelet (real slurmd processes), Temporal's test server and the Tandem worker as a
+ * separate JVM, on ephemeral ports. Helpers act like a user (kubectl-style changes, sbatch,
+ * scancel, scontrol, tandem queries) and like a crash: kill the worker with SIGKILL at a moment
+ * chosen from its progress ({@link #awaitActivitiesStarted}), restart it, read its metrics.
  */
 public final class E2EStack implements AutoCloseable {
   /** Fast timings so a test takes seconds: what a user would tune down in a lab. */
@@ -74,30 +74,23 @@ public final class E2EStack implements AutoCloseable {
   }
 
   static E2EStack start(Map<String, String> extraEnv) throws IOException {
-    return start(extraEnv, UnaryOperator.identity());
+    return start(extraEnv, (stack, env) -> env);
   }
 
   /**
    * As {@link #start(Map)}; {@code workerEnv} may change the worker's complete environment before
    * it starts (e.g. point SLURM_REST_URL or TEMPORAL_ADDRESS at a fault proxy).
    */
-  static E2EStack start(Map<String, String> extraEnv, UnaryOperator<Map<String, String>> workerEnv)
-      throws IOException {
-    return start(extraEnv, workerEnv, null);
-  }
-
-  /** As {@link #start(Map, UnaryOperator)}, the local API emulating Kubernetes {@code kube}. */
   static E2EStack start(
       Map<String, String> extraEnv,
-      UnaryOperator<Map<String, String>> workerEnv,
-      dev.tandem.devstack.api.KubeVersion kube)
+      BiFunction<DevStack, Map<String, String>, Map<String, String>> workerEnv)
       throws IOException {
     Path dir = Files.createTempDirectory("tandem-e2e-");
     Map<String, String> env = new java.util.HashMap<>(FAST);
     env.putAll(extraEnv);
     DevStack s =
         DevStack.start(
-            new DevStack.Options(dir, 0, 0, 0, 3, env).withKubeVersion(kube),
+            new DevStack.Options(dir, 0, 0, 0, 3, env),
             new PrintWriter(System.out, true),
             workerEnv);
     WorkflowServiceStubs stubs =
@@ -247,9 +240,11 @@ public final class E2EStack implements AutoCloseable {
                 + "\"}}}");
   }
 
-  /** The real kubectl against the stack's kubeconfig; returns its output. */
+  /** The plane's kubectl against the stack's kubeconfig; returns its output. */
   String kubectl(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig().toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(stack.kube().kubectl().toString(), "--kubeconfig", kubeconfig().toString()));
     cmd.addAll(List.of(args));
     return run(cmd);
   }

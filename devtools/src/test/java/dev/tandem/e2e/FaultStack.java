@@ -1,7 +1,8 @@
 package dev.tandem.e2e;
 
 import dev.tandem.cli.TandemCli;
-import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.devstack.faults.ApiFaults;
+import dev.tandem.devstack.faults.KubeApiProxy;
 import dev.tandem.devstack.faults.TcpProxy;
 import dev.tandem.slurm.local.LocalSlurmScript;
 import dev.tandem.slurm.testing.Await;
@@ -11,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,9 +21,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The end-to-end stack of the fault suite: an {@link E2EStack} whose worker reaches slurmrestd and
- * Temporal through {@link TcpProxy}s (passing everything until a test says otherwise), plus the
- * faults the suite injects and what it reads while they last.
+ * The end-to-end stack of the fault suite: an {@link E2EStack} whose worker reaches slurmrestd
+ * through a {@link TcpProxy} and the API server through a {@link KubeApiProxy} (both passing
+ * everything until a test says otherwise), plus the faults the suite injects and what it reads
+ * while they last.
  *
  * <ul>
  *   <li>slurmrestd itself: {@code slurm-local.sh rest-stop | rest-kill | rest-start} (slurmctld,
@@ -30,10 +33,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>The worker's slurmrestd connections: {@link #slurmProxy} (cut answers mid-body).
  *   <li>The Temporal server itself: {@link #temporalStop()} stops its process, {@link
  *       #temporalStart()} starts it again on the same database (every workflow kept).
- *   <li>The Kubernetes API: {@link #apiFaults()} (5xx, 409, dropped watches) for every client.
+ *   <li>The worker's Kubernetes API requests: {@link #apiFaults()} (5xx, 409, delays, dropped
+ *       watches).
  * </ul>
  *
- * The test's own Slurm client and {@link InvariantMonitor} bypass the proxy.
+ * The test's own clients, the kubelet and {@link InvariantMonitor} bypass the proxies, as do the
+ * control plane's own components.
  */
 final class FaultStack implements AutoCloseable {
   static final Duration LIMIT = Duration.ofSeconds(90);
@@ -41,10 +46,12 @@ final class FaultStack implements AutoCloseable {
 
   final E2EStack e2e;
   final TcpProxy slurmProxy;
+  final KubeApiProxy apiProxy;
 
-  private FaultStack(E2EStack e2e, TcpProxy slurmProxy) {
+  private FaultStack(E2EStack e2e, TcpProxy slurmProxy, KubeApiProxy apiProxy) {
     this.e2e = e2e;
     this.slurmProxy = slurmProxy;
+    this.apiProxy = apiProxy;
   }
 
   /** Stops the Temporal server's process (SIGTERM); its database stays. */
@@ -75,15 +82,19 @@ final class FaultStack implements AutoCloseable {
 
   static FaultStack start(Map<String, String> env) throws IOException {
     AtomicReference<TcpProxy> rest = new AtomicReference<>();
+    AtomicReference<KubeApiProxy> api = new AtomicReference<>();
     try {
       E2EStack e =
           E2EStack.start(
               env,
-              w -> {
+              (stack, w) -> {
                 Map<String, String> m = new HashMap<>(w);
                 URI slurm = URI.create(w.get("SLURM_REST_URL"));
                 try {
                   rest.set(TcpProxy.start(slurm.getHost(), slurm.getPort(), 0));
+                  api.set(KubeApiProxy.start(stack.kube()));
+                  Path kubeconfig = stack.kubeconfig().resolveSibling("proxy.kubeconfig");
+                  m.put("KUBECONFIG", api.get().writeKubeconfig(kubeconfig).toString());
                 } catch (IOException x) {
                   throw new UncheckedIOException(x);
                 }
@@ -91,9 +102,12 @@ final class FaultStack implements AutoCloseable {
                 return m;
               });
       cancelLeftoverJobs(e);
-      return new FaultStack(e, rest.get());
+      return new FaultStack(e, rest.get(), api.get());
     } catch (IOException | RuntimeException x) {
       closeQuietly(rest.get());
+      if (api.get() != null) {
+        api.get().close();
+      }
       throw x;
     }
   }
@@ -146,7 +160,7 @@ final class FaultStack implements AutoCloseable {
   }
 
   ApiFaults apiFaults() {
-    return e2e.stack.apiFaults();
+    return apiProxy.faults();
   }
 
   // ---- what the user sees ----
@@ -222,6 +236,7 @@ final class FaultStack implements AutoCloseable {
       e2e.close();
     } finally {
       closeQuietly(slurmProxy);
+      apiProxy.close();
     }
   }
 

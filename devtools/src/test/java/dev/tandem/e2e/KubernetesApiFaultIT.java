@@ -6,7 +6,7 @@ import static dev.tandem.e2e.FaultStack.msSince;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.Names;
@@ -28,10 +28,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fault suite, the Kubernetes API failing for a while during a rolling update and a scale-up. The
- * local API answers every write with 409 Conflict for 20 s, then every request with 503 for 20 s
- * (open watches dropped first, as when an API server restarts); every client is hit, the kubelet
- * and the test's own included.
+ * Fault suite, the Kubernetes API failing for Tandem for a while during a rolling update and a
+ * scale-up: the proxy between the worker and the API server answers every write with 409 Conflict
+ * for 20 s, then every request with 503 for 20 s (open watches dropped first, as when an API server
+ * restarts). Only the worker is hit: the kubelet and the control plane's controllers reach the API
+ * server directly.
  *
  * <p>No wrong action: no pod deleted under a running job, no pod taken for lost (a relist after the
  * dropped watches must not look like a vanished pod), maxUnavailable kept.

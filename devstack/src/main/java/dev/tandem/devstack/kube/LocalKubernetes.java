@@ -161,6 +161,7 @@ public final class LocalKubernetes implements AutoCloseable {
             c ->
                 c != null
                     && c.getStatus() != null
+                    && c.getStatus().getConditions() != null
                     && c.getStatus().getConditions().stream()
                         .anyMatch(
                             x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())),

@@ -33,7 +33,9 @@ public record KubeletConfig(
   public static final String LOCAL_LABEL = "tandem.dev/local";
   public static final String NODESET_LABEL = "tandem.dev/nodeset";
 
-  /** Per-node capacity of the dev stack's nodes, {@code name=quantity,...} (see local-api.md). */
+  /**
+   * Per-node capacity of the dev stack's nodes, {@code name=quantity,...} (see docs/kube-local.md).
+   */
   public static final String RESOURCES_ENV = "TANDEM_DEV_NODE_RESOURCES";
 
   public static final String DEFAULT_RESOURCES = "cpu=8,memory=32Gi,pods=110,nvidia.com/gpu=4";
@@ -99,6 +101,20 @@ public record KubeletConfig(
     return new KubeletConfig(
         n,
         nodePrefix,
+        capacity,
+        slurmEnvFile,
+        logDir,
+        launcher,
+        backoffInitial,
+        backoffMax,
+        resync,
+        maxGrace);
+  }
+
+  public KubeletConfig withNodePrefix(String prefix) {
+    return new KubeletConfig(
+        nodes,
+        prefix,
         capacity,
         slurmEnvFile,
         logDir,
@@ -205,6 +221,11 @@ public record KubeletConfig(
         backoffMax,
         resync,
         g);
+  }
+
+  /** Where a container's output goes, or null without a log dir. */
+  public Path logFile(String namespace, String pod, String container) {
+    return logDir == null ? null : logDir.resolve(namespace + "_" + pod + "_" + container + ".log");
   }
 
   public String nodeName(int i) {

@@ -25,11 +25,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A kubelet (and default scheduler) for the local dev stack: registers the nodes {@code local-1..N}
- * and renews their Leases ({@link NodeLeases}), binds default-scheduler pods to them, and runs the
- * pods bound to them as local processes (see {@link PodWorker}). Informer callbacks only mark pods
- * dirty; one sync thread does everything else, so callbacks never block. On start it adopts pods
- * already bound to its nodes; on close (and at JVM shutdown) it stops every process it started.
+ * A kubelet for the local dev stack on the real control plane: registers the nodes {@code
+ * local-1..N} and renews their Leases ({@link NodeLeases}), and runs the pods bound to them (by
+ * kube-scheduler, or by Tandem for {@code tandem-slurm} pods) as local processes (see {@link
+ * PodWorker}). The not-ready taint and lost nodes are the node lifecycle controller's. Informer
+ * callbacks only mark pods dirty; one sync thread does everything else, so callbacks never block.
+ * On start it adopts pods already bound to its nodes; on close (and at JVM shutdown) it stops every
+ * process it started.
  */
 public final class LocalKubelet implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LocalKubelet.class);
@@ -47,8 +49,8 @@ public final class LocalKubelet implements AutoCloseable {
   private final List<PodState> stopping = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PodWorker worker;
   private final NodeLeases leases;
-  private final Scheduler scheduler;
   private final AdmissionGate admission;
+  private volatile KubeletLogs logs;
   private final Thread shutdownHook;
   private volatile SharedIndexInformer<Pod> pods;
   private volatile SharedIndexInformer<Node> nodes;
@@ -74,8 +76,6 @@ public final class LocalKubelet implements AutoCloseable {
     leases = new NodeLeases(client, List.copyOf(myNodes));
     worker =
         new PodWorker(client, config, new SlurmSetup(config.slurmEnvFile()), this::enqueueLater);
-    scheduler =
-        new Scheduler(client, myNodes, () -> nodes.getStore().list(), () -> pods.getStore().list());
     admission =
         new AdmissionGate(
             worker,
@@ -93,16 +93,16 @@ public final class LocalKubelet implements AutoCloseable {
   /** Registers the nodes, starts the informers and the sync loop. */
   public static LocalKubelet start(KubernetesClient client, KubeletConfig config) {
     LocalKubelet k = new LocalKubelet(client, config);
-    LocalNodes.register(client, config);
+    try {
+      k.logs = KubeletLogs.start(config, k::containerRuns);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("local kubelet: its log endpoint did not start", e);
+    }
+    LocalNodes.register(client, config, k.logs.port());
     // Fields first, then start: informer callbacks may fire before start() returns.
     k.nodes = client.nodes().runnableInformer(0);
     k.pods = client.pods().inAnyNamespace().runnableInformer(0);
-    k.nodes.addEventHandler(
-        k.handler(
-            n -> {
-              k.enqueueUnscheduled();
-              k.enqueueNode(n.getMetadata().getName());
-            }));
+    k.nodes.addEventHandler(k.handler(n -> k.enqueueNode(n.getMetadata().getName())));
     k.pods.addEventHandler(k.handler(p -> k.enqueue(Cache.metaNamespaceKeyFunc(p))));
     try {
       k.nodes.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -124,16 +124,16 @@ public final class LocalKubelet implements AutoCloseable {
     return k;
   }
 
-  public Set<String> nodeNames() {
-    return Set.copyOf(myNodes);
+  /** Whether the container of pod {@code <ns>/<name>} runs now (a log follow ends when not). */
+  private boolean containerRuns(String key) {
+    synchronized (states) {
+      PodState s = states.get(key);
+      return s != null && s.running();
+    }
   }
 
-  /**
-   * The node as this kubelet's scheduler sees it (its informer cache), or null: a test that changes
-   * a node waits for this before it depends on the change, as kube-scheduler's cache lags too.
-   */
-  Node cachedNode(String name) {
-    return nodes.getStore().getByKey(name);
+  public Set<String> nodeNames() {
+    return Set.copyOf(myNodes);
   }
 
   private <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> onChange) {
@@ -194,27 +194,11 @@ public final class LocalKubelet implements AutoCloseable {
     }
   }
 
-  private void enqueueUnscheduled() {
-    if (pods == null) {
-      return;
-    }
-    for (Pod p : pods.getStore().list()) {
-      if (Scheduler.needsScheduling(p)) {
-        enqueue(Cache.metaNamespaceKeyFunc(p));
-      }
-    }
-  }
-
-  /** The node lifecycle controller's taint, for this kubelet's nodes, on the sync thread. */
+  /** A reboot asked for on one of this kubelet's nodes, carried out on the sync thread. */
   private void enqueueNode(String name) {
     if (myNodes.contains(name)) {
       submit(
           () -> {
-            try {
-              LocalNodes.syncNotReadyTaint(client, nodes.getStore().getByKey(name));
-            } catch (RuntimeException e) {
-              log.warn("taint sync of node {} failed (retried on resync): {}", name, e.toString());
-            }
             try {
               rebootIfAsked(name);
             } catch (RuntimeException e) {
@@ -305,10 +289,6 @@ public final class LocalKubelet implements AutoCloseable {
     if (!deleting && admission.wasRejected(key, pod)) {
       return;
     }
-    if (Scheduler.needsScheduling(pod)) {
-      scheduler.schedule(pod);
-      return;
-    }
     if (!mine(pod)) {
       return;
     }
@@ -358,6 +338,9 @@ public final class LocalKubelet implements AutoCloseable {
     }
     closed = true;
     leases.close();
+    if (logs != null) {
+      logs.close();
+    }
     if (pods != null) {
       pods.close();
     }

@@ -1,12 +1,11 @@
 package dev.tandem.devstack.kubelet;
 
+import io.fabric8.kubernetes.api.model.DaemonEndpoint;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Taint;
-import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
@@ -19,23 +18,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates (or refreshes) the kubelet's Node objects {@code local-1..N}: capacity (also the
- * allocatable amount), address 127.0.0.1, labels {@code kubernetes.io/hostname} and {@code
- * tandem.dev/local=true}. A new node registers NotReady with the taint {@code
- * node.kubernetes.io/not-ready:NoSchedule}, then turns Ready with the kubelet's first status; the
- * taint goes once Ready is True ({@link #syncNotReadyTaint}), as on a cluster. An existing node
- * keeps its spec (a cordon survives a kubelet restart) and its other labels.
+ * allocatable amount), address 127.0.0.1, the kubelet's endpoint port, labels {@code
+ * kubernetes.io/hostname} and {@code tandem.dev/local=true}, Ready. The API server gives a new node
+ * the taint {@code node.kubernetes.io/not-ready:NoSchedule} and the node lifecycle controller lifts
+ * it once it sees the node Ready, as on any cluster. An existing node keeps its spec (a cordon
+ * survives a kubelet restart) and its other labels.
  */
 final class LocalNodes {
   private static final Logger log = LoggerFactory.getLogger(LocalNodes.class);
 
   static final String KUBELET_VERSION = "v1.32.0-tandem-local";
 
-  /** The taint the node lifecycle controller keeps on a node whose Ready is not True. */
-  static final String NOT_READY = "node.kubernetes.io/not-ready";
-
   private LocalNodes() {}
 
-  static void register(KubernetesClient client, KubeletConfig config) {
+  /**
+   * @param kubeletPort the port of the kubelet's endpoint ({@link KubeletLogs}) on 127.0.0.1
+   */
+  static void register(KubernetesClient client, KubeletConfig config, int kubeletPort) {
     for (int i = 1; i <= config.nodes(); i++) {
       String name = config.nodeName(i);
       Map<String, String> labels = new LinkedHashMap<>();
@@ -45,61 +44,56 @@ final class LocalNodes {
       labels.put(KubeletConfig.LOCAL_LABEL, "true");
       Map<String, Quantity> capacity = new LinkedHashMap<>();
       config.capacity().forEach((k, v) -> capacity.put(k, new Quantity(v)));
-      Node existing = client.nodes().withName(name).get();
-      if (existing == null) {
-        Node node =
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .withNewSpec()
-                .addNewTaint()
-                .withKey(NOT_READY)
-                .withEffect("NoSchedule")
-                .endTaint()
-                .endSpec()
-                .withNewStatus()
-                .withCapacity(capacity)
-                .withAllocatable(capacity)
-                .withConditions(conditions(false))
-                .addNewAddress("127.0.0.1", "InternalIP")
-                .addNewAddress(name, "Hostname")
-                .withNewNodeInfo()
-                .withKubeletVersion(KUBELET_VERSION)
-                .withContainerRuntimeVersion("tandem-local://1")
-                .withOperatingSystem("linux")
-                .withArchitecture("amd64")
-                .withOsImage("local processes (Tandem dev stack)")
-                .withKernelVersion(System.getProperty("os.version"))
-                .withMachineID("")
-                .withSystemUUID("")
-                .withBootID("")
-                .withKubeProxyVersion("")
-                .endNodeInfo()
-                .endStatus()
-                .build();
-        try {
-          existing = client.nodes().resource(node).create();
-          log.info("registered node {} (not ready until its first status)", name);
-        } catch (KubernetesClientException e) {
-          if (e.getCode() != 409) {
-            throw e;
-          }
-          existing = client.nodes().withName(name).get();
+      Node node =
+          new NodeBuilder()
+              .withNewMetadata()
+              .withName(name)
+              .withLabels(labels)
+              .endMetadata()
+              .withNewStatus()
+              .withCapacity(capacity)
+              .withAllocatable(capacity)
+              .withConditions(conditions())
+              .addNewAddress("127.0.0.1", "InternalIP")
+              .addNewAddress(name, "Hostname")
+              .withNewDaemonEndpoints()
+              .withKubeletEndpoint(new DaemonEndpoint(kubeletPort))
+              .endDaemonEndpoints()
+              .withNewNodeInfo()
+              .withKubeletVersion(KUBELET_VERSION)
+              .withContainerRuntimeVersion("tandem-local://1")
+              .withOperatingSystem("linux")
+              .withArchitecture("amd64")
+              .withOsImage("local processes (Tandem dev stack)")
+              .withKernelVersion(System.getProperty("os.version"))
+              .withMachineID("")
+              .withSystemUUID("")
+              .withBootID("")
+              .withKubeProxyVersion("")
+              .endNodeInfo()
+              .endStatus()
+              .build();
+      try {
+        client.nodes().resource(node).create();
+        log.info("registered node {}", name);
+        continue;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
         }
       }
-      // The kubelet's first status turns the node Ready; syncNotReadyTaint then lifts the taint.
-      Map<String, String> merged =
-          new LinkedHashMap<>(
-              existing.getMetadata().getLabels() == null
-                  ? Map.of()
-                  : existing.getMetadata().getLabels());
-      merged.putAll(labels);
       client
           .nodes()
           .withName(name)
-          .edit(n -> new NodeBuilder(n).editMetadata().withLabels(merged).endMetadata().build());
+          .edit(
+              n -> {
+                Map<String, String> merged = new LinkedHashMap<>();
+                if (n.getMetadata().getLabels() != null) {
+                  merged.putAll(n.getMetadata().getLabels());
+                }
+                merged.putAll(labels);
+                return new NodeBuilder(n).editMetadata().withLabels(merged).endMetadata().build();
+              });
       client
           .nodes()
           .withName(name)
@@ -109,67 +103,20 @@ final class LocalNodes {
                       .editStatus()
                       .withCapacity(capacity)
                       .withAllocatable(capacity)
-                      .withConditions(conditions(true))
+                      .withConditions(conditions())
+                      .withNewDaemonEndpoints()
+                      .withKubeletEndpoint(new DaemonEndpoint(kubeletPort))
+                      .endDaemonEndpoints()
                       .endStatus()
                       .build());
       log.info("refreshed node {}", name);
     }
   }
 
-  /**
-   * What the node lifecycle controller does with taints (TaintNodesByCondition): {@code
-   * node.kubernetes.io/not-ready:NoSchedule} while Ready is not True, none once it is. Written with
-   * the node's resourceVersion; a conflict is left to the next node event.
-   */
-  static void syncNotReadyTaint(KubernetesClient client, Node n) {
-    if (n == null) {
-      return;
-    }
-    boolean ready =
-        n.getStatus() != null
-            && n.getStatus().getConditions() != null
-            && n.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-    List<Taint> taints =
-        new ArrayList<>(n.getSpec().getTaints() == null ? List.of() : n.getSpec().getTaints());
-    boolean tainted =
-        taints.stream()
-            .anyMatch(t -> NOT_READY.equals(t.getKey()) && "NoSchedule".equals(t.getEffect()));
-    if (ready != tainted) {
-      return;
-    }
-    if (ready) {
-      taints.removeIf(t -> NOT_READY.equals(t.getKey()) && "NoSchedule".equals(t.getEffect()));
-    } else {
-      taints.add(new TaintBuilder().withKey(NOT_READY).withEffect("NoSchedule").build());
-    }
-    Node next = new NodeBuilder(n).editSpec().withTaints(taints).endSpec().build();
-    try {
-      client.nodes().resource(next).update();
-      log.info(
-          "node {}: {} taint {}",
-          n.getMetadata().getName(),
-          ready ? "removed" : "added",
-          NOT_READY);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409 && e.getCode() != 404) {
-        throw e;
-      }
-    }
-  }
-
-  private static List<NodeCondition> conditions(boolean ready) {
+  private static List<NodeCondition> conditions() {
     String now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     List<NodeCondition> out = new ArrayList<>();
-    out.add(
-        ready
-            ? cond("Ready", "True", "KubeletReady", "kubelet is posting ready status", now)
-            : cond(
-                "Ready",
-                "False",
-                "KubeletNotReady",
-                "container runtime status check may not have completed yet",
-                now));
+    out.add(cond("Ready", "True", "KubeletReady", "kubelet is posting ready status", now));
     out.add(
         cond(
             "MemoryPressure",

@@ -172,10 +172,7 @@ final class PodWorker {
       if (snap.spoolDirPattern() != null) {
         Files.createDirectories(Path.of(snap.spoolDirPattern().replace("%n", s.name)));
       }
-      Path logFile =
-          config.logDir() == null
-              ? null
-              : config.logDir().resolve(s.namespace + "_" + s.name + "_" + s.container + ".log");
+      Path logFile = config.logFile(s.namespace, s.name, s.container);
       s.process =
           config
               .launcher()

@@ -14,13 +14,16 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The kubelet's resource admission and the scheduler's fit on extended resources. */
+/** The kubelet's resource admission, and the node resources of the dev stack's setting. */
 class AdmissionTest {
   static Node node(Map<String, String> alloc) {
     Map<String, Quantity> q = new LinkedHashMap<>();
     alloc.forEach((k, v) -> q.put(k, new Quantity(v)));
-    return new NodeBuilder(NodeFitTest.node("n", true, Map.of()))
-        .editStatus()
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName("n")
+        .endMetadata()
+        .withNewStatus()
         .withAllocatable(q)
         .endStatus()
         .build();
@@ -29,10 +32,15 @@ class AdmissionTest {
   static Pod pod(Map<String, String> requests) {
     Map<String, Quantity> q = new LinkedHashMap<>();
     requests.forEach((k, v) -> q.put(k, new Quantity(v)));
-    return new PodBuilder(NodeFitTest.pod(null))
-        .editSpec()
-        .editFirstContainer()
-        .editResources()
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("p")
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("c")
+        .withImage("i")
+        .withNewResources()
         .withRequests(q)
         .endResources()
         .endContainer()
@@ -110,18 +118,6 @@ class AdmissionTest {
     assertEquals(0, new java.math.BigDecimal("5").compareTo(PodResources.requests(p).get("cpu")));
     assertNull(Admission.check(p, NODE, List.of(pod(Map.of("cpu", "3")))));
     assertEquals("OutOfcpu", Admission.check(p, NODE, List.of(pod(Map.of("cpu", "4")))).reason());
-  }
-
-  @Test
-  void theSchedulerFiltersOnExtendedResourcesToo() {
-    assertEquals(
-        "Insufficient nvidia.com/gpu",
-        NodeFit.reject(
-            pod(Map.of("nvidia.com/gpu", "3")), NODE, List.of(pod(Map.of("nvidia.com/gpu", "2")))));
-    assertEquals(
-        "Insufficient example.com/fpga",
-        NodeFit.reject(pod(Map.of("example.com/fpga", "1")), NODE, List.of()));
-    assertNull(NodeFit.reject(pod(Map.of("nvidia.com/gpu", "4")), NODE, List.of()));
   }
 
   @Test

@@ -2,74 +2,48 @@ package dev.tandem.devstack.kubelet;
 
 import static dev.tandem.devstack.kubelet.LocalKubeletTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a real kubelet and node controller do that Flow 2 (pods through Slurm) depends on: pods
- * bound by another scheduler are admitted against the node's allocatable, and nodes carry the
- * not-ready taint until they are Ready.
+ * What a real kubelet does that Flow 2 (pods through Slurm) depends on: pods bound by another
+ * scheduler are admitted against the node's allocatable, on the real control plane.
  */
 class KubeletAdmissionTest {
   @TempDir Path dir;
-  LocalApiServer server;
+  PlaneShare plane;
   KubernetesClient client;
   LocalKubelet kubelet;
-  final List<Node> nodeEvents = new CopyOnWriteArrayList<>();
-  Watch nodeWatch;
 
   @BeforeEach
   void start() throws IOException {
-    server = LocalApiServer.start(0);
-    client = server.client();
+    plane = new PlaneShare("admission");
+    client = plane.client;
     Files.writeString(dir.resolve("slurm.conf"), "NodeName=n[1-2] State=UNKNOWN\n");
     Files.writeString(
         dir.resolve("slurm.env"),
         "SLURM_CONF=" + dir.resolve("slurm.conf") + "\nSLURMD_BIN=/usr/sbin/slurmd\n");
-    nodeWatch =
-        client
-            .nodes()
-            .watch(
-                new Watcher<Node>() {
-                  @Override
-                  public void eventReceived(Action action, Node node) {
-                    nodeEvents.add(node);
-                  }
-
-                  @Override
-                  public void onClose(WatcherException cause) {}
-                });
     kubelet =
         LocalKubelet.start(
             client,
             KubeletConfig.defaults()
-                .withNodes(2)
+                .withNodes(1)
+                .withNodePrefix(plane.nodePrefix)
                 .withCapacity(
                     Map.of("cpu", "8", "memory", "32Gi", "pods", "110", "nvidia.com/gpu", "4"))
                 .withSlurmEnvFile(dir.resolve("slurm.env"))
@@ -80,70 +54,8 @@ class KubeletAdmissionTest {
 
   @AfterEach
   void stop() {
-    nodeWatch.close();
     kubelet.close();
-    server.close();
-  }
-
-  private static boolean notReadyTainted(Node n) {
-    List<Taint> ts = n.getSpec().getTaints();
-    return ts != null
-        && ts.stream()
-            .anyMatch(
-                t ->
-                    t.getKey().equals("node.kubernetes.io/not-ready")
-                        && t.getEffect().equals("NoSchedule"));
-  }
-
-  private static String ready(Node n) {
-    return n.getStatus().getConditions().stream()
-        .filter(c -> c.getType().equals("Ready"))
-        .findFirst()
-        .orElseThrow()
-        .getStatus();
-  }
-
-  private Node node(String name) {
-    return client.nodes().withName(name).get();
-  }
-
-  @Test
-  void nodesCarryTheNotReadyTaintUntilReady() {
-    await(
-        Duration.ofSeconds(10),
-        () -> !notReadyTainted(node("local-1")) && !notReadyTainted(node("local-2")),
-        "taints lifted");
-    Node first =
-        nodeEvents.stream()
-            .filter(n -> n.getMetadata().getName().equals("local-1"))
-            .findFirst()
-            .orElseThrow();
-    assertTrue(notReadyTainted(first), "registered with the taint");
-    assertEquals("False", ready(first), "registered NotReady");
-    assertEquals("True", ready(node("local-1")));
-
-    // A node that stops being Ready gets the taint back, and loses it when Ready again.
-    client
-        .nodes()
-        .withName("local-2")
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.STRATEGIC_MERGE),
-            "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\"}]}}");
-    await(Duration.ofSeconds(10), () -> notReadyTainted(node("local-2")), "taint added");
-    Pod plain = client.pods().resource(pod("plain", null, Map.of("cpu", "1"))).create();
-    await(
-        Duration.ofSeconds(10),
-        () -> "local-1".equals(get(plain.getMetadata().getName()).getSpec().getNodeName()),
-        "the default scheduler avoids the tainted node");
-    client
-        .nodes()
-        .withName("local-2")
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.STRATEGIC_MERGE),
-            "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
-    await(Duration.ofSeconds(10), () -> !notReadyTainted(node("local-2")), "taint lifted again");
+    plane.close();
   }
 
   @Test
@@ -157,14 +69,13 @@ class KubeletAdmissionTest {
         .pods()
         .resource(pod("gpu-late", "tandem-slurm", Map.of("cpu", "1", "nvidia.com/gpu", "3")))
         .create();
-    sleepMs(500);
-    assertNull(get("big").getSpec().getNodeName(), "the local scheduler leaves tandem-slurm pods");
-    bind("big", "local-1");
-    await(Duration.ofSeconds(10), () -> phase("big", "Running"), "big admitted");
-    bind("cpu-late", "local-1");
-    bind("gpu-late", "local-1");
-    await(Duration.ofSeconds(10), () -> phase("cpu-late", "Failed"), "cpu-late rejected");
-    await(Duration.ofSeconds(10), () -> phase("gpu-late", "Failed"), "gpu-late rejected");
+    String node = plane.node(1);
+    bind("big", node);
+    await(LocalKubeletTest.WAIT, () -> phase("big", "Running"), "big admitted");
+    bind("cpu-late", node);
+    bind("gpu-late", node);
+    await(LocalKubeletTest.WAIT, () -> phase("cpu-late", "Failed"), "cpu-late rejected");
+    await(LocalKubeletTest.WAIT, () -> phase("gpu-late", "Failed"), "gpu-late rejected");
     Pod cpu = get("cpu-late");
     assertEquals("OutOfcpu", cpu.getStatus().getReason());
     assertEquals(
@@ -178,9 +89,9 @@ class KubeletAdmissionTest {
             + " 2, capacity: 4",
         gpu.getStatus().getMessage());
     await(
-        Duration.ofSeconds(10),
+        LocalKubeletTest.WAIT,
         () ->
-            client.v1().events().inNamespace("default").list().getItems().stream()
+            client.v1().events().list().getItems().stream()
                 .map(Event::getReason)
                 .toList()
                 .containsAll(List.of("OutOfcpu", "OutOfnvidia.com/gpu")),
@@ -189,26 +100,25 @@ class KubeletAdmissionTest {
     assertEquals("Failed", get("cpu-late").getStatus().getPhase(), "a rejection is final");
     assertEquals(
         1,
-        client.v1().events().inNamespace("default").list().getItems().stream()
+        client.v1().events().list().getItems().stream()
             .filter(e -> e.getReason().equals("OutOfcpu"))
             .count(),
         "rejected once");
     // A rejected pod is bound, so its deletion is graceful: the kubelet still finishes it.
     client.pods().withName("gpu-late").delete();
-    await(Duration.ofSeconds(10), () -> get("gpu-late") == null, "rejected pod deleted");
+    await(LocalKubeletTest.WAIT, () -> get("gpu-late") == null, "rejected pod deleted");
 
     // Once the big pod is gone its resources are free again.
     client.pods().withName("big").withGracePeriod(0).delete();
-    await(Duration.ofSeconds(10), () -> get("big") == null, "big gone");
+    await(LocalKubeletTest.WAIT, () -> get("big") == null, "big gone");
     client.pods().resource(pod("cpu-next", "tandem-slurm", Map.of("cpu", "3"))).create();
-    bind("cpu-next", "local-1");
-    await(Duration.ofSeconds(10), () -> phase("cpu-next", "Running"), "fits now");
+    bind("cpu-next", node);
+    await(LocalKubeletTest.WAIT, () -> phase("cpu-next", "Running"), "fits now");
   }
 
   private void bind(String pod, String node) {
     client
         .bindings()
-        .inNamespace("default")
         .resource(
             new BindingBuilder()
                 .withNewMetadata()
@@ -228,7 +138,6 @@ class KubeletAdmissionTest {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
-        .withNamespace("default")
         .endMetadata()
         .withNewSpec()
         .withSchedulerName(scheduler)
@@ -237,6 +146,7 @@ class KubeletAdmissionTest {
         .withImage("busybox:1.36")
         .withNewResources()
         .withRequests(q)
+        .withLimits(q) // the API server requires limits = requests for extended resources
         .endResources()
         .endContainer()
         .endSpec()
@@ -244,7 +154,7 @@ class KubeletAdmissionTest {
   }
 
   private Pod get(String name) {
-    return client.pods().inNamespace("default").withName(name).get();
+    return client.pods().withName(name).get();
   }
 
   private boolean phase(String name, String phase) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.workflows.Names;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Node;
@@ -34,15 +33,19 @@ class KubeletRebootTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
 
   @TempDir Path dir;
-  LocalApiServer server;
+  PlaneShare plane;
   KubernetesClient client;
+  String node1;
+  String node2;
   FakeLauncher launcher;
   LocalKubelet kubelet;
 
   @BeforeEach
   void start() throws IOException {
-    server = LocalApiServer.start(0);
-    client = server.client();
+    plane = new PlaneShare("reboot");
+    client = plane.client;
+    node1 = plane.node(1);
+    node2 = plane.node(2);
     Path conf = dir.resolve("slurm.conf");
     Files.writeString(
         conf, "SlurmdSpoolDir=" + dir.resolve("spool") + "/%n\nNodeName=n[1-4] State=UNKNOWN\n");
@@ -54,6 +57,7 @@ class KubeletRebootTest {
             client,
             KubeletConfig.defaults()
                 .withNodes(2)
+                .withNodePrefix(plane.nodePrefix)
                 .withSlurmEnvFile(dir.resolve("slurm.env"))
                 .withLauncher(launcher)
                 .withBackoff(Duration.ofMillis(200), Duration.ofMillis(800))
@@ -65,13 +69,12 @@ class KubeletRebootTest {
     if (kubelet != null) {
       kubelet.close();
     }
-    server.close();
+    plane.close();
   }
 
   private void pod(String name, String node, boolean slurmd) {
     client
         .pods()
-        .inNamespace("default")
         .resource(
             new PodBuilder()
                 .withNewMetadata()
@@ -91,7 +94,7 @@ class KubeletRebootTest {
   }
 
   private ContainerStatus status(String pod) {
-    Pod p = client.pods().inNamespace("default").withName(pod).get();
+    Pod p = client.pods().withName(pod).get();
     return p == null
             || p.getStatus() == null
             || p.getStatus().getContainerStatuses() == null
@@ -122,9 +125,9 @@ class KubeletRebootTest {
 
   @Test
   void aRequestedRebootRestartsEveryPodOnThatNodeAndIsEchoed() throws Exception {
-    pod("n1", "local-1", true);
-    pod("helper", "local-1", false);
-    pod("n2", "local-2", true);
+    pod("n1", node1, true);
+    pod("helper", node1, false);
+    pod("n2", node2, true);
     for (String p : new String[] {"n1", "helper", "n2"}) {
       LocalKubeletTest.await(WAIT, () -> runningWithRestarts(p, 0), p + " running");
     }
@@ -132,18 +135,18 @@ class KubeletRebootTest {
     // A GPU health agent's condition must survive the reboot: only the agent clears it.
     client
         .nodes()
-        .withName("local-1")
+        .withName(node1)
         .subresource("status")
         .patch(
             PatchContext.of(PatchType.STRATEGIC_MERGE),
             "{\"status\":{\"conditions\":[{\"type\":\"GpuUnhealthy\",\"status\":\"True\"}]}}");
-    Node was = client.nodes().withName("local-1").get();
+    Node was = client.nodes().withName(node1).get();
     String bootBefore = was.getStatus().getNodeInfo().getBootID();
     Thread.sleep(1100); // transition times have whole seconds
 
     client
         .nodes()
-        .withName("local-1")
+        .withName(node1)
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"metadata\":{\"annotations\":{\""
@@ -151,7 +154,7 @@ class KubeletRebootTest {
                 + "\":\"t1\"}}}");
 
     LocalKubeletTest.await(
-        WAIT, () -> "t1".equals(annotation("local-1", Names.ANNOTATION_REBOOTED)), "the echo");
+        WAIT, () -> "t1".equals(annotation(node1, Names.ANNOTATION_REBOOTED)), "the echo");
     assertTrue(before.termed, "SIGTERM first, as a machine going down");
     assertEquals(2, launcher.forPod("n1").size(), "slurmd started again");
     assertTrue(launcher.last("n1").isAlive());
@@ -164,7 +167,7 @@ class KubeletRebootTest {
     assertEquals(1, launcher.forPod("n2").size(), "another node's pod is not touched");
     assertEquals(0, status("n2").getRestartCount());
 
-    Node now = client.nodes().withName("local-1").get();
+    Node now = client.nodes().withName(node1).get();
     assertNotEquals(bootBefore, now.getStatus().getNodeInfo().getBootID(), "a new boot");
     assertEquals("True", ready(now).getStatus());
     assertTrue(
@@ -180,14 +183,14 @@ class KubeletRebootTest {
     // A new token is a new reboot.
     client
         .nodes()
-        .withName("local-1")
+        .withName(node1)
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"metadata\":{\"annotations\":{\""
                 + Names.ANNOTATION_REBOOT_REQUESTED
                 + "\":\"t2\"}}}");
     LocalKubeletTest.await(
-        WAIT, () -> "t2".equals(annotation("local-1", Names.ANNOTATION_REBOOTED)), "second echo");
+        WAIT, () -> "t2".equals(annotation(node1, Names.ANNOTATION_REBOOTED)), "second echo");
     LocalKubeletTest.await(WAIT, () -> runningWithRestarts("n1", 2), "second restart counted");
     assertEquals(3, launcher.forPod("n1").size());
   }

@@ -3,10 +3,8 @@ package dev.tandem.devstack.kubelet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -27,10 +25,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The local kubelet against the local API, with an in-JVM fake in place of slurmd. */
+/**
+ * The local kubelet on the real control plane (its own namespace and nodes, {@link PlaneShare}),
+ * with an in-JVM fake in place of slurmd. Pods name their node themselves (as Tandem binds its
+ * slurmd pods) unless a test is about kube-scheduler placing them.
+ */
 class LocalKubeletTest {
+  static final Duration WAIT = Duration.ofSeconds(20);
+
   @TempDir Path dir;
-  LocalApiServer server;
+  PlaneShare plane;
   KubernetesClient client;
   FakeLauncher launcher;
   LocalKubelet kubelet;
@@ -38,8 +42,8 @@ class LocalKubeletTest {
 
   @BeforeEach
   void start() throws IOException {
-    server = LocalApiServer.start(0);
-    client = server.client();
+    plane = new PlaneShare("kubelet");
+    client = plane.client;
     conf = dir.resolve("slurm.conf");
     Files.writeString(
         conf,
@@ -50,12 +54,13 @@ class LocalKubeletTest {
         dir.resolve("slurm.env"),
         "SLURM_CONF=" + conf + "\nSLURMD_BIN=/usr/sbin/slurmd\nTANDEM_SLURM_POOLS=gpu-a:4\n");
     launcher = new FakeLauncher();
-    kubelet = LocalKubelet.start(server.client(), config());
+    kubelet = LocalKubelet.start(client, config());
   }
 
   KubeletConfig config() {
     return KubeletConfig.defaults()
         .withNodes(3)
+        .withNodePrefix(plane.nodePrefix)
         .withSlurmEnvFile(dir.resolve("slurm.env"))
         .withLogDir(dir.resolve("logs"))
         .withLauncher(launcher)
@@ -68,7 +73,7 @@ class LocalKubeletTest {
     if (kubelet != null) {
       kubelet.close();
     }
-    server.close();
+    plane.close();
   }
 
   static void await(Duration max, BooleanSupplier ok, String what) {
@@ -87,7 +92,8 @@ class LocalKubeletTest {
     throw new AssertionError("timed out after " + max + " waiting for " + what);
   }
 
-  Pod create(String name, Map<String, String> labels, String scheduler, String restartPolicy) {
+  /** A pod bound to the first node from the start. */
+  Pod create(String name, Map<String, String> labels, String restartPolicy) {
     PodBuilder b =
         new PodBuilder()
             .withNewMetadata()
@@ -99,15 +105,15 @@ class LocalKubeletTest {
             .withName("slurmd")
             .withImage("tandem/slurmd:22.05")
             .endContainer()
-            .withSchedulerName(scheduler)
+            .withNodeName(plane.node(1))
             .withRestartPolicy(restartPolicy)
             .withTerminationGracePeriodSeconds(30L)
             .endSpec();
-    return client.pods().inNamespace("default").resource(b.build()).create();
+    return client.pods().resource(b.build()).create();
   }
 
   Pod get(String name) {
-    return client.pods().inNamespace("default").withName(name).get();
+    return client.pods().withName(name).get();
   }
 
   boolean phase(String name, String phase) {
@@ -132,11 +138,13 @@ class LocalKubeletTest {
   }
 
   @Test
-  void registersReadyLocalNodes() {
+  void registersReadyNodesThatTheControlPlaneUntaints() {
     List<Node> nodes =
-        client.nodes().withLabel(KubeletConfig.LOCAL_LABEL, "true").list().getItems();
+        client.nodes().withLabel(KubeletConfig.LOCAL_LABEL, "true").list().getItems().stream()
+            .filter(n -> n.getMetadata().getName().startsWith(plane.nodePrefix))
+            .toList();
     assertEquals(
-        List.of("local-1", "local-2", "local-3"),
+        List.of(plane.node(1), plane.node(2), plane.node(3)),
         nodes.stream().map(n -> n.getMetadata().getName()).sorted().toList());
     Node n = nodes.get(0);
     assertEquals(
@@ -148,15 +156,44 @@ class LocalKubeletTest {
             .getStatus());
     assertEquals("8", n.getStatus().getCapacity().get("cpu").toString());
     assertEquals("127.0.0.1", n.getStatus().getAddresses().get(0).getAddress());
+    // The node lifecycle controller lifts the not-ready taint the API server put on at creation.
+    await(
+        Duration.ofSeconds(60),
+        () -> {
+          Node x = client.nodes().withName(plane.node(1)).get();
+          return x.getSpec().getTaints() == null || x.getSpec().getTaints().isEmpty();
+        },
+        "not-ready taint lifted");
   }
 
+  /**
+   * kube-scheduler binds a default pod to a Ready node it fits (here pinned to this test's node by
+   * hostname, since the plane is shared) and the kubelet runs it; a pod of another scheduler runs
+   * once something binds it.
+   */
   @Test
-  void schedulesDefaultPodsAndLeavesTandemSlurmPodsAlone() {
-    create("plain", Map.of(), null, null);
-    create("through-slurm", Map.of(), "tandem-slurm", null);
-    await(Duration.ofSeconds(10), () -> phase("plain", "Running"), "plain Running");
+  void runsWhatKubeSchedulerAndOtherSchedulersBind() {
+    client
+        .pods()
+        .resource(
+            new PodBuilder(podSpec("plain"))
+                .editSpec()
+                .withNodeSelector(Map.of("kubernetes.io/hostname", plane.node(2)))
+                .endSpec()
+                .build())
+        .create();
+    client
+        .pods()
+        .resource(
+            new PodBuilder(podSpec("through-slurm"))
+                .editSpec()
+                .withSchedulerName("tandem-slurm")
+                .endSpec()
+                .build())
+        .create();
+    await(Duration.ofSeconds(60), () -> phase("plain", "Running"), "plain Running");
     Pod p = get("plain");
-    assertTrue(p.getSpec().getNodeName().startsWith("local-"));
+    assertEquals(plane.node(2), p.getSpec().getNodeName());
     for (String c : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
       assertEquals("True", condition(p, c), c);
     }
@@ -166,12 +203,8 @@ class LocalKubeletTest {
     assertNotNull(container(p).getState().getRunning());
     assertTrue(launcher.forPod("plain").isEmpty(), "non-slurmd pods run without a process");
 
-    sleepMs(600);
-    assertNull(
-        get("through-slurm").getSpec().getNodeName(), "another scheduler's pod is not bound");
     client
         .bindings()
-        .inNamespace("default")
         .resource(
             new io.fabric8.kubernetes.api.model.BindingBuilder()
                 .withNewMetadata()
@@ -179,55 +212,11 @@ class LocalKubeletTest {
                 .endMetadata()
                 .withNewTarget()
                 .withKind("Node")
-                .withName("local-2")
+                .withName(plane.node(3))
                 .endTarget()
                 .build())
         .create();
-    await(Duration.ofSeconds(10), () -> phase("through-slurm", "Running"), "runs once bound");
-  }
-
-  @Test
-  void respectsNodeSelectorAndCordon() {
-    client
-        .nodes()
-        .withName("local-1")
-        .edit(
-            n -> {
-              n.getSpec().setUnschedulable(true);
-              return n;
-            });
-    // The scheduler works from its node cache, as kube-scheduler does: a pod created before the
-    // cache shows the cordon may be placed on the node (seen once on a loaded CI machine).
-    await(
-        Duration.ofSeconds(10),
-        () -> Boolean.TRUE.equals(kubelet.cachedNode("local-1").getSpec().getUnschedulable()),
-        "the scheduler sees the cordon");
-    Pod pinned =
-        new PodBuilder(podSpec("pinned"))
-            .editSpec()
-            .withNodeSelector(Map.of("kubernetes.io/hostname", "local-1"))
-            .endSpec()
-            .build();
-    client.pods().inNamespace("default").resource(pinned).create();
-    await(
-        Duration.ofSeconds(10),
-        () -> "False".equals(conditionOrNull("pinned", "PodScheduled")),
-        "Unschedulable");
-    Pod p = get("pinned");
-    String msg = p.getStatus().getConditions().get(0).getMessage();
-    assertTrue(
-        msg.contains("0/3 nodes are available") && msg.contains("1 node(s) were unschedulable"),
-        msg);
-    client
-        .nodes()
-        .withName("local-1")
-        .edit(
-            n -> {
-              n.getSpec().setUnschedulable(null);
-              return n;
-            });
-    await(Duration.ofSeconds(10), () -> phase("pinned", "Running"), "scheduled after uncordon");
-    assertEquals("local-1", get("pinned").getSpec().getNodeName());
+    await(WAIT, () -> phase("through-slurm", "Running"), "runs once bound");
   }
 
   private Pod podSpec(String name) {
@@ -253,9 +242,9 @@ class LocalKubeletTest {
 
   @Test
   void slurmdPodsRunSlurmdWithTheLocalSlurmConfig() {
-    create("gpu-a-0", slurmd("gpu-a"), null, null);
+    create("gpu-a-0", slurmd("gpu-a"), null);
     await(
-        Duration.ofSeconds(10),
+        WAIT,
         () -> phase("gpu-a-0", "Running") && "True".equals(conditionOrNull("gpu-a-0", "Ready")),
         "Ready");
     FakeLauncher.FakeProcess proc = launcher.last("gpu-a-0");
@@ -298,9 +287,10 @@ class LocalKubeletTest {
             .endEnv()
             .endContainer()
             .withTerminationGracePeriodSeconds(30L)
+            .withNodeName(plane.node(1))
             .endSpec()
             .build();
-    return client.pods().inNamespace("default").resource(p).create();
+    return client.pods().resource(p).create();
   }
 
   static List<String> lines(Path f) {
@@ -315,7 +305,7 @@ class LocalKubeletTest {
   void undeclaredNameRunsOneDynamicSlurmdWithThePodsNodeConf() throws IOException {
     Path scontrolLog = fakeScontrol();
     createDynamic("dyn-0", "Feature=h100,ib Gres=gpu:h100:8 Weight=7");
-    await(Duration.ofSeconds(10), () -> phase("dyn-0", "Running"), "dyn-0 Running");
+    await(WAIT, () -> phase("dyn-0", "Running"), "dyn-0 Running");
     Path confDir = dir.resolve("dyn/dyn-0");
     assertEquals(
         List.of(
@@ -346,7 +336,7 @@ class LocalKubeletTest {
     // One SlurmdPort: a second dynamic node waits, and says why.
     createDynamic("dyn-1", "Feature=h100");
     await(
-        Duration.ofSeconds(10),
+        WAIT,
         () -> {
           Pod p = get("dyn-1");
           return p.getStatus() != null
@@ -360,9 +350,9 @@ class LocalKubeletTest {
     assertTrue(launcher.forPod("dyn-1").isEmpty());
 
     // Deleting dyn-0 stops its slurmd (its Slurm record stays); then dyn-1 starts.
-    client.pods().inNamespace("default").withName("dyn-0").delete();
-    await(Duration.ofSeconds(10), () -> get("dyn-0") == null, "dyn-0 gone");
-    await(Duration.ofSeconds(10), () -> phase("dyn-1", "Running"), "dyn-1 Running");
+    client.pods().withName("dyn-0").delete();
+    await(WAIT, () -> get("dyn-0") == null, "dyn-0 gone");
+    await(WAIT, () -> phase("dyn-1", "Running"), "dyn-1 Running");
     assertEquals(List.of(), lines(scontrolLog));
     assertEquals(
         List.of("--conf", "Feature=h100"), launcher.last("dyn-1").spec.command().subList(7, 9));
@@ -372,9 +362,9 @@ class LocalKubeletTest {
   void aCrashedDynamicSlurmdKeepsItsRecord() throws IOException {
     Path scontrolLog = fakeScontrol();
     createDynamic("dyn-0", "Feature=h100");
-    await(Duration.ofSeconds(10), () -> launcher.last("dyn-0") != null, "launched");
+    await(WAIT, () -> launcher.last("dyn-0") != null, "launched");
     launcher.last("dyn-0").exitWith(1);
-    await(Duration.ofSeconds(10), () -> launcher.forPod("dyn-0").size() == 2, "restarted");
+    await(WAIT, () -> launcher.forPod("dyn-0").size() == 2, "restarted");
     // A restart re-registers with the node's own record (and any drain on it).
     assertEquals(List.of(), lines(scontrolLog));
   }
@@ -382,25 +372,25 @@ class LocalKubeletTest {
   @Test
   void declaredNamesNeverHaveTheirRecordDeleted() throws IOException {
     Path scontrolLog = fakeScontrol();
-    create("gpu-a-0", slurmd("gpu-a"), null, null);
-    await(Duration.ofSeconds(10), () -> phase("gpu-a-0", "Running"), "Running");
-    client.pods().inNamespace("default").withName("gpu-a-0").delete();
-    await(Duration.ofSeconds(10), () -> get("gpu-a-0") == null, "pod gone");
+    create("gpu-a-0", slurmd("gpu-a"), null);
+    await(WAIT, () -> phase("gpu-a-0", "Running"), "Running");
+    client.pods().withName("gpu-a-0").delete();
+    await(WAIT, () -> get("gpu-a-0") == null, "pod gone");
     // Slurm 22.05 deletes declared nodes too (static ones included): never for them.
     assertEquals(List.of(), lines(scontrolLog));
   }
 
   @Test
   void crashedContainerRestartsWithBackoff() {
-    create("gpu-a-1", slurmd("gpu-a"), null, "Always");
-    await(Duration.ofSeconds(10), () -> launcher.last("gpu-a-1") != null, "launched");
+    create("gpu-a-1", slurmd("gpu-a"), "Always");
+    await(WAIT, () -> launcher.last("gpu-a-1") != null, "launched");
     long t0 = System.nanoTime();
     launcher.last("gpu-a-1").exitWith(1);
-    await(Duration.ofSeconds(10), () -> launcher.forPod("gpu-a-1").size() == 2, "restarted");
+    await(WAIT, () -> launcher.forPod("gpu-a-1").size() == 2, "restarted");
     long firstMs = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(firstMs >= 180, "back-off respected, restarted after " + firstMs + " ms");
     await(
-        Duration.ofSeconds(10),
+        WAIT,
         () ->
             container(get("gpu-a-1")).getRestartCount() == 1
                 && container(get("gpu-a-1")).getState().getRunning() != null,
@@ -410,7 +400,7 @@ class LocalKubeletTest {
     assertEquals("Error", cs.getLastState().getTerminated().getReason());
     long t1 = System.nanoTime();
     launcher.last("gpu-a-1").exitWith(2);
-    await(Duration.ofSeconds(10), () -> launcher.forPod("gpu-a-1").size() == 3, "restarted again");
+    await(WAIT, () -> launcher.forPod("gpu-a-1").size() == 3, "restarted again");
     long secondMs = (System.nanoTime() - t1) / 1_000_000;
     assertTrue(secondMs >= 380, "back-off doubles, restarted after " + secondMs + " ms");
     assertEquals("Running", get("gpu-a-1").getStatus().getPhase());
@@ -418,18 +408,16 @@ class LocalKubeletTest {
 
   @Test
   void restartPolicyNeverAndOnFailureEndThePod() {
-    create("gpu-a-2", slurmd("gpu-a"), null, "Never");
-    create("gpu-a-3", slurmd("gpu-a"), null, "OnFailure");
+    create("gpu-a-2", slurmd("gpu-a"), "Never");
+    create("gpu-a-3", slurmd("gpu-a"), "OnFailure");
     await(
-        Duration.ofSeconds(10),
+        WAIT,
         () -> launcher.last("gpu-a-2") != null && launcher.last("gpu-a-3") != null,
         "launched");
     launcher.last("gpu-a-2").exitWith(3);
     launcher.last("gpu-a-3").exitWith(0);
     await(
-        Duration.ofSeconds(10),
-        () -> phase("gpu-a-2", "Failed") && phase("gpu-a-3", "Succeeded"),
-        "terminal phases");
+        WAIT, () -> phase("gpu-a-2", "Failed") && phase("gpu-a-3", "Succeeded"), "terminal phases");
     assertEquals(3, container(get("gpu-a-2")).getState().getTerminated().getExitCode());
     assertEquals("Completed", container(get("gpu-a-3")).getState().getTerminated().getReason());
     assertEquals("False", condition(get("gpu-a-2"), "Ready"));
@@ -439,11 +427,11 @@ class LocalKubeletTest {
 
   @Test
   void deletionStopsTheProcessThenLetsThePodGo() {
-    create("gpu-a-0", slurmd("gpu-a"), null, null);
-    await(Duration.ofSeconds(10), () -> phase("gpu-a-0", "Running"), "Running");
+    create("gpu-a-0", slurmd("gpu-a"), null);
+    await(WAIT, () -> phase("gpu-a-0", "Running"), "Running");
     FakeLauncher.FakeProcess proc = launcher.last("gpu-a-0");
-    client.pods().inNamespace("default").withName("gpu-a-0").delete();
-    await(Duration.ofSeconds(10), () -> get("gpu-a-0") == null, "pod gone");
+    client.pods().withName("gpu-a-0").delete();
+    await(WAIT, () -> get("gpu-a-0") == null, "pod gone");
     assertTrue(proc.termed);
     assertFalse(proc.killed, "it obeyed SIGTERM");
   }
@@ -451,12 +439,12 @@ class LocalKubeletTest {
   @Test
   void processIgnoringSigtermIsKilledAfterTheGracePeriod() {
     launcher.obeysTerm = false;
-    create("gpu-a-1", slurmd("gpu-a"), null, null);
-    await(Duration.ofSeconds(10), () -> phase("gpu-a-1", "Running"), "Running");
+    create("gpu-a-1", slurmd("gpu-a"), null);
+    await(WAIT, () -> phase("gpu-a-1", "Running"), "Running");
     FakeLauncher.FakeProcess proc = launcher.last("gpu-a-1");
     long t0 = System.nanoTime();
-    client.pods().inNamespace("default").withName("gpu-a-1").withGracePeriod(1).delete();
-    await(Duration.ofSeconds(10), () -> get("gpu-a-1") == null, "pod gone");
+    client.pods().withName("gpu-a-1").withGracePeriod(1).delete();
+    await(WAIT, () -> get("gpu-a-1") == null, "pod gone");
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(proc.termed && proc.killed);
     assertTrue(ms >= 900, "SIGKILL only after the 1 s grace period, took " + ms + " ms");
@@ -464,38 +452,31 @@ class LocalKubeletTest {
 
   @Test
   void foreignPodConditionsSurviveStatusUpdates() {
-    create("gpu-a-2", slurmd("gpu-a"), null, null);
-    await(Duration.ofSeconds(10), () -> phase("gpu-a-2", "Running"), "Running");
+    create("gpu-a-2", slurmd("gpu-a"), null);
+    await(WAIT, () -> phase("gpu-a-2", "Running"), "Running");
     client
         .pods()
-        .inNamespace("default")
         .withName("gpu-a-2")
         .subresource("status")
         .patch(
             PatchContext.of(PatchType.STRATEGIC_MERGE),
             "{\"status\":{\"conditions\":[{\"type\":\"tandem.dev/SlurmDrain\",\"status\":\"True\",\"reason\":\"admin\"}]}}");
     launcher.last("gpu-a-2").exitWith(1);
-    await(
-        Duration.ofSeconds(10),
-        () -> container(get("gpu-a-2")).getRestartCount() == 1,
-        "restart reported");
+    await(WAIT, () -> container(get("gpu-a-2")).getRestartCount() == 1, "restart reported");
     assertEquals("True", condition(get("gpu-a-2"), "tandem.dev/SlurmDrain"));
   }
 
   @Test
   void closeStopsProcessesAndANewKubeletAdoptsBoundPods() {
-    create("gpu-a-3", slurmd("gpu-a"), null, null);
-    await(Duration.ofSeconds(10), () -> phase("gpu-a-3", "Running"), "Running");
+    create("gpu-a-3", slurmd("gpu-a"), null);
+    await(WAIT, () -> phase("gpu-a-3", "Running"), "Running");
     FakeLauncher.FakeProcess first = launcher.last("gpu-a-3");
     kubelet.close();
     assertTrue(first.termed && !first.isAlive(), "close stops what it started");
-    kubelet = LocalKubelet.start(server.client(), config());
+    kubelet = LocalKubelet.start(client, config());
+    await(WAIT, () -> launcher.forPod("gpu-a-3").size() == 2, "adopted and started again");
     await(
-        Duration.ofSeconds(10),
-        () -> launcher.forPod("gpu-a-3").size() == 2,
-        "adopted and started again");
-    await(
-        Duration.ofSeconds(10),
+        WAIT,
         () ->
             container(get("gpu-a-3")).getRestartCount() == 1
                 && container(get("gpu-a-3")).getState().getRunning() != null,
@@ -510,7 +491,7 @@ class LocalKubeletTest {
     // slurmd is replaced by sleep; the second pod's process ignores SIGTERM like a stuck daemon.
     kubelet =
         LocalKubelet.start(
-            server.client(),
+            client,
             config()
                 .withLauncher(
                     spec -> {
@@ -530,18 +511,18 @@ class LocalKubeletTest {
                       started.add(p);
                       return p;
                     }));
-    create("gpu-a-0", slurmd("gpu-a"), null, null);
-    create("gpu-a-1", slurmd("gpu-a"), null, null);
+    create("gpu-a-0", slurmd("gpu-a"), null);
+    create("gpu-a-1", slurmd("gpu-a"), null);
     await(
-        Duration.ofSeconds(10),
+        WAIT,
         () -> phase("gpu-a-0", "Running") && phase("gpu-a-1", "Running") && started.size() == 2,
         "both Running");
     for (RunningProcess p : started) {
       assertTrue(
           ProcessHandle.of(p.pid()).map(ProcessHandle::isAlive).orElse(false), "a real process");
     }
-    client.pods().inNamespace("default").withName("gpu-a-0").delete();
-    client.pods().inNamespace("default").withName("gpu-a-1").withGracePeriod(1).delete();
+    client.pods().withName("gpu-a-0").delete();
+    client.pods().withName("gpu-a-1").withGracePeriod(1).delete();
     await(
         Duration.ofSeconds(15),
         () -> get("gpu-a-0") == null && get("gpu-a-1") == null,

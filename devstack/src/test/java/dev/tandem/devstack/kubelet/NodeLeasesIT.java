@@ -38,13 +38,15 @@ class NodeLeasesIT {
             Duration.ofMinutes(1));
     String name = config.nodeName(1);
     try (KubernetesClient client = SharedKubernetes.get().adminClient()) {
-      LocalNodes.register(client, config);
+      LocalNodes.register(client, config, 0);
       NodeLeases leases = new NodeLeases(client, List.of(name));
       leases.start();
       try {
         await()
             .atMost(Duration.ofSeconds(60))
-            .until(() -> !tainted(client.nodes().withName(name).get(), LocalNodes.NOT_READY));
+            .until(
+                () ->
+                    !tainted(client.nodes().withName(name).get(), "node.kubernetes.io/not-ready"));
         // Past the controller's grace period (20 s): still Ready, because the Lease is renewed.
         Thread.sleep(30_000);
         Node n = client.nodes().withName(name).get();

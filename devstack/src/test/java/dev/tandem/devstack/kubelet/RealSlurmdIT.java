@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -52,15 +51,18 @@ class RealSlurmdIT {
     }
     assumeTrue(node != null, "no FUTURE pool node free in " + slurm.slurmConf());
     String prefix = node.substring(0, node.lastIndexOf('-'));
-    try (LocalApiServer server = LocalApiServer.start(0)) {
-      KubernetesClient client = server.client();
+    try (PlaneShare plane = new PlaneShare("slurmd")) {
+      KubernetesClient client = plane.client;
       try (LocalKubelet kubelet =
           LocalKubelet.start(
               client,
-              KubeletConfig.defaults().withNodes(1).withSlurmEnvFile(env).withLogDir(logs))) {
+              KubeletConfig.defaults()
+                  .withNodes(1)
+                  .withNodePrefix(plane.nodePrefix)
+                  .withSlurmEnvFile(env)
+                  .withLogDir(logs))) {
         client
             .pods()
-            .inNamespace("default")
             .resource(
                 new PodBuilder()
                     .withNewMetadata()
@@ -68,6 +70,7 @@ class RealSlurmdIT {
                     .withLabels(Map.of(KubeletConfig.NODESET_LABEL, prefix))
                     .endMetadata()
                     .withNewSpec()
+                    .withNodeName(plane.node(1))
                     .addNewContainer()
                     .withName("slurmd")
                     .withImage("tandem/slurmd:22.05")
@@ -78,7 +81,7 @@ class RealSlurmdIT {
         long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String state = "";
         while (System.nanoTime() < end) {
-          Pod p = client.pods().inNamespace("default").withName(node).get();
+          Pod p = client.pods().withName(node).get();
           state = scontrol(slurm, node);
           if ("Running".equals(p.getStatus().getPhase()) && state.contains("State=IDLE")) {
             break;
@@ -92,14 +95,13 @@ class RealSlurmdIT {
                 + ": "
                 + state
                 + "\npod: "
-                + client.pods().inNamespace("default").withName(node).get().getStatus()
+                + client.pods().withName(node).get().getStatus()
                 + "\nslurmd output: "
                 + tail(logs));
         long pid =
             Long.parseLong(
                 client
                     .pods()
-                    .inNamespace("default")
                     .withName(node)
                     .get()
                     .getStatus()
@@ -114,7 +116,7 @@ class RealSlurmdIT {
         // again for real, and registers with slurmctld again.
         client
             .nodes()
-            .withName("local-1")
+            .withName(plane.node(1))
             .edit(
                 n -> {
                   n.getMetadata()
@@ -128,7 +130,7 @@ class RealSlurmdIT {
         long rebooted = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         long newPid = pid;
         while (System.nanoTime() < rebooted) {
-          var cs = client.pods().inNamespace("default").withName(node).get().getStatus();
+          var cs = client.pods().withName(node).get().getStatus();
           String id = cs.getContainerStatuses().get(0).getContainerID();
           state = scontrol(slurm, node);
           if (id != null
@@ -146,21 +148,20 @@ class RealSlurmdIT {
             "r1",
             client
                 .nodes()
-                .withName("local-1")
+                .withName(plane.node(1))
                 .get()
                 .getMetadata()
                 .getAnnotations()
                 .get(dev.tandem.workflows.Names.ANNOTATION_REBOOTED));
         ProcessHandle slurmd = ProcessHandle.of(newPid).orElse(null);
         assertNotNull(slurmd, "slurmd runs again as pid " + newPid);
-        client.pods().inNamespace("default").withName(node).delete();
+        client.pods().withName(node).delete();
         slurmd.onExit().get(40, TimeUnit.SECONDS);
         long gone = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (client.pods().inNamespace("default").withName(node).get() != null
-            && System.nanoTime() < gone) {
+        while (client.pods().withName(node).get() != null && System.nanoTime() < gone) {
           Thread.sleep(100);
         }
-        assertEquals(null, client.pods().inNamespace("default").withName(node).get());
+        assertEquals(null, client.pods().withName(node).get());
       }
     }
   }
