@@ -79,7 +79,8 @@ public final class E2EStack implements AutoCloseable {
 
   /**
    * As {@link #start(Map)}; {@code workerEnv} may change the worker's complete environment before
-   * it starts (e.g. point SLURM_REST_URL or TEMPORAL_ADDRESS at a fault proxy).
+   * it starts (e.g. point SLURM_REST_URL or TEMPORAL_ADDRESS at a fault proxy). The worker runs
+   * under the chart's ServiceAccount and RBAC ({@link ChartIdentity}), not as the cluster admin.
    */
   static E2EStack start(
       Map<String, String> extraEnv,
@@ -92,7 +93,7 @@ public final class E2EStack implements AutoCloseable {
         DevStack.start(
             new DevStack.Options(dir, 0, 0, 0, 3, env),
             new PrintWriter(System.out, true),
-            workerEnv);
+            (stack, w) -> workerEnv.apply(stack, asChartServiceAccount(stack, w)));
     WorkflowServiceStubs stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(s.temporalAddress()).build());
@@ -101,6 +102,19 @@ public final class E2EStack implements AutoCloseable {
             stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
     SlurmClient slurm = SlurmClients.create(SlurmClientConfig.fromEnv(s.slurm().env()));
     return new E2EStack(s, client, slurm, dir);
+  }
+
+  private static Map<String, String> asChartServiceAccount(DevStack stack, Map<String, String> w) {
+    Map<String, String> m = new java.util.HashMap<>(w);
+    Path file = stack.kubeconfig().resolveSibling("worker.kubeconfig");
+    try {
+      m.put(
+          "KUBECONFIG",
+          ChartIdentity.kubeconfig(stack.kubernetes(), stack.kube().url(), file).toString());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return m;
   }
 
   /**
@@ -395,9 +409,26 @@ public final class E2EStack implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes the stack; fails if the API server refused the worker anything (a call Tandem makes that
+   * the chart's RBAC does not grant).
+   */
   private void closeQuietly() {
+    List<String> refused;
+    try {
+      refused = ChartIdentity.refused(stack.kube().auditLog());
+    } catch (IOException e) {
+      refused = List.of("the audit log could not be read: " + e);
+    }
     slurm.close();
     temporal.getWorkflowServiceStubs().shutdownNow();
     stack.close();
+    if (!refused.isEmpty()) {
+      throw new AssertionError(
+          "the API server refused the worker (the chart's ServiceAccount) "
+              + refused.size()
+              + " requests, e.g. "
+              + refused.subList(0, Math.min(5, refused.size())));
+    }
   }
 }

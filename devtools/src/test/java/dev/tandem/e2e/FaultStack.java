@@ -94,7 +94,10 @@ final class FaultStack implements AutoCloseable {
                   rest.set(TcpProxy.start(slurm.getHost(), slurm.getPort(), 0));
                   api.set(KubeApiProxy.start(stack.kube()));
                   Path kubeconfig = stack.kubeconfig().resolveSibling("proxy.kubeconfig");
-                  m.put("KUBECONFIG", api.get().writeKubeconfig(kubeconfig).toString());
+                  m.put(
+                      "KUBECONFIG",
+                      ChartIdentity.kubeconfig(stack.kubernetes(), api.get().url(), kubeconfig)
+                          .toString());
                 } catch (IOException x) {
                   throw new UncheckedIOException(x);
                 }
