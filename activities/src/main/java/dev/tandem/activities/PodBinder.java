@@ -11,17 +11,24 @@ import dev.tandem.workflows.schedule.ScheduleAnnotations;
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Binds a pod to a Kubernetes node the way kube-scheduler does, with the Binding API:
+ * Binds a pod to a Kubernetes node the way kube-scheduler does, with the pod's {@code binding}
+ * subresource ({@code POST /api/v1/namespaces/<ns>/pods/<name>/binding}; the collection {@code
+ * /bindings} clears {@code metadata.uid}, so it would bind a recreated pod):
  *
  * <ol>
  *   <li>POST a Binding whose {@code metadata.uid} is the pod uid (the API server checks it as a
@@ -58,7 +65,7 @@ final class PodBinder {
     String what = "bind pod " + r.namespace() + "/" + r.name() + " to node " + r.k8sNode();
     Map<String, String> wanted = annotations(r);
     try {
-      client.bindings().inNamespace(r.namespace()).resource(binding(r, wanted)).create();
+      postBinding(r, wanted);
       log.info("{} (job {}, Slurm node {})", what, r.jobId(), r.slurmNode());
       return bound(r);
     } catch (KubernetesClientException e) {
@@ -91,7 +98,7 @@ final class PodBinder {
             return PodViews.of(p);
           }
           try {
-            client.bindings().inNamespace(r.namespace()).resource(binding(r, wanted)).create();
+            postBinding(r, wanted);
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return PodView.absent(r.name());
@@ -104,6 +111,49 @@ final class PodBinder {
               ? PodView.absent(r.name())
               : PodViews.of(after);
         });
+  }
+
+  /**
+   * POSTs to the pod's binding subresource, which fabric8 has no call for; a refusal is thrown as
+   * the API server's {@code Status}, as fabric8's own calls do.
+   */
+  private void postBinding(BindRequest r, Map<String, String> annotations) {
+    Binding b = binding(r, annotations);
+    String url =
+        client.getMasterUrl().toString().replaceAll("/+$", "")
+            + "/api/v1/namespaces/"
+            + r.namespace()
+            + "/pods/"
+            + r.name()
+            + "/binding";
+    HttpClient http = client.getHttpClient();
+    HttpRequest req =
+        http.newHttpRequestBuilder()
+            .uri(url)
+            .post("application/json", client.getKubernetesSerialization().asJson(b))
+            .build();
+    HttpResponse<String> resp;
+    try {
+      resp = http.sendAsync(req, String.class).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw KubernetesClientException.launderThrowable(e);
+    } catch (ExecutionException e) {
+      throw KubernetesClientException.launderThrowable(e.getCause());
+    }
+    if (!resp.isSuccessful()) {
+      Status status;
+      try {
+        status = client.getKubernetesSerialization().unmarshal(resp.body(), Status.class);
+      } catch (RuntimeException notStatus) {
+        status = null;
+      }
+      if (status == null || status.getCode() == null) {
+        throw new KubernetesClientException(
+            "POST " + url + ": " + resp.code() + " " + resp.body(), resp.code(), null);
+      }
+      throw new KubernetesClientException(status);
+    }
   }
 
   /**

@@ -19,10 +19,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The chart grants exactly the Kubernetes calls Tandem makes. The local API server records every
- * call of a {@code tandem/} client during the ITs of the modules before this one (ApiAudit in
- * devstack, directory {@code target/k8s-audit} of the repository); this test compares that set with
- * the chart's ClusterRole and Role. An IT because it needs those ITs' output.
+ * The chart grants exactly the Kubernetes calls Tandem makes. Every local control plane's API
+ * server audits every request; when a plane stops, the calls of {@code tandem/} clients during the
+ * ITs of the modules before this one are exported (TandemCalls in devstack, directory {@code
+ * target/k8s-audit} of the repository); this test compares that set with the chart's ClusterRole
+ * and Role. An IT because it needs those ITs' output.
  */
 class ChartRbacIT {
   /**
@@ -33,8 +34,8 @@ class ChartRbacIT {
       Map.of(
           new Permission("update", "tandem.dev", "nodesets/finalizers"),
           "no request: the OwnerReferencesPermissionEnforcement admission plugin checks it when a"
-              + " slurmd pod naming its NodeSet with blockOwnerDeletion is created (docs/install.md);"
-              + " the local API server has no admission plugins");
+              + " slurmd pod naming its NodeSet with blockOwnerDeletion is created (docs/install.md),"
+              + " not a request of its own that the audit log would show");
 
   record Permission(String verb, String group, String resource) implements Comparable<Permission> {
     @Override

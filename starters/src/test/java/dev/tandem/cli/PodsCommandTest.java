@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tandem.devstack.api.ApiFaults;
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.faults.ApiFaults;
+import dev.tandem.devstack.faults.KubeApiProxy;
+import dev.tandem.devstack.kube.LocalKubernetes;
+import dev.tandem.devstack.kube.SharedKubernetes;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.Names;
@@ -23,9 +25,9 @@ import dev.tandem.workflows.schedule.PodScheduleWorkflowImpl;
 import dev.tandem.workflows.schedule.SchedulePhase;
 import dev.tandem.workflows.schedule.SchedulingConfig;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -34,6 +36,7 @@ import io.temporal.worker.WorkerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -52,7 +55,14 @@ import org.junit.jupiter.api.io.TempDir;
 class PodsCommandTest {
   private static final Duration LIMIT = Duration.ofSeconds(30);
   private static LocalTemporal temporal;
-  private static LocalApiServer api;
+  private static KubernetesClient k8s;
+  private static TestNamespace namespace;
+  private static TestNamespace second;
+
+  /** The namespace of the class's pods; {@link #team} holds its gang. */
+  private static String ns;
+
+  private static String team;
   private static WorkflowServiceStubs stubs;
   private static WorkerFactory worker;
   private static FakeScheduling world;
@@ -62,8 +72,13 @@ class PodsCommandTest {
   @BeforeAll
   static void start() throws Exception {
     temporal = LocalTemporal.startTemporary();
-    api = LocalApiServer.start(0);
-    kubeconfig = api.writeKubeconfig(Files.createTempDirectory("pods-cli").resolve("kubeconfig"));
+    LocalKubernetes kube = SharedKubernetes.get();
+    k8s = kube.adminClient();
+    kubeconfig = kube.kubeconfig();
+    namespace = TestNamespace.create(k8s, "pods-cli");
+    ns = namespace.name();
+    second = TestNamespace.create(k8s, "pods-cli-team");
+    team = second.name();
     stubs =
         WorkflowServiceStubs.newServiceStubs(
             WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.address()).build());
@@ -79,20 +94,15 @@ class PodsCommandTest {
     worker.start();
     VersionedWorker.makeCurrent(stubs);
 
-    api.client()
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName("team-x").endMetadata().build())
-        .create();
-    webUid = pod("default", "web", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
+    webUid = pod(ns, "web", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
     String badUid =
-        pod("default", "bad", Names.SCHEDULER_NAME, Map.of("tandem.dev/exclusive", "all"))
+        pod(ns, "bad", Names.SCHEDULER_NAME, Map.of("tandem.dev/exclusive", "all"))
             .getMetadata()
             .getUid();
-    String queuedUid =
-        pod("default", "queued", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
-    pod("default", "fresh", Names.SCHEDULER_NAME, Map.of());
-    pod("default", "other", "default-scheduler", Map.of());
-    pod("team-x", "g-0", Names.SCHEDULER_NAME, Map.of("tandem.dev/pod-group", "g"));
+    String queuedUid = pod(ns, "queued", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
+    pod(ns, "fresh", Names.SCHEDULER_NAME, Map.of());
+    pod(ns, "other", "default-scheduler", Map.of());
+    pod(team, "g-0", Names.SCHEDULER_NAME, Map.of("tandem.dev/pod-group", "g"));
 
     PodScheduleWorkflow web = schedule(client, "web", webUid, Map.of());
     PodScheduleWorkflow bad =
@@ -106,26 +116,22 @@ class PodsCommandTest {
     Await.until(
         "queued pending", LIMIT, () -> queued.status().phase(), p -> p == SchedulePhase.PENDING);
 
-    // A running gang of two in team-x, scheduled by its group's workflow.
+    // A running gang of two in the second namespace, scheduled by its group's workflow.
     Map<String, String> gang = Map.of("tandem.dev/pod-group", "h", "tandem.dev/group-size", "2");
     WorkflowOptions groupOptions =
         WorkflowOptions.newBuilder()
-            .setWorkflowId(Names.podGroupWorkflowId("team-x", "h"))
+            .setWorkflowId(Names.podGroupWorkflowId(team, "h"))
             .setTaskQueue(Names.TASK_QUEUE)
             .build();
     PodGroupInput groupInput =
         new PodGroupInput(
-            "team-x",
-            "h",
-            SchedulingConfig.defaults(),
-            new Tuning(1, 10, 4000, 200, 120, false),
-            null);
+            team, "h", SchedulingConfig.defaults(), new Tuning(1, 10, 4000, 200, 120, false), null);
     for (String m : List.of("h-0", "h-1")) {
-      String uid = pod("team-x", m, Names.SCHEDULER_NAME, gang).getMetadata().getUid();
+      String uid = pod(team, m, Names.SCHEDULER_NAME, gang).getMetadata().getUid();
       world.addPod(m, uid);
       PodRequest r =
           new PodRequest(
-              "team-x",
+              team,
               m,
               uid,
               Map.of("cpu", "500m", "memory", "1Gi"),
@@ -139,11 +145,11 @@ class PodsCommandTest {
           .newUntypedWorkflowStub("PodGroup", groupOptions)
           .signalWithStart(
               Names.SIGNAL_MEMBER_OBSERVED,
-              new Object[] {new GroupMember(r, world.getPod("team-x", m))},
+              new Object[] {new GroupMember(r, world.getPod(team, m))},
               new Object[] {groupInput});
     }
     PodGroupWorkflow group =
-        client.newWorkflowStub(PodGroupWorkflow.class, Names.podGroupWorkflowId("team-x", "h"));
+        client.newWorkflowStub(PodGroupWorkflow.class, Names.podGroupWorkflowId(team, "h"));
     Await.until("gang pending", LIMIT, () -> group.status().jobId(), j -> j != 0);
     long gid = group.status().jobId();
     group.jobObserved(world.setJob(gid, "RUNNING", "None", List.of("n1", "n2")));
@@ -162,9 +168,9 @@ class PodsCommandTest {
         ids ->
             ids.equals(
                 List.of(
-                    Names.podGroupWorkflowId("team-x", "h"),
-                    Names.scheduleWorkflowId("default", "queued", queuedUid),
-                    Names.scheduleWorkflowId("default", "web", webUid))));
+                    Names.podGroupWorkflowId(team, "h"),
+                    Names.scheduleWorkflowId(ns, "queued", queuedUid),
+                    Names.scheduleWorkflowId(ns, "web", webUid))));
   }
 
   @AfterAll
@@ -175,18 +181,19 @@ class PodsCommandTest {
     if (stubs != null) {
       stubs.shutdownNow();
     }
-    if (api != null) {
-      api.close();
+    if (k8s != null) {
+      namespace.close();
+      second.close();
+      k8s.close();
     }
     if (temporal != null) {
       temporal.close();
     }
   }
 
-  private static Pod pod(String ns, String name, String scheduler, Map<String, String> ann) {
-    return api.client()
-        .pods()
-        .inNamespace(ns)
+  private static Pod pod(String namespace, String name, String scheduler, Map<String, String> ann) {
+    return k8s.pods()
+        .inNamespace(namespace)
         .resource(
             new PodBuilder()
                 .withNewMetadata()
@@ -208,7 +215,7 @@ class PodsCommandTest {
       WorkflowClient client, String name, String uid, Map<String, String> annotations) {
     PodRequest r =
         new PodRequest(
-            "default",
+            ns,
             name,
             uid,
             Map.of("cpu", "500m", "memory", "1Gi"),
@@ -222,7 +229,7 @@ class PodsCommandTest {
         client.newWorkflowStub(
             PodScheduleWorkflow.class,
             WorkflowOptions.newBuilder()
-                .setWorkflowId(Names.scheduleWorkflowId("default", name, uid))
+                .setWorkflowId(Names.scheduleWorkflowId(ns, name, uid))
                 .setTaskQueue(Names.TASK_QUEUE)
                 .build());
     WorkflowClient.start(
@@ -232,13 +239,24 @@ class PodsCommandTest {
     return wf;
   }
 
-  /** {@code tandem args...}; {@code tandem pods} without a kubeconfig, history with one. */
+  /**
+   * {@code tandem args...}; {@code tandem pods} without a kubeconfig, history with one; in the
+   * class's namespace unless the args name one.
+   */
   private static CliRun tandem(String... args) {
-    String[] more =
-        args[0].equals("pods")
-            ? new String[] {"--address", temporal.address()}
-            : new String[] {"--address", temporal.address(), "--kubeconfig", kubeconfig.toString()};
-    return CliRun.fast(CliRun.concat(args, more));
+    List<String> given = List.of(args);
+    List<String> more = new ArrayList<>(List.of("--address", temporal.address()));
+    if (args[0].equals("pods")) {
+      if (!given.contains("-n") && !given.contains("-A")) {
+        more.addAll(List.of("-n", ns));
+      }
+    } else {
+      more.addAll(List.of("--kubeconfig", kubeconfig.toString()));
+      if (!given.contains("-k")) {
+        more.addAll(List.of("-k", ns));
+      }
+    }
+    return CliRun.fast(CliRun.concat(args, more.toArray(String[]::new)));
   }
 
   /** The pods of a table, in its order. */
@@ -289,10 +307,10 @@ class PodsCommandTest {
   void allNamespacesAddsTheNamespaceAndShowsGangMembersFromTheirGroup() {
     CliRun r = tandem("pods", "-A");
     assertEquals(0, r.code(), r.toString());
-    assertTrue(r.out().startsWith("NAMESPACE   POD"), r.out());
+    assertTrue(r.out().matches("(?s)NAMESPACE +POD +GROUP .*"), r.out());
     // A member of a running gang shows its group's phase and job, and its own nodes.
     List<String> h = row(r.out(), "h-0");
-    assertEquals(List.of("team-x", "h-0", "h", "group running"), h.subList(0, 4), r.out());
+    assertEquals(List.of(team, "h-0", "h", "group running"), h.subList(0, 4), r.out());
     assertTrue(h.contains("RUNNING"), h.toString());
     assertTrue(h.contains("n1") && h.contains("k1"), h.toString());
     assertTrue(row(r.out(), "h-1").contains("k2"), r.out());
@@ -301,7 +319,7 @@ class PodsCommandTest {
         List.of("h-0", "h-1", "queued", "web"),
         pods(r.out(), 1).stream().filter(p -> !p.equals("was")).sorted().toList(),
         r.out());
-    assertEquals(List.of("h-0", "h-1"), pods(tandem("pods", "-n", "team-x").out(), 0));
+    assertEquals(List.of("h-0", "h-1"), pods(tandem("pods", "-n", team).out(), 0));
     CliRun none = tandem("pods", "-n", "team-z");
     assertEquals(
         "no pod is being scheduled through Slurm in namespace team-z (no running scheduling"
@@ -321,8 +339,7 @@ class PodsCommandTest {
     }
     assertTrue(web != null, r.out());
     assertEquals(webUid, web.path("uid").asText());
-    assertEquals(
-        Names.scheduleWorkflowId("default", "web", webUid), web.path("workflowId").asText());
+    assertEquals(Names.scheduleWorkflowId(ns, "web", webUid), web.path("workflowId").asText());
     assertEquals("RUNNING", web.path("schedule").path("phase").asText());
     assertEquals("k1", web.path("schedule").path("k8sNode").asText());
     assertTrue(web.path("schedule").path("timeline").size() > 0, r.out());
@@ -355,12 +372,15 @@ class PodsCommandTest {
   void historyOfAPodByNameOrWorkflowId() {
     long id = world.jobOf(webUid);
     String header =
-        "pod default/web (uid "
+        "pod "
+            + ns
+            + "/web (uid "
             + webUid
             + "): running, job "
             + id
             + " RUNNING, Slurm node n1, bound to k1";
-    for (String target : List.of("pod/web", "pod/default/web", "schedule/default/web/" + webUid)) {
+    for (String target :
+        List.of("pod/web", "pod/" + ns + "/web", "schedule/" + ns + "/web/" + webUid)) {
       CliRun r = tandem("history", target);
       assertEquals(0, r.code(), target + ": " + r);
       List<String> lines = r.out().lines().toList();
@@ -377,14 +397,14 @@ class PodsCommandTest {
    */
   @Test
   void historyOfADeletedPodByNameTakesItsUidFromTandemsEvents() {
-    String uid = pod("default", "was", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
+    String uid = pod(ns, "was", Names.SCHEDULER_NAME, Map.of()).getMetadata().getUid();
     PodScheduleWorkflow wf = schedule(WorkflowClient.newInstance(stubs), "was", uid, Map.of());
     Await.until("was pending", LIMIT, () -> wf.status().phase(), p -> p == SchedulePhase.PENDING);
-    api.client().pods().inNamespace("default").withName("was").delete();
+    k8s.pods().inNamespace(ns).withName("was").delete();
     Await.until(
         "was deleted",
         LIMIT,
-        () -> api.client().pods().inNamespace("default").withName("was").get(),
+        () -> k8s.pods().inNamespace(ns).withName("was").get(),
         p -> p == null);
     event("was", "uid-before", Names.EVENT_COMPONENT, "2026-11-29T10:00:00Z");
     event("was", uid, Names.EVENT_COMPONENT, "2026-11-29T11:00:00Z");
@@ -395,26 +415,37 @@ class PodsCommandTest {
     String first = r.out().lines().findFirst().orElse("");
     assertTrue(
         first.startsWith(
-            "pod default/was (uid " + uid + ", deleted: the uid of its last events): pending"),
+            "pod " + ns + "/was (uid " + uid + ", deleted: the uid of its last events): pending"),
         r.out());
   }
 
   /** Without permission to list events, a deleted pod is still "not found", saying why. */
   @Test
-  void historyOfADeletedPodSaysWhenItsEventsCannotBeRead() {
-    var fault = api.faults().failMatching(ApiFaults.resource("events"), 403, Duration.ofMinutes(1));
-    try {
-      CliRun r = tandem("history", "pod/long-gone");
+  void historyOfADeletedPodSaysWhenItsEventsCannotBeRead(@TempDir Path dir) throws Exception {
+    try (KubeApiProxy proxy = KubeApiProxy.start(SharedKubernetes.get())) {
+      proxy.faults().failMatching(ApiFaults.resource("events"), 403, Duration.ofMinutes(1));
+      Path viaProxy = proxy.writeKubeconfig(dir.resolve("kubeconfig"));
+      CliRun r =
+          CliRun.fast(
+              "history",
+              "pod/long-gone",
+              "--address",
+              temporal.address(),
+              "--kubeconfig",
+              viaProxy.toString(),
+              "-k",
+              ns);
       assertEquals(1, r.code(), r.toString());
       assertTrue(
           r.err()
               .startsWith(
-                  "tandem: no pod default/long-gone in Kubernetes, and no event of Tandem's names"
-                      + " it (its events could not be read: "),
+                  "tandem: no pod "
+                      + ns
+                      + "/long-gone in Kubernetes, and no event of Tandem's names it (its events"
+                      + " could not be read: "),
           r.err());
-      assertTrue(r.err().contains("schedule/default/long-gone/<uid>"), r.err());
-    } finally {
-      fault.cancel();
+      assertTrue(r.err().contains("schedule/" + ns + "/long-gone/<uid>"), r.err());
+      assertTrue(proxy.faults().injected() > 0, "the events listing was refused");
     }
   }
 
@@ -424,20 +455,19 @@ class PodsCommandTest {
    */
   @Test
   void historyOfADeletedGangMemberByNameIsItsGroups() {
-    event("team-x", "h-9", "uid-h-9", Names.EVENT_COMPONENT, "2026-11-29T11:00:00Z", "h");
-    CliRun r = tandem("history", "pod/team-x/h-9");
+    event(team, "h-9", "uid-h-9", Names.EVENT_COMPONENT, "2026-11-29T11:00:00Z", "h");
+    CliRun r = tandem("history", "pod/" + team + "/h-9");
     assertEquals(0, r.code(), r.toString());
-    assertTrue(r.out().startsWith("group team-x/h: "), r.out());
+    assertTrue(r.out().startsWith("group " + team + "/h: "), r.out());
   }
 
   private static void event(String pod, String uid, String component, String at) {
-    event("default", pod, uid, component, at, null);
+    event(ns, pod, uid, component, at, null);
   }
 
   private static void event(
       String namespace, String pod, String uid, String component, String at, String group) {
-    api.client()
-        .v1()
+    k8s.v1()
         .events()
         .inNamespace(namespace)
         .resource(
@@ -471,26 +501,29 @@ class PodsCommandTest {
   void historyOfAGangByGroupWorkflowIdOrMember() {
     long gid =
         WorkflowClient.newInstance(stubs)
-            .newWorkflowStub(PodGroupWorkflow.class, Names.podGroupWorkflowId("team-x", "h"))
+            .newWorkflowStub(PodGroupWorkflow.class, Names.podGroupWorkflowId(team, "h"))
             .status()
             .jobId();
-    for (String target : List.of("group/team-x/h", "schedule-group/team-x/h", "pod/team-x/h-0")) {
+    for (String target :
+        List.of("group/" + team + "/h", "schedule-group/" + team + "/h", "pod/" + team + "/h-0")) {
       CliRun r = tandem("history", target);
       assertEquals(0, r.code(), target + ": " + r);
       List<String> lines = r.out().lines().toList();
       assertTrue(
-          lines.get(0).startsWith("group team-x/h: running, job " + gid + " RUNNING, 2 member(s)"),
+          lines
+              .get(0)
+              .startsWith("group " + team + "/h: running, job " + gid + " RUNNING, 2 member(s)"),
           target + ": " + lines.get(0));
       assertTrue(lines.get(0).contains("h-0 on k") && lines.get(0).contains("h-1 on k"), target);
       assertTrue(lines.get(1).startsWith("TIME "), r.out());
       assertTrue(lines.stream().anyMatch(l -> l.contains(" bound ")), r.out());
     }
-    CliRun k = tandem("history", "group/h", "-k", "team-x");
+    CliRun k = tandem("history", "group/h", "-k", team);
     assertEquals(0, k.code(), k.toString());
-    CliRun none = tandem("history", "group/team-x/nope");
+    CliRun none = tandem("history", "group/" + team + "/nope");
     assertEquals(1, none.code(), none.toString());
     assertTrue(
-        none.err().startsWith("tandem: no scheduling workflow schedule-group/team-x/nope"),
+        none.err().startsWith("tandem: no scheduling workflow schedule-group/" + team + "/nope"),
         none.err());
     CliRun bad = tandem("history", "group/Not_A_Group");
     assertEquals(2, bad.code(), bad.toString());
@@ -502,17 +535,23 @@ class PodsCommandTest {
     CliRun gone = tandem("history", "pod/gone");
     assertEquals(1, gone.code(), gone.toString());
     assertEquals(
-        "tandem: no pod default/gone in Kubernetes, and no event of Tandem's names it: for a"
-            + " deleted pod give its workflow id, schedule/default/gone/<uid>\n",
+        "tandem: no pod "
+            + ns
+            + "/gone in Kubernetes, and no event of Tandem's names it: for a"
+            + " deleted pod give its workflow id, schedule/"
+            + ns
+            + "/gone/<uid>\n",
         gone.err());
     CliRun other = tandem("history", "pod/other");
     assertEquals(
-        "tandem: pod default/other is not scheduled through Slurm (schedulerName"
+        "tandem: pod "
+            + ns
+            + "/other is not scheduled through Slurm (schedulerName"
             + " default-scheduler, not tandem-slurm)\n",
         other.err());
     CliRun fresh = tandem("history", "pod/fresh");
     assertEquals(1, fresh.code(), fresh.toString());
-    assertTrue(fresh.err().startsWith("tandem: no scheduling workflow schedule/default/fresh/"));
+    assertTrue(fresh.err().startsWith("tandem: no scheduling workflow schedule/" + ns + "/fresh/"));
     CliRun wrong = tandem("history", "pod/a/b/c");
     assertEquals(2, wrong.code(), wrong.toString());
     assertEquals(

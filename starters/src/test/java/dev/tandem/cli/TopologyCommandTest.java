@@ -3,44 +3,67 @@ package dev.tandem.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.kube.LocalKubernetes;
+import dev.tandem.devstack.kube.SharedKubernetes;
 import dev.tandem.topology.TopologyConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code tandem topology} against the local Kubernetes API: published, rendered live, refused. */
+/**
+ * {@code tandem topology} against the JVM's real control plane: published, rendered live, refused.
+ * The command reads the pods of every namespace: no other test of this module creates a pod
+ * labelled {@code tandem.dev/nodeset}. The class's Nodes have unique names and are deleted after
+ * it.
+ */
 class TopologyCommandTest {
   static final String TREE = "tree:topology.tandem.dev/spine,topology.tandem.dev/leaf";
-  LocalApiServer api;
-  KubernetesClient k8s;
-  Path kubeconfig;
+  static KubernetesClient k8s;
+  static TestNamespace namespace;
+  static String ns;
+  static Path kubeconfig;
+  static String k1;
+  static String k2;
 
-  @BeforeEach
-  void start() throws Exception {
-    api = LocalApiServer.start(0);
-    k8s = api.newClient();
-    kubeconfig = api.writeKubeconfig(Files.createTempDirectory("topo-cli").resolve("kubeconfig"));
-    node("k1", "s1", "l1");
-    node("k2", "s1", "l2");
-    pod("gpu-0", "k1");
-    pod("gpu-1", "k2");
+  @BeforeAll
+  static void start() throws Exception {
+    LocalKubernetes kube = SharedKubernetes.get();
+    k8s = kube.adminClient();
+    kubeconfig = kube.kubeconfig();
+    namespace = TestNamespace.create(k8s, "topology");
+    ns = namespace.name();
+    String suffix = ns.substring(ns.lastIndexOf('-'));
+    k1 = "k1" + suffix;
+    k2 = "k2" + suffix;
+    node(k1, "s1", "l1");
+    node(k2, "s1", "l2");
+    pod("gpu-0", k1);
+    pod("gpu-1", k2);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (k8s != null) {
+      namespace.close();
+      k8s.nodes().withName(k1).delete();
+      k8s.nodes().withName(k2).delete();
+      k8s.close();
+    }
   }
 
   @AfterEach
-  void stop() {
-    k8s.close();
-    api.close();
+  void unpublish() {
+    k8s.configMaps().inNamespace(ns).withName(TopologyConfigMap.NAME).delete();
   }
 
-  void node(String name, String spine, String leaf) {
+  static void node(String name, String spine, String leaf) {
     k8s.nodes()
         .resource(
             new NodeBuilder()
@@ -53,14 +76,13 @@ class TopologyCommandTest {
         .create();
   }
 
-  void pod(String name, String node) {
+  static void pod(String name, String node) {
     k8s.pods()
-        .inNamespace("default")
+        .inNamespace(ns)
         .resource(
             new PodBuilder()
                 .withNewMetadata()
                 .withName(name)
-                .withNamespace("default")
                 .addToLabels("tandem.dev/nodeset", "gpu")
                 .endMetadata()
                 .withNewSpec()
@@ -75,7 +97,7 @@ class TopologyCommandTest {
   }
 
   CliRun run(String... args) {
-    return CliRun.of(CliRun.concat(args, "--kubeconfig", kubeconfig.toString()));
+    return CliRun.of(CliRun.concat(args, "-n", ns, "--kubeconfig", kubeconfig.toString()));
   }
 
   @Test
@@ -101,7 +123,7 @@ class TopologyCommandTest {
   @Test
   void aPublishedConfigMapIsPrintedAsIs() {
     k8s.configMaps()
-        .inNamespace("default")
+        .inNamespace(ns)
         .resource(
             new ConfigMapBuilder()
                 .withNewMetadata()
@@ -114,7 +136,9 @@ class TopologyCommandTest {
     CliRun r = run("topology");
     assertEquals(0, r.code(), r.toString());
     assertEquals(
-        "# from ConfigMap default/tandem-topology (labels "
+        "# from ConfigMap "
+            + ns
+            + "/tandem-topology (labels "
             + TREE
             + ", published by the worker)\n"
             + "SwitchName=x Nodes=a\n",

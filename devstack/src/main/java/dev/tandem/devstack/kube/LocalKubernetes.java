@@ -1,6 +1,6 @@
 package dev.tandem.devstack.kube;
 
-import dev.tandem.slurm.local.LocalSlurmScript;
+import dev.tandem.devstack.LocalScript;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,12 +12,10 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The real Kubernetes control plane of {@code tandem dev} and of every test above unit level: etcd,
@@ -35,15 +33,13 @@ public final class LocalKubernetes implements AutoCloseable {
   /** The NodeSet CRD as the activities module's build generates it. */
   public static final String NODESET_CRD = "META-INF/fabric8/nodesets.tandem.dev-v1.yml";
 
-  private final Path script;
-  private final Map<String, String> env;
+  private final LocalScript script;
   private final Path dir;
   private final int port;
   private Path temporaryDir;
 
-  private LocalKubernetes(Path script, Map<String, String> env, Path dir, int port) {
-    this.script = script;
-    this.env = env;
+  private LocalKubernetes(Path dir, int port) {
+    this.script = LocalScript.of("kube-local.sh", env(dir, port));
     this.dir = dir;
     this.port = port;
   }
@@ -55,8 +51,8 @@ public final class LocalKubernetes implements AutoCloseable {
    */
   public static LocalKubernetes start(Path dir, int port) throws IOException {
     int p = port == 0 ? freePorts() : port;
-    LocalKubernetes k = new LocalKubernetes(script(), env(dir, p), dir, p);
-    k.run(INSTALL_TIMEOUT, "install");
+    LocalKubernetes k = new LocalKubernetes(dir, p);
+    k.script.run(INSTALL_TIMEOUT, "install");
     k.start();
     return k;
   }
@@ -73,15 +69,13 @@ public final class LocalKubernetes implements AutoCloseable {
 
   /** Whether every binary is at hand (KUBEBUILDER_ASSETS, PATH or cached): no build needed. */
   public static boolean installed() {
-    return LocalSlurmScript.run(
-                script(), new HashMap<>(System.getenv()), Duration.ofSeconds(30), "installed")
-            .exitCode()
-        == 0;
+    return LocalScript.of("kube-local.sh", System.getenv())
+        .succeeds(Duration.ofSeconds(30), "installed");
   }
 
   /** Stops a control plane an earlier run left running from {@code dir}, if any. */
   public static void stopLeftover(Path dir) throws IOException {
-    new LocalKubernetes(script(), env(dir, 0), dir, 0).stop();
+    new LocalKubernetes(dir, 0).stop();
   }
 
   private static Map<String, String> env(Path dir, int port) {
@@ -91,24 +85,24 @@ public final class LocalKubernetes implements AutoCloseable {
     return env;
   }
 
-  /** {@code scripts/kube-local.sh}, found beside the Slurm script. */
-  private static Path script() {
-    return LocalSlurmScript.find(new HashMap<>(System.getenv())).resolveSibling("kube-local.sh");
-  }
-
   /** Starts every component again on the same state and ports (after {@link #stop} or a kill). */
   public void start() throws IOException {
-    run(START_TIMEOUT, "start");
+    script.run(START_TIMEOUT, "start");
   }
 
-  /** Stops every component (SIGTERM, SIGKILL after 10 s); etcd keeps every object. */
+  /**
+   * Stops every component (SIGTERM, SIGKILL after 10 s); etcd keeps every object. The calls
+   * Tandem's clients made are exported from the audit log for the chart's RBAC check ({@link
+   * TandemCalls}).
+   */
   public void stop() throws IOException {
-    run(Duration.ofSeconds(60), "stop");
+    script.run(Duration.ofSeconds(60), "stop");
+    TandemCalls.export(auditLog(), port);
   }
 
   /** The {@code kubectl} of the plane's release (or the one the script found), for tests. */
   public Path kubectl() throws IOException {
-    for (String line : run(Duration.ofSeconds(30), "path").split("\n")) {
+    for (String line : script.run(Duration.ofSeconds(30), "path").split("\n")) {
       if (line.startsWith("kubectl ")) {
         return Path.of(line.substring("kubectl ".length()).trim());
       }
@@ -174,22 +168,12 @@ public final class LocalKubernetes implements AutoCloseable {
             TimeUnit.SECONDS);
   }
 
-  private String run(Duration timeout, String command) throws IOException {
-    LocalSlurmScript.Result r = LocalSlurmScript.run(script, env, timeout, command);
-    if (r.exitCode() != 0) {
-      throw new IOException("scripts/kube-local.sh " + command + " failed:\n" + r.output());
-    }
-    return r.output();
-  }
-
   @Override
   public void close() {
     try {
       stop();
       if (temporaryDir != null) {
-        try (Stream<Path> files = Files.walk(temporaryDir)) {
-          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
+        LocalScript.deleteTree(temporaryDir);
       }
     } catch (IOException e) {
       System.err.println("LocalKubernetes: " + e.getMessage());

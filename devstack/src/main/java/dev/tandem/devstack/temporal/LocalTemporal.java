@@ -1,16 +1,14 @@
 package dev.tandem.devstack.temporal;
 
-import dev.tandem.slurm.local.LocalSlurmScript;
+import dev.tandem.devstack.LocalScript;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The real Temporal server of {@code tandem dev} and of every whole-stack test: the Temporal CLI's
@@ -22,15 +20,13 @@ public final class LocalTemporal implements AutoCloseable {
   private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(20);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
-  private final Path script;
-  private final Map<String, String> env;
+  private final LocalScript script;
   private final int port;
   private final int uiPort;
   private Path temporaryDir;
 
-  private LocalTemporal(Path script, Map<String, String> env, int port, int uiPort) {
-    this.script = script;
-    this.env = env;
+  private LocalTemporal(Map<String, String> env, int port, int uiPort) {
+    this.script = LocalScript.of("temporal-local.sh", env);
     this.port = port;
     this.uiPort = uiPort;
   }
@@ -48,8 +44,8 @@ public final class LocalTemporal implements AutoCloseable {
     env.put("TANDEM_TEMPORAL_DIR", dir.toAbsolutePath().toString());
     env.put("TANDEM_TEMPORAL_PORT", Integer.toString(p));
     env.put("TANDEM_TEMPORAL_UI_PORT", Integer.toString(Math.max(ui, 0)));
-    LocalTemporal t = new LocalTemporal(script(env), env, p, ui);
-    t.run(INSTALL_TIMEOUT, "install");
+    LocalTemporal t = new LocalTemporal(env, p, ui);
+    t.script.run(INSTALL_TIMEOUT, "install");
     t.start();
     return t;
   }
@@ -67,50 +63,36 @@ public final class LocalTemporal implements AutoCloseable {
 
   /** Whether a {@code temporal} binary is at hand (given, on PATH or cached): no build needed. */
   public static boolean installed() {
-    Map<String, String> env = new HashMap<>(System.getenv());
-    return LocalSlurmScript.run(script(env), env, Duration.ofSeconds(30), "installed").exitCode()
-        == 0;
+    return LocalScript.of("temporal-local.sh", System.getenv())
+        .succeeds(Duration.ofSeconds(30), "installed");
   }
 
   /** Stops a server an earlier run left running from {@code dir}, if any. */
   public static void stopLeftover(Path dir) throws IOException {
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("TANDEM_TEMPORAL_DIR", dir.toAbsolutePath().toString());
-    new LocalTemporal(script(env), env, 0, -1).stop();
-  }
-
-  /** {@code scripts/temporal-local.sh}, found beside the Slurm script. */
-  private static Path script(Map<String, String> env) {
-    return LocalSlurmScript.find(env).resolveSibling("temporal-local.sh");
+    new LocalTemporal(env, 0, -1).stop();
   }
 
   /** Starts the server again on the same database and ports (after {@link #stop} or a kill). */
   public void start() throws IOException {
-    run(START_TIMEOUT, "start");
+    script.run(START_TIMEOUT, "start");
   }
 
   /** Stops the server (SIGTERM, SIGKILL after 10 s); its workflows stay in the database. */
   public void stop() throws IOException {
-    run(Duration.ofSeconds(30), "stop");
+    script.run(Duration.ofSeconds(30), "stop");
   }
 
   /** Kills the server with SIGKILL, as a crash would. */
   public void kill() throws IOException {
-    run(Duration.ofSeconds(30), "kill");
+    script.run(Duration.ofSeconds(30), "kill");
   }
 
   /** The {@code temporal} binary this server runs, for tests that use Temporal's own CLI. */
   public Path binary() throws IOException {
-    String out = run(INSTALL_TIMEOUT, "path").trim();
+    String out = script.run(INSTALL_TIMEOUT, "path").trim();
     return Path.of(out.substring(out.lastIndexOf('\n') + 1).trim());
-  }
-
-  private String run(Duration timeout, String command) throws IOException {
-    LocalSlurmScript.Result r = LocalSlurmScript.run(script, env, timeout, command);
-    if (r.exitCode() != 0) {
-      throw new IOException("scripts/temporal-local.sh " + command + " failed:\n" + r.output());
-    }
-    return r.output();
   }
 
   public int port() {
@@ -132,9 +114,7 @@ public final class LocalTemporal implements AutoCloseable {
     try {
       stop();
       if (temporaryDir != null) {
-        try (Stream<Path> files = Files.walk(temporaryDir)) {
-          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
+        LocalScript.deleteTree(temporaryDir);
       }
     } catch (IOException e) {
       System.err.println("LocalTemporal: " + e.getMessage());

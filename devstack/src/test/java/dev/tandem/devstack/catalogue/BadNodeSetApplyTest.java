@@ -7,11 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.kube.LocalKubernetes;
+import dev.tandem.devstack.kube.SharedKubernetes;
+import dev.tandem.devstack.scheduling.TestNamespace;
 import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
-import dev.tandem.k8s.api.NodeSet;
 import dev.tandem.k8s.api.RollingUpdateSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,31 +24,38 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bad-input catalogue (docs/reliability.md): malformed NodeSets applied to the local API server
- * with the CRD the build generates, as {@code kubectl apply} sends them (strict field validation).
- * The API server refuses each with the message asserted here, which is what {@code kubectl apply}
- * prints after {@code Error from server}; the NodeSet stored before stays exactly as it was (same
- * resourceVersion), so Tandem never sees the bad spec. A real API server answers the same from the
- * same CRD; what the schema cannot say is caught by Tandem itself (activities' BadNodeSetSpecTest).
+ * Bad-input catalogue (docs/reliability.md): malformed NodeSets applied to the real API server with
+ * the CRD the build generates, as {@code kubectl apply} sends them (strict field validation). The
+ * API server refuses each, by the CRD's schema or its CEL rules, with the message asserted here,
+ * which is what {@code kubectl apply} prints after {@code Error from server}; the NodeSet stored
+ * before stays exactly as it was (same resourceVersion), so Tandem never sees the bad spec. What
+ * the schema cannot say is caught by Tandem itself (activities' BadNodeSetSpecTest).
  */
 class BadNodeSetApplyTest {
   private static final String INVALID = "422 NodeSet.tandem.dev \"gpu-a\" is invalid: ";
 
-  static LocalApiServer server;
+  /** Added when a schema error keeps the CRD's CEL rules from being evaluated. */
+  private static final String NOT_CHECKED =
+      "<nil>: Invalid value: null: some validation rules were not checked because the object was"
+          + " invalid; correct the existing errors to complete validation";
+
   static KubernetesClient client;
+  static TestNamespace namespace;
 
   @BeforeAll
   static void start() throws IOException {
-    server = LocalApiServer.start(0);
-    server.installCrd(NodeSet.CRD_RESOURCE.substring(1));
-    client = server.client();
+    LocalKubernetes kube = SharedKubernetes.get();
+    client = kube.adminClient();
+    kube.installNodeSetCrd(client);
+    namespace = TestNamespace.create(client, "bad-nodeset");
     client.resource(generic(valid())).create();
   }
 
   @AfterAll
   static void stop() {
-    if (server != null) {
-      server.close();
+    if (client != null) {
+      namespace.close();
+      client.close();
     }
   }
 
@@ -57,6 +65,7 @@ class BadNodeSetApplyTest {
     ObjectNode meta = (ObjectNode) n.get("metadata");
     meta.remove("uid");
     meta.remove("generation");
+    meta.put("namespace", namespace.name());
     return n;
   }
 
@@ -65,7 +74,7 @@ class BadNodeSetApplyTest {
   }
 
   private static GenericKubernetesResource stored() {
-    return NodeSetResources.generic(client).inNamespace("default").withName("gpu-a").get();
+    return NodeSetResources.generic(client).inNamespace(namespace.name()).withName("gpu-a").get();
   }
 
   /** Applies the example with {@code value} at {@code path}: "<HTTP code> <API server message>". */
@@ -77,7 +86,7 @@ class BadNodeSetApplyTest {
             KubernetesClientException.class,
             () ->
                 NodeSetResources.generic(client)
-                    .inNamespace("default")
+                    .inNamespace(namespace.name())
                     .resource(generic(bad))
                     .fieldValidation(FieldValidateable.Validation.STRICT)
                     .update());
@@ -98,8 +107,8 @@ class BadNodeSetApplyTest {
   void replicasNegative() {
     assertEquals(
         INVALID
-            + "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or"
-            + " equal to 0",
+            + "[spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or"
+            + " equal to 0, .spec.replicas: Invalid value: -1: should be a non-negative integer]",
         refused("spec.replicas", json("-1")));
   }
 
@@ -107,8 +116,11 @@ class BadNodeSetApplyTest {
   void replicasNotANumber() {
     assertEquals(
         INVALID
-            + "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type"
-            + " integer: \"string\"",
+            + "[spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type"
+            + " integer: \"string\", .spec.replicas: Invalid value: 0: .spec.replicas accessor"
+            + " error: three is of the type string, expected int64, "
+            + NOT_CHECKED
+            + "]",
         refused("spec.replicas", "three"));
   }
 
@@ -168,8 +180,10 @@ class BadNodeSetApplyTest {
   void onTimeoutLater() {
     assertEquals(
         INVALID
-            + "spec.drain.onTimeout: Unsupported value: \"LATER\": supported values: \"Force\","
-            + " \"Wait\"",
+            + "[spec.drain.onTimeout: Unsupported value: \"LATER\": supported values: \"Force\","
+            + " \"Wait\", "
+            + NOT_CHECKED
+            + "]",
         refused("spec.drain.onTimeout", "LATER"));
   }
 
@@ -186,9 +200,8 @@ class BadNodeSetApplyTest {
   void emptyPartitionName() {
     assertEquals(
         INVALID
-            + "[spec.slurm.partitions[0]: Invalid value: \"\": spec.slurm.partitions[0] in body"
-            + " should be at least 1 chars long, spec.slurm.partitions[0]: Invalid value: \"\":"
-            + " spec.slurm.partitions[0] in body should match '^[A-Za-z0-9][A-Za-z0-9_.:+-]*$']",
+            + "spec.slurm.partitions[0]: Invalid value: \"\": spec.slurm.partitions[0] in body"
+            + " should be at least 1 chars long",
         refused("spec.slurm.partitions", json("[\"\"]")));
   }
 
@@ -205,7 +218,58 @@ class BadNodeSetApplyTest {
   @Test
   void misspelledReplicas() {
     assertEquals(
-        "400 strict decoding error: unknown field \"spec.replica\"",
+        "400 NodeSet in version \"v1alpha1\" cannot be handled as a NodeSet: strict decoding"
+            + " error: unknown field \"spec.replica\"",
         refused("spec.replica", json("3")));
+  }
+
+  // The CRD's CEL rules (x-kubernetes-validations): the API server evaluates them, the schema's
+  // types and patterns alone cannot say these.
+
+  @Test
+  void scaleDownForceWithoutATimeout() {
+    assertEquals(
+        INVALID
+            + "spec.scaleDown: Invalid value: onTimeout Force needs a timeout, e.g."
+            + " timeout: 2h",
+        refused("spec.scaleDown.timeout", (JsonNode) null));
+  }
+
+  @Test
+  void remediationBudgetPerDomainWithoutItsLabel() {
+    assertEquals(
+        INVALID
+            + "spec.remediation.budget: Invalid value: maxPerDomain needs domainLabel,"
+            + " the node label naming the domain",
+        refused("spec.remediation", json("{\"budget\":{\"maxPerDomain\":1}}")));
+  }
+
+  @Test
+  void remediationStepTwice() {
+    assertEquals(
+        INVALID
+            + "spec.remediation.steps: Invalid value: each action may appear once in"
+            + " steps",
+        refused(
+            "spec.remediation",
+            json("{\"steps\":[{\"action\":\"Reboot\"},{\"action\":\"Reboot\"}]}")));
+  }
+
+  @Test
+  void domainOrderWithoutATopologyKey() {
+    assertEquals(
+        INVALID
+            + "spec.updateStrategy.rollingUpdate: Invalid value: domainOrder needs"
+            + " topologyKey, the node label naming the domain",
+        refused("spec.updateStrategy.rollingUpdate.domainOrder", "name"));
+  }
+
+  @Test
+  void rollingUpdateSettingsOnDelete() {
+    assertEquals(
+        INVALID
+            + "spec.updateStrategy: Invalid value: rollingUpdate is only allowed with"
+            + " type RollingUpdate",
+        refused("spec.updateStrategy.type", "OnDelete"));
   }
 }

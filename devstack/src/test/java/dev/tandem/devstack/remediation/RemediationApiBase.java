@@ -1,7 +1,9 @@
 package dev.tandem.devstack.remediation;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.kube.LocalKubernetes;
+import dev.tandem.devstack.kube.SharedKubernetes;
+import dev.tandem.devstack.scheduling.TestNamespace;
 import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
@@ -14,29 +16,43 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The local Kubernetes API with the NodeSet CRD, and the objects remediation works on. */
+/**
+ * The JVM's real control plane with the NodeSet CRD, a namespace of each test class's own, and the
+ * objects remediation works on. Nodes are cluster-scoped: each has a unique name and is deleted
+ * after the class. No kubelet runs: a test writes the status a kubelet would.
+ */
 abstract class RemediationApiBase {
-  static final String NS = "default";
-
-  static LocalApiServer server;
   static KubernetesClient client;
+  static TestNamespace namespace;
+
+  /** The test class's namespace, where its NodeSets and slurmd pods are. */
+  static String ns;
+
+  private static final List<String> NODES = new CopyOnWriteArrayList<>();
 
   @BeforeAll
   static void startServer() throws IOException {
-    server = LocalApiServer.start(0);
-    server.installCrd("META-INF/fabric8/nodesets.tandem.dev-v1.yml");
-    client = server.client();
+    LocalKubernetes kube = SharedKubernetes.get();
+    client = kube.adminClient();
+    kube.installNodeSetCrd(client);
+    namespace = TestNamespace.create(client, "remediation");
+    ns = namespace.name();
   }
 
   @AfterAll
   static void stopServer() {
-    if (server != null) {
-      server.close();
+    if (client != null) {
+      namespace.close();
+      NODES.forEach(n -> client.nodes().withName(n).delete());
+      NODES.clear();
+      client.close();
     }
   }
 
@@ -60,6 +76,7 @@ abstract class RemediationApiBase {
                 .endMetadata()
                 .build())
         .create();
+    NODES.add(name);
     setConditions(c, name, conditions, null);
   }
 
@@ -88,11 +105,12 @@ abstract class RemediationApiBase {
   }
 
   /**
-   * A slurmd pod of NodeSet {@code nodeSet} as Tandem labels it, bound to {@code node}, Running.
+   * A slurmd pod of NodeSet {@code nodeSet} as Tandem labels it, bound to {@code node} (here, as a
+   * scheduler would: no scheduler serves its schedulerName), Running.
    */
   static void slurmdPod(KubernetesClient c, String pod, String nodeSet, int ordinal, String node) {
     c.pods()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .resource(
             new PodBuilder()
                 .withNewMetadata()
@@ -101,6 +119,7 @@ abstract class RemediationApiBase {
                     Map.of(PodLabels.NODESET, nodeSet, PodLabels.ORDINAL, String.valueOf(ordinal)))
                 .endMetadata()
                 .withNewSpec()
+                .withSchedulerName("bound-by-the-test")
                 .withTerminationGracePeriodSeconds(30L)
                 .addNewContainer()
                 .withName("slurmd")
@@ -111,7 +130,7 @@ abstract class RemediationApiBase {
         .create();
     bind(c, pod, node);
     c.pods()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .withName(pod)
         .subresource("status")
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"Running\"}}");
@@ -119,7 +138,7 @@ abstract class RemediationApiBase {
 
   static void bind(KubernetesClient c, String pod, String node) {
     c.bindings()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .resource(
             new BindingBuilder()
                 .withNewMetadata()
@@ -137,13 +156,14 @@ abstract class RemediationApiBase {
   static void nodeSet(KubernetesClient c, String name, String remediation) {
     ObjectNode n = Fixtures.example();
     ObjectNode meta = (ObjectNode) n.get("metadata");
-    meta.remove(java.util.List.of("uid", "generation", "resourceVersion"));
+    meta.remove(List.of("uid", "generation", "resourceVersion"));
     meta.put("name", name);
+    meta.put("namespace", ns);
     if (remediation != null) {
       ((ObjectNode) n.get("spec")).set("remediation", Fixtures.json(remediation));
     }
     NodeSetResources.generic(c)
-        .inNamespace(NS)
+        .inNamespace(ns)
         .resource(Json.MAPPER.convertValue(n, GenericKubernetesResource.class))
         .create();
   }

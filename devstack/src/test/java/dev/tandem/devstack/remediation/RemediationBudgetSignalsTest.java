@@ -2,6 +2,7 @@ package dev.tandem.devstack.remediation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verifyNoInteractions;
 
 import dev.tandem.activities.RebootActions;
 import dev.tandem.activities.RemediationActivitiesImpl;
@@ -13,6 +14,7 @@ import dev.tandem.workflows.remediation.BudgetStatus;
 import dev.tandem.workflows.remediation.RemediationBudgetWorkflow;
 import dev.tandem.workflows.remediation.SlotRelease;
 import dev.tandem.workflows.remediation.SlotRequest;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -29,9 +31,9 @@ import org.junit.jupiter.api.Test;
 /**
  * requestSlot/releaseSlot: signal-with-start of {@code remediation-budget} on the task queue the
  * worker serves, one workflow for every request. The budget's real implementation is another
- * module's; a recording stand-in answers here.
+ * module's; a recording stand-in answers here. No Kubernetes call is made: the client is a mock.
  */
-class RemediationBudgetSignalsTest extends RemediationApiBase {
+class RemediationBudgetSignalsTest {
   LocalTemporal temporal;
   WorkflowServiceStubs stubs;
   WorkerFactory factory;
@@ -92,6 +94,7 @@ class RemediationBudgetSignalsTest extends RemediationApiBase {
 
   @Test
   void slotsGoToTheOneBudgetWorkflowWhichTheFirstRequestStarts() {
+    KubernetesClient client = mock(KubernetesClient.class);
     RemediationActivitiesImpl activities =
         new RemediationActivitiesImpl(
             client,
@@ -116,5 +119,6 @@ class RemediationBudgetSignalsTest extends RemediationApiBase {
             st -> st.holders().size() == 2 && st.recent().size() == 1);
     assertEquals(List.of(a, b), s.holders().stream().map(BudgetStatus.Entry::request).toList());
     assertEquals("Recovered", s.recent().get(0).note());
+    verifyNoInteractions(client);
   }
 }

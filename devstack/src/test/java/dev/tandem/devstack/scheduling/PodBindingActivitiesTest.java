@@ -19,17 +19,17 @@ class PodBindingActivitiesTest extends SchedulingApiBase {
 
   private static BindRequest request(Pod p, String node) {
     return new BindRequest(
-        NS, p.getMetadata().getName(), p.getMetadata().getUid(), node, 4711L, "slurm-3");
+        ns, p.getMetadata().getName(), p.getMetadata().getUid(), node, 4711L, "slurm-3");
   }
 
   @Test
   void bindsWithTheJobAnnotationsAndIsIdempotent() {
-    Pod p = createPod(NS, uniqueName("bind"), Map.of());
-    PodView v = activities.bindPod(request(p, "n1"));
+    Pod p = createPod(ns, uniqueName("bind"), Map.of());
+    PodView v = activities.bindPod(request(p, n1));
     assertTrue(v.exists());
-    assertEquals("n1", v.k8sNode());
-    Pod after = get(NS, p.getMetadata().getName());
-    assertEquals("n1", after.getSpec().getNodeName());
+    assertEquals(n1, v.k8sNode());
+    Pod after = get(ns, p.getMetadata().getName());
+    assertEquals(n1, after.getSpec().getNodeName());
     assertEquals("4711", after.getMetadata().getAnnotations().get("tandem.dev/job-id"));
     assertEquals("slurm-3", after.getMetadata().getAnnotations().get("tandem.dev/slurm-node"));
     assertTrue(
@@ -37,64 +37,64 @@ class PodBindingActivitiesTest extends SchedulingApiBase {
             .anyMatch(c -> "PodScheduled".equals(c.getType()) && "True".equals(c.getStatus())));
 
     // A retry after a lost answer: same node = success, nothing else changes.
-    PodView again = activities.bindPod(request(p, "n1"));
-    assertEquals("n1", again.k8sNode());
+    PodView again = activities.bindPod(request(p, n1));
+    assertEquals(n1, again.k8sNode());
     assertEquals(
         after.getMetadata().getResourceVersion(),
-        get(NS, p.getMetadata().getName()).getMetadata().getResourceVersion());
+        get(ns, p.getMetadata().getName()).getMetadata().getResourceVersion());
   }
 
   @Test
   void alreadyOnTheNodeWithoutAnnotationsGetsThem() {
-    Pod p = createPod(NS, uniqueName("bound"), Map.of());
-    bindRaw(NS, p.getMetadata().getName(), "n1");
-    PodView v = activities.bindPod(request(p, "n1"));
-    assertEquals("n1", v.k8sNode());
-    Map<String, String> ann = get(NS, p.getMetadata().getName()).getMetadata().getAnnotations();
+    Pod p = createPod(ns, uniqueName("bound"), Map.of());
+    bindRaw(ns, p.getMetadata().getName(), n1);
+    PodView v = activities.bindPod(request(p, n1));
+    assertEquals(n1, v.k8sNode());
+    Map<String, String> ann = get(ns, p.getMetadata().getName()).getMetadata().getAnnotations();
     assertEquals("4711", ann.get("tandem.dev/job-id"));
     assertEquals("slurm-3", ann.get("tandem.dev/slurm-node"));
   }
 
   @Test
   void boundElsewhereIsRejectedForGood() {
-    Pod p = createPod(NS, uniqueName("elsewhere"), Map.of());
-    bindRaw(NS, p.getMetadata().getName(), "n2");
+    Pod p = createPod(ns, uniqueName("elsewhere"), Map.of());
+    bindRaw(ns, p.getMetadata().getName(), n2);
     ApplicationFailure f =
-        assertThrows(ApplicationFailure.class, () -> activities.bindPod(request(p, "n1")));
+        assertThrows(ApplicationFailure.class, () -> activities.bindPod(request(p, n1)));
     assertEquals(KubeActivities.REJECTED, f.getType());
     assertTrue(f.isNonRetryable());
-    assertTrue(f.getOriginalMessage().contains("already bound to node n2"), f.getMessage());
-    assertEquals("n2", get(NS, p.getMetadata().getName()).getSpec().getNodeName());
+    assertTrue(f.getOriginalMessage().contains("already bound to node " + n2), f.getMessage());
+    assertEquals(n2, get(ns, p.getMetadata().getName()).getSpec().getNodeName());
   }
 
   @Test
   void anotherUidOrNoPodIsAbsentAndNothingIsBound() {
-    Pod p = createPod(NS, uniqueName("uid"), Map.of());
+    Pod p = createPod(ns, uniqueName("uid"), Map.of());
     BindRequest stale =
-        new BindRequest(NS, p.getMetadata().getName(), "not-the-uid", "n1", 1L, "slurm-1");
+        new BindRequest(ns, p.getMetadata().getName(), "not-the-uid", n1, 1L, "slurm-1");
     assertFalse(activities.bindPod(stale).exists());
-    assertNull(get(NS, p.getMetadata().getName()).getSpec().getNodeName());
+    assertNull(get(ns, p.getMetadata().getName()).getSpec().getNodeName());
 
-    BindRequest none = new BindRequest(NS, "no-such-pod", "u", "n1", 1L, "slurm-1");
+    BindRequest none = new BindRequest(ns, "no-such-pod", "u", n1, 1L, "slurm-1");
     assertFalse(activities.bindPod(none).exists());
   }
 
   @Test
   void getPodReadsThePodOrAbsent() {
-    Pod p = createPod(NS, uniqueName("get"), Map.of());
-    PodView v = activities.getPod(NS, p.getMetadata().getName());
+    Pod p = createPod(ns, uniqueName("get"), Map.of());
+    PodView v = activities.getPod(ns, p.getMetadata().getName());
     assertTrue(v.exists());
     assertEquals(p.getMetadata().getUid(), v.uid());
-    assertFalse(activities.getPod(NS, "no-such-pod").exists());
+    assertFalse(activities.getPod(ns, "no-such-pod").exists());
   }
 
   @Test
   void aBindTheApiServerAcceptsCostsNoRead() {
-    Pod p = createPod(NS, uniqueName("one"), Map.of());
+    Pod p = createPod(ns, uniqueName("one"), Map.of());
     var reads = failPodReads();
     try {
-      PodView v = activities.bindPod(request(p, "n1"));
-      assertEquals("n1", v.k8sNode());
+      PodView v = activities.bindPod(request(p, n1));
+      assertEquals(n1, v.k8sNode());
       assertTrue(v.exists());
       assertFalse(v.terminating());
       assertEquals(0, reads.hits());
@@ -103,30 +103,30 @@ class PodBindingActivitiesTest extends SchedulingApiBase {
     }
     assertEquals(
         "4711",
-        get(NS, p.getMetadata().getName()).getMetadata().getAnnotations().get("tandem.dev/job-id"));
+        get(ns, p.getMetadata().getName()).getMetadata().getAnnotations().get("tandem.dev/job-id"));
   }
 
   @Test
   void aPodBeingDeletedIsReturnedAsItIsAndNotBound() {
-    Pod p = createPod(NS, uniqueName("going"), Map.of());
+    Pod p = createPod(ns, uniqueName("going"), Map.of());
     String name = p.getMetadata().getName();
     client
         .pods()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .withName(name)
         .edit(
             x -> {
               x.getMetadata().setFinalizers(java.util.List.of("example.com/hold"));
               return x;
             });
-    client.pods().inNamespace(NS).withName(name).delete();
-    PodView v = activities.bindPod(request(p, "n1"));
+    client.pods().inNamespace(ns).withName(name).delete();
+    PodView v = activities.bindPod(request(p, n1));
     assertTrue(v.exists());
     assertTrue(v.terminating());
-    assertNull(get(NS, name).getSpec().getNodeName());
+    assertNull(get(ns, name).getSpec().getNodeName());
     client
         .pods()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .withName(name)
         .edit(
             x -> {

@@ -22,51 +22,51 @@ class PodConditionActivitiesTest extends SchedulingApiBase {
   private static final Instant T3 = Instant.parse("2026-01-01T00:00:03Z");
 
   private static PodCondition condition(String name, String type) {
-    List<PodCondition> all = get(NS, name).getStatus().getConditions();
+    List<PodCondition> all = get(ns, name).getStatus().getConditions();
     return all.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
   }
 
   @Test
   void replacesTheSameTypeKeepsOthersAndMovesTransitionTimeOnlyOnStatusChange() {
-    Pod p = createPod(NS, uniqueName("cond"), Map.of());
+    Pod p = createPod(ns, uniqueName("cond"), Map.of());
     String name = p.getMetadata().getName();
     String uid = p.getMetadata().getUid();
-    bindRaw(NS, name, "n1"); // PodScheduled=True, which must survive
+    bindRaw(ns, name, n1); // PodScheduled=True, which must survive
 
     activities.setPodCondition(
-        NS, name, uid, new Condition("SlurmScheduled", "False", "JobPending", "waiting", T1));
+        ns, name, uid, new Condition("SlurmScheduled", "False", "JobPending", "waiting", T1));
     PodCondition c = condition(name, "SlurmScheduled");
     assertEquals("False", c.getStatus());
     assertEquals("JobPending", c.getReason());
     assertEquals(T1.toString(), c.getLastTransitionTime());
 
-    String rv = get(NS, name).getMetadata().getResourceVersion();
+    String rv = get(ns, name).getMetadata().getResourceVersion();
     activities.setPodCondition(
-        NS, name, uid, new Condition("SlurmScheduled", "False", "JobPending", "waiting", T2));
-    assertEquals(rv, get(NS, name).getMetadata().getResourceVersion(), "same condition: no write");
+        ns, name, uid, new Condition("SlurmScheduled", "False", "JobPending", "waiting", T2));
+    assertEquals(rv, get(ns, name).getMetadata().getResourceVersion(), "same condition: no write");
 
     activities.setPodCondition(
-        NS, name, uid, new Condition("SlurmScheduled", "False", "JobPending", "still", T2));
+        ns, name, uid, new Condition("SlurmScheduled", "False", "JobPending", "still", T2));
     c = condition(name, "SlurmScheduled");
     assertEquals("still", c.getMessage());
     assertEquals(T1.toString(), c.getLastTransitionTime(), "status unchanged: time kept");
 
     activities.setPodCondition(
-        NS, name, uid, new Condition("SlurmScheduled", "True", "JobRunning", "job 7", T3));
+        ns, name, uid, new Condition("SlurmScheduled", "True", "JobRunning", "job 7", T3));
     c = condition(name, "SlurmScheduled");
     assertEquals("True", c.getStatus());
     assertEquals(T3.toString(), c.getLastTransitionTime());
 
-    List<PodCondition> all = get(NS, name).getStatus().getConditions();
+    List<PodCondition> all = get(ns, name).getStatus().getConditions();
     assertEquals(1, all.stream().filter(x -> "SlurmScheduled".equals(x.getType())).count());
     assertNotNull(condition(name, "PodScheduled"));
   }
 
   @Test
   void withoutATimeTheTransitionIsNow() {
-    Pod p = createPod(NS, uniqueName("cond"), Map.of());
+    Pod p = createPod(ns, uniqueName("cond"), Map.of());
     activities.setPodCondition(
-        NS,
+        ns,
         p.getMetadata().getName(),
         p.getMetadata().getUid(),
         new Condition("SlurmPreempted", "True", "Preempted", "by job 9", null));
@@ -77,28 +77,28 @@ class PodConditionActivitiesTest extends SchedulingApiBase {
 
   @Test
   void anotherUidOrNoPodIsLeftAlone() {
-    Pod p = createPod(NS, uniqueName("cond"), Map.of());
+    Pod p = createPod(ns, uniqueName("cond"), Map.of());
     String name = p.getMetadata().getName();
     activities.setPodCondition(
-        NS, name, "other-uid", new Condition("SlurmScheduled", "True", "JobRunning", "", T1));
-    Pod after = get(NS, name);
+        ns, name, "other-uid", new Condition("SlurmScheduled", "True", "JobRunning", "", T1));
+    Pod after = get(ns, name);
     assertTrue(
         after.getStatus() == null
             || after.getStatus().getConditions() == null
             || condition(name, "SlurmScheduled") == null);
     // No pod: fine, nothing thrown.
     activities.setPodCondition(
-        NS, "no-such-pod", "u", new Condition("SlurmScheduled", "True", "JobRunning", "", T1));
-    assertNull(get(NS, "no-such-pod"));
+        ns, "no-such-pod", "u", new Condition("SlurmScheduled", "True", "JobRunning", "", T1));
+    assertNull(get(ns, "no-such-pod"));
   }
 
   @Test
   void recordsAnEventOnThePod() {
-    Pod p = createPod(NS, uniqueName("event"), Map.of());
+    Pod p = createPod(ns, uniqueName("event"), Map.of());
     activities.recordEvent(
         new EventRequest(
-            NS, "Pod", p.getMetadata().getName(), "Warning", "InvalidPod", "no cpu request"));
-    List<Event> events = client.v1().events().inNamespace(NS).list().getItems();
+            ns, "Pod", p.getMetadata().getName(), "Warning", "InvalidPod", "no cpu request"));
+    List<Event> events = client.v1().events().inNamespace(ns).list().getItems();
     assertTrue(
         events.stream()
             .anyMatch(
@@ -111,12 +111,12 @@ class PodConditionActivitiesTest extends SchedulingApiBase {
 
   @Test
   void anEventNamingItsUidCostsNoRead() {
-    Pod p = createPod(NS, uniqueName("event"), Map.of());
+    Pod p = createPod(ns, uniqueName("event"), Map.of());
     var reads = failPodReads();
     try {
       activities.recordEvent(
           new EventRequest(
-              NS,
+              ns,
               "Pod",
               p.getMetadata().getName(),
               "Normal",
@@ -128,7 +128,7 @@ class PodConditionActivitiesTest extends SchedulingApiBase {
       reads.cancel();
     }
     assertTrue(
-        client.v1().events().inNamespace(NS).list().getItems().stream()
+        client.v1().events().inNamespace(ns).list().getItems().stream()
             .anyMatch(
                 e ->
                     p.getMetadata().getUid().equals(e.getInvolvedObject().getUid())

@@ -1,5 +1,6 @@
 package dev.tandem.devstack.scheduling;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -10,7 +11,7 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
-import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmUnavailableException;
 import dev.tandem.workflows.model.Condition;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -36,21 +38,21 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
   private static final String METRIC = "tandem.preemption.to.eviction";
 
   /** A bound, Running, Ready pod carrying the placeholder job annotation. */
-  private static Pod runningPlacedPod(Map<String, String> labels, long jobId) {
-    Pod p = createPod(NS, uniqueName("evict"), labels);
+  private Pod runningPlacedPod(Map<String, String> labels, long jobId) {
+    Pod p = createPod(ns, uniqueName("evict"), labels);
     String name = p.getMetadata().getName();
     client
         .pods()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .withName(name)
         .edit(
             x -> {
               x.getMetadata().setAnnotations(Map.of("tandem.dev/job-id", Long.toString(jobId)));
               return x;
             });
-    bindRaw(NS, name, "n1");
-    markRunning(NS, name, true);
-    return get(NS, name);
+    bindRaw(ns, name, n1);
+    markRunning(ns, name, true);
+    return get(ns, name);
   }
 
   private static SlurmJob job(long id, String state, Instant preemptTime) {
@@ -85,11 +87,11 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     Pod p = runningPlacedPod(Map.of("app", "free"), 42L);
     when(slurm.getJob(42L)).thenReturn(job(42L, "PREEMPTED", NOW.minusSeconds(5)));
     PodView v =
-        activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
+        activities.evictPod(ns, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
     // Bound pods stay until their kubelet stops them (none here): terminating, with the pod's
     // own 20 s grace period.
     assertTrue(v.exists() && v.terminating(), v.toString());
-    Pod after = get(NS, p.getMetadata().getName());
+    Pod after = get(ns, p.getMetadata().getName());
     assertEquals(20L, after.getMetadata().getDeletionGracePeriodSeconds());
     assertTrue(
         after.getStatus().getConditions().stream()
@@ -98,7 +100,7 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     assertEquals(5.0, timer().totalTime(TimeUnit.SECONDS), 0.001);
 
     // Again: already terminating, not evicted or measured twice.
-    activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
+    activities.evictPod(ns, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
     assertEquals(1, timer().count());
   }
 
@@ -112,13 +114,13 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     Announced a =
         activities.announceAndEvict(
             new AnnounceRequest(
-                NS,
+                ns,
                 name,
                 uid,
                 new Condition("SlurmPreempted", "True", "Preempted", "by job 9", at),
-                EventRequest.pod(NS, name, uid, true, "SlurmPreempted", "by job 9")));
+                EventRequest.pod(ns, name, uid, true, "SlurmPreempted", "by job 9")));
     assertTrue(a.pod().exists() && a.pod().terminating(), a.toString());
-    Pod after = get(NS, name);
+    Pod after = get(ns, name);
     assertNotNull(after.getMetadata().getDeletionTimestamp());
     PodCondition c =
         after.getStatus().getConditions().stream()
@@ -132,7 +134,7 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
         after.getStatus().getConditions().stream().anyMatch(x -> "Ready".equals(x.getType())),
         "the kubelet's conditions stay");
     assertTrue(
-        client.v1().events().inNamespace(NS).list().getItems().stream()
+        client.v1().events().inNamespace(ns).list().getItems().stream()
             .anyMatch(
                 e ->
                     uid.equals(e.getInvolvedObject().getUid())
@@ -147,7 +149,7 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     String name = p.getMetadata().getName();
     String uid = p.getMetadata().getUid();
     ApiFaults.Fault down =
-        server
+        proxy
             .faults()
             .failMatching(r -> "eviction".equals(r.subresource()), 503, Duration.ofMinutes(1));
     Announced a;
@@ -155,19 +157,19 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
       a =
           activities.announceAndEvict(
               new AnnounceRequest(
-                  NS,
+                  ns,
                   name,
                   uid,
                   new Condition("SlurmJobEnded", "True", "JobFailed", "job 45 failed", NOW),
-                  EventRequest.pod(NS, name, uid, true, "SlurmJobEnded", "job 45 failed")));
+                  EventRequest.pod(ns, name, uid, true, "SlurmJobEnded", "job 45 failed")));
     } finally {
       down.cancel();
     }
     assertNull(a.pod(), "no answer: the workflow evicts again");
     assertTrue(
-        get(NS, name).getStatus().getConditions().stream()
+        get(ns, name).getStatus().getConditions().stream()
             .anyMatch(x -> "SlurmJobEnded".equals(x.getType())));
-    assertNull(get(NS, name).getMetadata().getDeletionTimestamp());
+    assertNull(get(ns, name).getMetadata().getDeletionTimestamp());
   }
 
   @Test
@@ -177,7 +179,7 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
         .policy()
         .v1()
         .podDisruptionBudget()
-        .inNamespace(NS)
+        .inNamespace(ns)
         .resource(
             new PodDisruptionBudgetBuilder()
                 .withNewMetadata()
@@ -191,12 +193,31 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
                 .endSpec()
                 .build())
         .create();
+    // The disruption controller computes the budget's status: until then the API server refuses
+    // every eviction for another reason ("still being processed").
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                client
+                    .policy()
+                    .v1()
+                    .podDisruptionBudget()
+                    .inNamespace(ns)
+                    .withName("guarded")
+                    .get(),
+            b ->
+                b.getStatus() != null
+                    && Objects.equals(
+                        b.getStatus().getObservedGeneration(), b.getMetadata().getGeneration())
+                    && b.getStatus().getCurrentHealthy() == 1
+                    && b.getStatus().getDisruptionsAllowed() == 0);
     when(slurm.getJob(43L)).thenReturn(job(43L, "PREEMPTED", NOW.minusSeconds(5)));
     PodView v =
-        activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
+        activities.evictPod(ns, p.getMetadata().getName(), p.getMetadata().getUid(), "preempted");
     assertTrue(v.exists());
     assertFalse(v.terminating());
-    assertNull(get(NS, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
+    assertNull(get(ns, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
     assertEquals(0, timer().count());
   }
 
@@ -206,14 +227,14 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     // fabric8 on its own retries a 429 ten times with backoff (about 25 s): the activity must
     // return the refusal at once and let the workflow try again later.
     ApiFaults.Fault f =
-        server
+        proxy
             .faults()
             .failMatching(
                 r -> "POST".equals(r.method()) && "eviction".equals(r.subresource()),
                 429,
                 Duration.ofMinutes(1));
     try {
-      PodView v = activities.evictPod(NS, p.getMetadata().getName(), p.getMetadata().getUid(), "x");
+      PodView v = activities.evictPod(ns, p.getMetadata().getName(), p.getMetadata().getUid(), "x");
       assertTrue(v.exists() && !v.terminating(), v.toString());
       assertEquals(1, f.hits());
     } finally {
@@ -223,11 +244,11 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
 
   @Test
   void goneOrAnotherUidIsAbsentAndLeftAlone() {
-    assertFalse(activities.evictPod(NS, "no-such-pod", "u", "preempted").exists());
+    assertFalse(activities.evictPod(ns, "no-such-pod", "u", "preempted").exists());
     Pod p = runningPlacedPod(Map.of("app", "free"), 44L);
-    PodView v = activities.evictPod(NS, p.getMetadata().getName(), "other-uid", "preempted");
+    PodView v = activities.evictPod(ns, p.getMetadata().getName(), "other-uid", "preempted");
     assertFalse(v.exists());
-    assertNull(get(NS, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
+    assertNull(get(ns, p.getMetadata().getName()).getMetadata().getDeletionTimestamp());
     verify(slurm, never()).getJob(anyLong());
   }
 
@@ -237,14 +258,14 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
     when(slurm.getJob(45L)).thenReturn(job(45L, "TIMEOUT", null));
     assertTrue(
         activities
-            .evictPod(NS, ended.getMetadata().getName(), ended.getMetadata().getUid(), "ended")
+            .evictPod(ns, ended.getMetadata().getName(), ended.getMetadata().getUid(), "ended")
             .terminating());
 
     Pod unread = runningPlacedPod(Map.of("app", "free"), 46L);
     when(slurm.getJob(46L)).thenThrow(new SlurmUnavailableException("slurmrestd down"));
     assertTrue(
         activities
-            .evictPod(NS, unread.getMetadata().getName(), unread.getMetadata().getUid(), "x")
+            .evictPod(ns, unread.getMetadata().getName(), unread.getMetadata().getUid(), "x")
             .terminating());
     assertEquals(0, timer().count());
   }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.ApiFaults;
+import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.workflows.schedule.Placement;
 import dev.tandem.workflows.schedule.PlacementRequest;
 import io.fabric8.kubernetes.api.model.Event;
@@ -28,18 +28,18 @@ class PodPlacementActivitiesTest extends SchedulingApiBase {
 
   /** A Running slurmd pod for Slurm node {@code slurmNode} on Kubernetes node {@code k8s}. */
   private static void slurmd(String slurmNode, String k8s) {
-    createPod("other", slurmNode, SLURMD);
-    bindRaw("other", slurmNode, k8s);
-    markRunning("other", slurmNode, true);
+    createPod(other, slurmNode, SLURMD);
+    bindRaw(other, slurmNode, k8s);
+    markRunning(other, slurmNode, true);
   }
 
   private static PlacementRequest request(Pod p, String slurmNode) {
     return new PlacementRequest(
-        NS, p.getMetadata().getName(), p.getMetadata().getUid(), 4711L, slurmNode, AT);
+        ns, p.getMetadata().getName(), p.getMetadata().getUid(), 4711L, slurmNode, AT);
   }
 
   private static PodCondition condition(String name, String type) {
-    return get(NS, name).getStatus().getConditions().stream()
+    return get(ns, name).getStatus().getConditions().stream()
         .filter(c -> type.equals(c.getType()))
         .findFirst()
         .orElse(null);
@@ -47,7 +47,7 @@ class PodPlacementActivitiesTest extends SchedulingApiBase {
 
   /** Every GET of pod {@code name} fails with 500 for a minute: a read of it shows. */
   private static ApiFaults.Fault failReadsOf(String name) {
-    return server
+    return proxy
         .faults()
         .failMatching(
             r -> "GET".equals(r.method()) && "pods".equals(r.resource()) && name.equals(r.name()),
@@ -58,8 +58,8 @@ class PodPlacementActivitiesTest extends SchedulingApiBase {
   @Test
   void bindsWhereTheSlurmNodeRunsAndMarksThePodWithoutReadingIt() {
     String slurmNode = uniqueName("slurm");
-    slurmd(slurmNode, "n7");
-    Pod p = createPod(NS, uniqueName("place"), Map.of());
+    slurmd(slurmNode, n7);
+    Pod p = createPod(ns, uniqueName("place"), Map.of());
     String name = p.getMetadata().getName();
     ApiFaults.Fault reads = failReadsOf(name);
     Placement pl;
@@ -69,20 +69,21 @@ class PodPlacementActivitiesTest extends SchedulingApiBase {
     } finally {
       reads.cancel();
     }
-    assertEquals("n7", pl.k8sNode());
-    assertEquals("n7", pl.pod().k8sNode());
-    Pod after = get(NS, name);
-    assertEquals("n7", after.getSpec().getNodeName());
+    assertEquals(n7, pl.k8sNode());
+    assertEquals(n7, pl.pod().k8sNode());
+    Pod after = get(ns, name);
+    assertEquals(n7, after.getSpec().getNodeName());
     assertEquals("4711", after.getMetadata().getAnnotations().get("tandem.dev/job-id"));
     assertEquals(slurmNode, after.getMetadata().getAnnotations().get("tandem.dev/slurm-node"));
     PodCondition c = condition(name, "SlurmScheduled");
     assertEquals("True", c.getStatus());
     assertEquals("JobRunning", c.getReason());
     assertEquals(
-        "Slurm job 4711 on Slurm node " + slurmNode + " (Kubernetes node n7)", c.getMessage());
+        "Slurm job 4711 on Slurm node " + slurmNode + " (Kubernetes node " + n7 + ")",
+        c.getMessage());
     assertEquals(AT.toString(), c.getLastTransitionTime());
     assertNotNull(condition(name, "PodScheduled"), "the API server's condition stays");
-    List<Event> events = client.v1().events().inNamespace(NS).list().getItems();
+    List<Event> events = client.v1().events().inNamespace(ns).list().getItems();
     assertTrue(
         events.stream()
             .anyMatch(
@@ -90,49 +91,50 @@ class PodPlacementActivitiesTest extends SchedulingApiBase {
                     p.getMetadata().getUid().equals(e.getInvolvedObject().getUid())
                         && "Scheduled".equals(e.getReason())
                         && e.getMessage()
-                            .equals("Bound to n7: Slurm job 4711 on Slurm node " + slurmNode)),
+                            .equals(
+                                "Bound to " + n7 + ": Slurm job 4711 on Slurm node " + slurmNode)),
         events.toString());
   }
 
   @Test
   void aRetryFindsThePodBoundAndKeepsTheOtherConditions() {
     String slurmNode = uniqueName("slurm");
-    slurmd(slurmNode, "n7");
-    Pod p = createPod(NS, uniqueName("again"), Map.of());
+    slurmd(slurmNode, n7);
+    Pod p = createPod(ns, uniqueName("again"), Map.of());
     String name = p.getMetadata().getName();
     activities.placePod(request(p, slurmNode));
-    markRunning(NS, name, true); // the kubelet's Ready=True
+    markRunning(ns, name, true); // the kubelet's Ready=True
     Placement again = activities.placePod(request(p, slurmNode));
-    assertEquals("n7", again.pod().k8sNode());
+    assertEquals(n7, again.pod().k8sNode());
     assertEquals("True", condition(name, "Ready").getStatus());
     assertEquals("True", condition(name, "SlurmScheduled").getStatus());
     assertEquals(
         1,
-        get(NS, name).getStatus().getConditions().stream()
+        get(ns, name).getStatus().getConditions().stream()
             .filter(x -> "SlurmScheduled".equals(x.getType()))
             .count());
   }
 
   @Test
   void noSlurmdPodBindsNothing() {
-    Pod p = createPod(NS, uniqueName("nomap"), Map.of());
+    Pod p = createPod(ns, uniqueName("nomap"), Map.of());
     Placement pl = activities.placePod(request(p, uniqueName("no-slurmd")));
     assertNull(pl.k8sNode());
     assertNull(pl.pod());
-    assertNull(get(NS, p.getMetadata().getName()).getSpec().getNodeName());
+    assertNull(get(ns, p.getMetadata().getName()).getSpec().getNodeName());
   }
 
   @Test
   void aPodRecreatedUnderTheNameIsNeitherBoundNorWritten() {
     String slurmNode = uniqueName("slurm");
-    slurmd(slurmNode, "n7");
-    Pod p = createPod(NS, uniqueName("recreated"), Map.of());
+    slurmd(slurmNode, n7);
+    Pod p = createPod(ns, uniqueName("recreated"), Map.of());
     String name = p.getMetadata().getName();
-    PlacementRequest stale = new PlacementRequest(NS, name, "the-old-uid", 4711L, slurmNode, AT);
+    PlacementRequest stale = new PlacementRequest(ns, name, "the-old-uid", 4711L, slurmNode, AT);
     Placement pl = activities.placePod(stale);
-    assertEquals("n7", pl.k8sNode());
+    assertEquals(n7, pl.k8sNode());
     assertFalse(pl.pod().exists());
-    Pod after = get(NS, name);
+    Pod after = get(ns, name);
     assertNull(after.getSpec().getNodeName());
     assertTrue(
         after.getStatus() == null

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.activities.SchedulingActivitiesImpl;
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.slurm.JobSubmission;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.local.LocalSlurm;
@@ -16,7 +15,6 @@ import dev.tandem.workflows.schedule.Exclusivity;
 import dev.tandem.workflows.schedule.PlaceholderJob;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.core.instrument.Timer;
@@ -30,11 +28,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The whole preemption path of {@link SchedulingActivitiesImpl} with the real local Slurm 22.05 and
- * the local Kubernetes API: placeholder submitted, pod bound with the job annotations, a real
+ * the JVM's real control plane: placeholder submitted, pod bound with the job annotations, a real
  * high-priority job preempts the placeholder, the pod is evicted and {@code
  * tandem_preemption_to_eviction_seconds} gets Slurm's preempt time → eviction.
  */
-class PreemptionToEvictionIT {
+class PreemptionToEvictionIT extends SchedulingApiBase {
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   @Test
@@ -42,13 +40,12 @@ class PreemptionToEvictionIT {
     SlurmClient slurm = LocalSlurm.get().client();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     List<Long> jobs = new ArrayList<>();
-    try (LocalApiServer server = LocalApiServer.start(0);
-        SchedulingActivitiesImpl activities =
-            new SchedulingActivitiesImpl(server.client(), slurm, registry, Clock.systemUTC())) {
-      KubernetesClient kube = server.client();
+    try (SchedulingActivitiesImpl activities =
+        new SchedulingActivitiesImpl(client, slurm, registry, Clock.systemUTC())) {
       Pod pod =
-          kube.pods()
-              .inNamespace("default")
+          client
+              .pods()
+              .inNamespace(ns)
               .resource(
                   new PodBuilder()
                       .withNewMetadata()
@@ -92,10 +89,11 @@ class PreemptionToEvictionIT {
               j -> "RUNNING".equals(j.state()));
       String slurmNode = running.nodes().get(0);
       PodView bound =
-          activities.bindPod(new BindRequest("default", "trainer", uid, "n1", job.id(), slurmNode));
-      assertEquals("n1", bound.k8sNode());
-      kube.pods()
-          .inNamespace("default")
+          activities.bindPod(new BindRequest(ns, "trainer", uid, n1, job.id(), slurmNode));
+      assertEquals(n1, bound.k8sNode());
+      client
+          .pods()
+          .inNamespace(ns)
           .withName("trainer")
           .subresource("status")
           .patch(
@@ -116,7 +114,7 @@ class PreemptionToEvictionIT {
           () -> activities.findJobs(uid).get(0),
           j -> "PREEMPTED".equals(j.state()));
 
-      PodView evicted = activities.evictPod("default", "trainer", uid, "placeholder preempted");
+      PodView evicted = activities.evictPod(ns, "trainer", uid, "placeholder preempted");
       assertTrue(evicted.exists() && evicted.terminating(), evicted.toString());
       Timer t = registry.find("tandem.preemption.to.eviction").timer();
       assertEquals(1, t.count());

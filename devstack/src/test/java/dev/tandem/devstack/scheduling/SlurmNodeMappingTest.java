@@ -14,28 +14,28 @@ class SlurmNodeMappingTest extends SchedulingApiBase {
   @Test
   void runningSlurmdPodInAnyNamespaceGivesItsNode() {
     String name = uniqueName("slurm");
-    createPod("other", name, SLURMD);
-    bindRaw("other", name, "n7");
-    markRunning("other", name, true);
-    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+    createPod(other, name, SLURMD);
+    bindRaw(other, name, n7);
+    markRunning(other, name, true);
+    assertEquals(n7, activities.slurmNodeToK8sNode(name));
   }
 
   @Test
   void pendingUnboundOrUnlabelledPodsGiveNothing() {
     String bound = uniqueName("slurm");
-    createPod("other", bound, SLURMD);
-    bindRaw("other", bound, "n7");
+    createPod(other, bound, SLURMD);
+    bindRaw(other, bound, n7);
     assertNull(activities.slurmNodeToK8sNode(bound), "bound but not Running yet");
 
     String unbound = uniqueName("slurm");
-    createPod(NS, unbound, SLURMD);
-    markRunning(NS, unbound, true);
+    createPod(ns, unbound, SLURMD);
+    markRunning(ns, unbound, true);
     assertNull(activities.slurmNodeToK8sNode(unbound), "Running status but no node");
 
     String plain = uniqueName("slurm");
-    createPod(NS, plain, Map.of("app", "x"));
-    bindRaw(NS, plain, "n7");
-    markRunning(NS, plain, true);
+    createPod(ns, plain, Map.of("app", "x"));
+    bindRaw(ns, plain, n7);
+    markRunning(ns, plain, true);
     assertNull(activities.slurmNodeToK8sNode(plain), "not a slurmd pod");
 
     assertNull(activities.slurmNodeToK8sNode("no-such-node"));
@@ -44,32 +44,32 @@ class SlurmNodeMappingTest extends SchedulingApiBase {
   @Test
   void terminatingSlurmdPodGivesNothing() {
     String name = uniqueName("slurm");
-    createPod(NS, name, SLURMD);
-    bindRaw(NS, name, "n7");
-    markRunning(NS, name, true);
-    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+    createPod(ns, name, SLURMD);
+    bindRaw(ns, name, n7);
+    markRunning(ns, name, true);
+    assertEquals(n7, activities.slurmNodeToK8sNode(name));
     // Bound pods stay (terminating) until their kubelet stops them; there is no kubelet here.
-    client.pods().inNamespace(NS).withName(name).delete();
+    client.pods().inNamespace(ns).withName(name).delete();
     assertNull(activities.slurmNodeToK8sNode(name));
   }
 
   @Test
   void aSlurmNodeMappedBeforeIsReadWhereItWasNotListed() {
     String name = uniqueName("slurm");
-    createPod("other", name, SLURMD);
-    bindRaw("other", name, "n7");
-    markRunning("other", name, true);
-    assertEquals("n7", activities.slurmNodeToK8sNode(name));
+    createPod(other, name, SLURMD);
+    bindRaw(other, name, n7);
+    markRunning(other, name, true);
+    assertEquals(n7, activities.slurmNodeToK8sNode(name));
     // Every pod LIST now fails: the second mapping must read the one pod it knows.
     var lists =
-        server
+        proxy
             .faults()
             .failMatching(
                 r -> "pods".equals(r.resource()) && r.name() == null && !r.watch(),
                 500,
                 Duration.ofMinutes(1));
     try {
-      assertEquals("n7", activities.slurmNodeToK8sNode(name));
+      assertEquals(n7, activities.slurmNodeToK8sNode(name));
       assertEquals(0, lists.hits());
     } finally {
       lists.cancel();
@@ -79,21 +79,21 @@ class SlurmNodeMappingTest extends SchedulingApiBase {
   @Test
   void aSlurmNodeServedFromAnotherNamespaceNowIsFoundAgain() {
     String name = uniqueName("slurm");
-    createPod(NS, name, SLURMD);
-    bindRaw(NS, name, "n7");
-    markRunning(NS, name, true);
-    assertEquals("n7", activities.slurmNodeToK8sNode(name));
-    client.pods().inNamespace(NS).withName(name).delete(); // terminating: serves no more
-    createPod("other", name, SLURMD);
-    bindRaw("other", name, "n8");
-    markRunning("other", name, true);
-    assertEquals("n8", activities.slurmNodeToK8sNode(name));
+    createPod(ns, name, SLURMD);
+    bindRaw(ns, name, n7);
+    markRunning(ns, name, true);
+    assertEquals(n7, activities.slurmNodeToK8sNode(name));
+    client.pods().inNamespace(ns).withName(name).delete(); // terminating: serves no more
+    createPod(other, name, SLURMD);
+    bindRaw(other, name, n8);
+    markRunning(other, name, true);
+    assertEquals(n8, activities.slurmNodeToK8sNode(name));
   }
 
   @Test
   void twoServingPodsOfOneSlurmNodeGiveNothing() {
     String name = uniqueName("slurm");
-    for (String[] at : new String[][] {{NS, "n7"}, {"other", "n8"}}) {
+    for (String[] at : new String[][] {{ns, n7}, {other, n8}}) {
       createPod(at[0], name, SLURMD);
       bindRaw(at[0], name, at[1]);
       markRunning(at[0], name, true);
