@@ -1,5 +1,6 @@
 package dev.tandem.watchers;
 
+import dev.tandem.devstack.faults.KubeApiProxy;
 import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kube.SharedKubernetes;
 import dev.tandem.k8s.NodeSetResources;
@@ -48,6 +49,16 @@ public final class KubeNamespace implements BeforeEachCallback, AfterEachCallbac
       admin = c;
     }
     return admin;
+  }
+
+  /** A fault proxy in front of the JVM's plane; the caller closes it. */
+  static KubeApiProxy proxy() throws IOException {
+    return KubeApiProxy.start(SharedKubernetes.get());
+  }
+
+  /** The proxy's worker-like configuration, in the namespace of {@code client}. */
+  static Config through(KubeApiProxy proxy, KubernetesClient client) {
+    return new ConfigBuilder(proxy.config()).withNamespace(client.getNamespace()).build();
   }
 
   @Override

@@ -28,14 +28,6 @@ final class Replica implements AutoCloseable {
   final FakeSlurmClient slurm;
   final Watchers watchers;
 
-  Replica(dev.tandem.devstack.api.LocalApiServer api, String id) {
-    this(LocalApi.workerLikeConfig(api).build(), id);
-  }
-
-  Replica(dev.tandem.devstack.api.LocalApiServer api, String id, FakeSlurmClient slurm) {
-    this(LocalApi.workerLikeConfig(api).build(), id, slurm);
-  }
-
   /** {@code api}: where and as whom to call, and the namespace of the leader Lease. */
   Replica(Config api, String id) {
     this(api, id, new FakeSlurmClient());
