@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * reading of it ({@link NodeCommand#fromJson}) and the reason Tandem sets in Slurm. Unknown {@code
  * tandem.dev/*} annotations are ignored, like any annotation no controller owns: they send nothing.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class BadAnnotationTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -58,8 +58,6 @@ class BadAnnotationTest extends WatcherTestBase {
   void stop() {
     nodes.close();
     pods.close();
-    client.pods().inAnyNamespace().delete();
-    client.nodes().delete();
   }
 
   /** Cordons k1 with these annotations; returns the Slurm reason the drain ends up as. */
@@ -73,7 +71,7 @@ class BadAnnotationTest extends WatcherTestBase {
     Wait.until("drain", () -> !signals.named("drain").isEmpty());
     List<RecordingSignals.Sent> drains = signals.named("drain");
     assertEquals(1, drains.size(), drains.toString());
-    assertEquals("node/default/gpu-0", drains.get(0).target());
+    assertEquals("node/" + client.getNamespace() + "/gpu-0", drains.get(0).target());
     // What Temporal carries and the node workflow reads (NodeCommand.fromJson).
     byte[] wire = TEMPORAL.writeValueAsBytes(drains.get(0).payload());
     NodeCommand received = TEMPORAL.readValue(wire, NodeCommand.class);
@@ -128,7 +126,6 @@ class BadAnnotationTest extends WatcherTestBase {
   void unknownTandemAnnotationOnAPodChangesNothing() {
     client
         .pods()
-        .inNamespace("default")
         .withName("gpu-0")
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
@@ -137,7 +134,6 @@ class BadAnnotationTest extends WatcherTestBase {
     // A change the watcher does act on, after it: once that arrives, the first was seen too.
     client
         .pods()
-        .inNamespace("default")
         .withName("gpu-0")
         .subresource("status") // as the kubelet: the main resource ignores status changes
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"Running\"}}");

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Slurm reachability reaches every known NodeSet workflow at once, and again periodically. */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class ClusterHealthReporterTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -30,11 +30,8 @@ class ClusterHealthReporterTest extends WatcherTestBase {
 
   @BeforeEach
   void start() {
-    // Shared by the tests (Tandem's finalizer keeps a deleted NodeSet on this mock).
-    if (NodeSetResources.generic(client).inNamespace("default").withName("a").get() == null) {
-      create("a");
-      create("b");
-    }
+    create("a");
+    create("b");
     nodeSets = nodeSetWatcher(client);
     nodeSets.start();
     Wait.until("NodeSets cached", () -> nodeSets.known().size() >= 2);
@@ -80,7 +77,9 @@ class ClusterHealthReporterTest extends WatcherTestBase {
   }
 
   private boolean everyNodeSetSees(String component, boolean reachable) {
-    for (String id : List.of("nodeset/default/a", "nodeset/default/b")) {
+    for (String id :
+        List.of(
+            "nodeset/" + client.getNamespace() + "/a", "nodeset/" + client.getNamespace() + "/b")) {
       ClusterHealth h = signals.lastHealth(id, component);
       if (h == null || h.reachable() != reachable) {
         return false;
@@ -106,13 +105,15 @@ class ClusterHealthReporterTest extends WatcherTestBase {
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     // One poll interval plus the coalescer's hand-off; generous for a loaded machine.
     assertTrue(took.compareTo(POLL.plus(Duration.ofSeconds(5))) < 0, "took " + took);
-    ClusterHealth down = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
+    ClusterHealth down =
+        signals.lastHealth("nodeset/" + client.getNamespace() + "/a", ClusterHealth.SLURM);
     assertTrue(down.message().contains("cannot reach slurmrestd"), down.message());
     assertTrue(!down.since().isAfter(down.observedAt()));
 
     slurm.down = false;
     Wait.until("reachable again", () -> everyNodeSetSees(ClusterHealth.SLURM, true));
-    ClusterHealth up = signals.lastHealth("nodeset/default/b", ClusterHealth.SLURM);
+    ClusterHealth up =
+        signals.lastHealth("nodeset/" + client.getNamespace() + "/b", ClusterHealth.SLURM);
     assertTrue(up.since().isAfter(down.since()), "a new state began: " + up + " after " + down);
   }
 
@@ -121,14 +122,16 @@ class ClusterHealthReporterTest extends WatcherTestBase {
     startReporter(Duration.ofSeconds(1));
     reporter.observed(ClusterHealth.SLURM, false, "cannot reach slurmrestd: test");
     Wait.until("first report", () -> everyNodeSetSees(ClusterHealth.SLURM, false));
-    ClusterHealth first = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
+    ClusterHealth first =
+        signals.lastHealth("nodeset/" + client.getNamespace() + "/a", ClusterHealth.SLURM);
     signals.clear();
     Wait.until(
         "two resends",
         () ->
-            slurmHealthSentTo("nodeset/default/a") >= 2
-                && slurmHealthSentTo("nodeset/default/b") >= 2);
-    ClusterHealth again = signals.lastHealth("nodeset/default/a", ClusterHealth.SLURM);
+            slurmHealthSentTo("nodeset/" + client.getNamespace() + "/a") >= 2
+                && slurmHealthSentTo("nodeset/" + client.getNamespace() + "/b") >= 2);
+    ClusterHealth again =
+        signals.lastHealth("nodeset/" + client.getNamespace() + "/a", ClusterHealth.SLURM);
     assertEquals(first.since(), again.since(), "the same state, resent");
     assertTrue(!again.reachable());
   }
@@ -152,9 +155,11 @@ class ClusterHealthReporterTest extends WatcherTestBase {
     create("c");
     Wait.until(
         "c told after its spec signal",
-        () -> signals.lastHealth("nodeset/default/c", ClusterHealth.SLURM) != null);
+        () ->
+            signals.lastHealth("nodeset/" + client.getNamespace() + "/c", ClusterHealth.SLURM)
+                != null);
     List<String> order =
-        signals.matching(s -> s.target().equals("nodeset/default/c")).stream()
+        signals.matching(s -> s.target().equals("nodeset/" + client.getNamespace() + "/c")).stream()
             .map(RecordingSignals.Sent::signal)
             .toList();
     assertEquals("specChanged", order.get(0), order.toString());

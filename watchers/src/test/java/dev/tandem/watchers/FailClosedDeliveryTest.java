@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A cordon made while Temporal cannot be reached (longer than the coalescer's retries) is still
  * delivered once Temporal is back: memory that suppresses a re-send holds only delivered state.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class FailClosedDeliveryTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -31,8 +31,6 @@ class FailClosedDeliveryTest extends WatcherTestBase {
       nodes.close();
     }
     pods.close();
-    client.pods().inAnyNamespace().delete();
-    client.nodes().delete();
   }
 
   /** Node k1 with pod gpu-0 on it, cached, and the node watcher's first pass delivered. */
@@ -69,7 +67,8 @@ class FailClosedDeliveryTest extends WatcherTestBase {
     NodeCommand c = (NodeCommand) signals.named("drain").get(0).payload();
     assertEquals("k8s-cordon", c.owner());
     assertEquals("RMA 7", c.reason());
-    assertEquals("node/default/gpu-0", signals.named("drain").get(0).target());
+    assertEquals(
+        "node/" + client.getNamespace() + "/gpu-0", signals.named("drain").get(0).target());
   }
 
   /** The informer's periodic resync sends it (the redelivery timer is out of the way here). */

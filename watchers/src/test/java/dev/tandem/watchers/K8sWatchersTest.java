@@ -28,11 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Pod and Kubernetes node watchers against the local Kubernetes API, which behaves as a real API
- * server where these watchers care: status only through the status subresource, graceful deletes,
- * label "exists" selection, merge patches of scalars and maps.
+ * Pod and Kubernetes node watchers against the real API server: status only through the status
+ * subresource, graceful deletes, label "exists" selection, merge patches of scalars and maps.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class K8sWatchersTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -54,8 +53,6 @@ class K8sWatchersTest extends WatcherTestBase {
   void stop() {
     nodes.close();
     pods.close();
-    client.pods().inAnyNamespace().delete();
-    client.nodes().delete();
   }
 
   private static Pod pod(String name, String node) {
@@ -76,11 +73,11 @@ class K8sWatchersTest extends WatcherTestBase {
     PodView v = (PodView) signals.named("podObserved").get(0).payload();
     assertEquals("gpu-0", v.name());
     assertEquals("Pending", v.phase());
-    assertEquals("node/default/gpu-0", signals.named("podObserved").get(0).target());
+    assertEquals(
+        "node/" + client.getNamespace() + "/gpu-0", signals.named("podObserved").get(0).target());
 
     client
         .pods()
-        .inNamespace("default")
         .withName("gpu-0")
         .subresource("status") // as the kubelet: the main resource ignores status changes
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"phase\":\"Running\"}}");
@@ -91,7 +88,7 @@ class K8sWatchersTest extends WatcherTestBase {
                 .anyMatch(s -> "Running".equals(((PodView) s.payload()).phase())));
 
     // Gone for good (no kubelet here to finish a graceful delete, as on a real API server).
-    client.pods().inNamespace("default").withName("gpu-0").withGracePeriod(0).delete();
+    client.pods().withName("gpu-0").withGracePeriod(0).delete();
     Wait.until(
         "deleted",
         () ->
@@ -111,6 +108,7 @@ class K8sWatchersTest extends WatcherTestBase {
 
   @Test
   void cordonDrainsThePodsOnTheNodeAndUncordonLiftsOnlyThat() {
+    client.nodes().resource(K8sObjects.node("k2")).create();
     client.pods().resource(pod("gpu-0", "k1")).create();
     client.pods().resource(pod("gpu-1", "k2")).create();
     Wait.until("pods cached", () -> pods.podsOn("k1").size() == 1);
@@ -123,7 +121,7 @@ class K8sWatchersTest extends WatcherTestBase {
                 + "\"spec\":{\"unschedulable\":true}}");
     Wait.until("drain", () -> !signals.named("drain").isEmpty());
     RecordingSignals.Sent d = signals.named("drain").get(0);
-    assertEquals("node/default/gpu-0", d.target());
+    assertEquals("node/" + client.getNamespace() + "/gpu-0", d.target());
     NodeCommand c = (NodeCommand) d.payload();
     assertEquals("k8s-cordon", c.owner());
     assertEquals("RMA ticket 42", c.reason());
@@ -137,7 +135,8 @@ class K8sWatchersTest extends WatcherTestBase {
     NodeCommand u = (NodeCommand) signals.named("undrain").get(0).payload();
     assertEquals("k8s-cordon", u.owner());
     assertTrue(
-        signals.named("undrain").stream().allMatch(s -> s.target().equals("node/default/gpu-0")));
+        signals.named("undrain").stream()
+            .allMatch(s -> s.target().equals("node/" + client.getNamespace() + "/gpu-0")));
   }
 
   /**
@@ -153,14 +152,14 @@ class K8sWatchersTest extends WatcherTestBase {
         .withName("k1")
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
     Wait.until("drain", () -> !signals.named("drain").isEmpty());
-    client.pods().inNamespace("default").withName("gpu-0").withGracePeriod(0).delete();
+    client.pods().withName("gpu-0").withGracePeriod(0).delete();
     Wait.until("gone", () -> pods.podsOn("k1").isEmpty());
     Pod pending = pod("gpu-0", "k1");
     pending.getSpec().setNodeName(null);
     client.pods().resource(pending).create();
     Wait.until("undrain", () -> !signals.named("undrain").isEmpty());
     RecordingSignals.Sent u = signals.named("undrain").get(0);
-    assertEquals("node/default/gpu-0", u.target());
+    assertEquals("node/" + client.getNamespace() + "/gpu-0", u.target());
     assertEquals("k8s-cordon", ((NodeCommand) u.payload()).owner());
     assertEquals(1, signals.named("drain").size(), "no new drain for a pod on no node");
   }
@@ -174,7 +173,7 @@ class K8sWatchersTest extends WatcherTestBase {
     SlotRequest stale =
         SlotRequest.drain(
             "k1",
-            List.of(new NodeRef("default", "gpu", "gpu-0", 0)),
+            List.of(new NodeRef(client.getNamespace(), "gpu", "gpu-0", 0)),
             RemediationBudget.defaults(),
             new BudgetShape(null, 0),
             null,
@@ -183,7 +182,8 @@ class K8sWatchersTest extends WatcherTestBase {
     restartNodeWatcherWithAPodOnK1();
     Wait.until("undrains after restart", () -> signals.named("undrain").size() == 1);
     assertEquals("k8s-cordon", ((NodeCommand) signals.named("undrain").get(0).payload()).owner());
-    assertEquals("node/default/gpu-0", signals.named("undrain").get(0).target());
+    assertEquals(
+        "node/" + client.getNamespace() + "/gpu-0", signals.named("undrain").get(0).target());
     Wait.until("stale drain released", () -> signals.named(Names.SIGNAL_RELEASE).size() == 1);
     SlotRelease r = (SlotRelease) signals.named(Names.SIGNAL_RELEASE).get(0).payload();
     assertEquals("k8s-unhealthy:k1", r.key());
@@ -313,10 +313,13 @@ class K8sWatchersTest extends WatcherTestBase {
     assertTrue(r.isDrain());
     assertEquals("k1", r.k8sNode());
     assertEquals(List.of("gpu-0"), r.nodes().stream().map(NodeRef::pod).toList());
-    assertEquals(List.of("default/gpu"), r.nodeSets());
+    assertEquals(List.of(client.getNamespace() + "/gpu"), r.nodeSets());
     assertEquals(0, r.maxPerNodeSet(), "no budget written");
-    assertEquals(Map.of("default/gpu", 2), r.nodeSetNodes(), "gpu's slurmd pods on k1 and k2");
-    assertEquals(1, r.nodeSetLimit("default/gpu"), "one of its two nodes");
+    assertEquals(
+        Map.of(client.getNamespace() + "/gpu", 2),
+        r.nodeSetNodes(),
+        "gpu's slurmd pods on k1 and k2");
+    assertEquals(1, r.nodeSetLimit(client.getNamespace() + "/gpu"), "one of its two nodes");
     assertEquals(1, r.maxInCluster(), "a tenth of two nodes, at least one");
     assertEquals("GpuUnhealthy=True: Xid 79 on GPU 3", r.cause());
     assertFalse(r.cause().contains("Ready"));

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.kube.LocalKubernetes;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
@@ -17,9 +16,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A replica whose calls the real API server refuses says so, leader or not: {@link
@@ -27,36 +27,32 @@ import org.junit.jupiter.api.Test;
  * a ServiceAccount without the chart's grants and a 401 for a token the server does not accept, and
  * lets the replica in once the grant exists.
  */
+@ExtendWith(KubeNamespace.class)
 class KubernetesAccessIT {
   private static final Duration PROBE = Duration.ofSeconds(5);
-  private static LocalKubernetes kube;
-  private static KubernetesClient admin;
+  static KubernetesClient admin;
 
-  @BeforeAll
-  static void start() throws Exception {
-    kube = LocalKubernetes.startTemporary();
-    admin = kube.adminClient();
-    kube.installNodeSetCrd(admin);
+  /** The cluster-wide grant's ClusterRole and binding: of this test's namespace, so unique. */
+  private String grant;
+
+  @BeforeEach
+  void start() {
+    grant = "read-nodesets-" + admin.getNamespace();
     admin
         .serviceAccounts()
-        .inNamespace("default")
         .resource(
             new ServiceAccountBuilder().withNewMetadata().withName("worker").endMetadata().build())
         .create();
   }
 
-  @AfterAll
-  static void stop() {
-    if (admin != null) {
-      admin.close();
-    }
-    if (kube != null) {
-      kube.close();
-    }
+  @AfterEach
+  void stop() {
+    admin.rbac().clusterRoleBindings().withName(grant).delete();
+    admin.rbac().clusterRoles().withName(grant).delete();
   }
 
   private static String check(String token, SimpleMeterRegistry registry) throws Exception {
-    Config a = kube.adminConfig();
+    Config a = admin.getConfiguration();
     Config config =
         new ConfigBuilder()
             .withMasterUrl(a.getMasterUrl())
@@ -85,7 +81,6 @@ class KubernetesAccessIT {
     String token =
         admin
             .serviceAccounts()
-            .inNamespace("default")
             .withName("worker")
             .tokenRequest(
                 new TokenRequestBuilder()
@@ -100,7 +95,7 @@ class KubernetesAccessIT {
     String why = check(token, forbidden);
     assertNotNull(why, "a ServiceAccount without grants is refused");
     assertTrue(why.contains("403"), why);
-    assertTrue(why.contains("system:serviceaccount:default:worker"), why);
+    assertTrue(why.contains("system:serviceaccount:" + admin.getNamespace() + ":worker"), why);
     assertEquals(0.0, up(forbidden));
 
     SimpleMeterRegistry unauthorized = new SimpleMeterRegistry();
@@ -115,7 +110,7 @@ class KubernetesAccessIT {
         .resource(
             new ClusterRoleBuilder()
                 .withNewMetadata()
-                .withName("read-nodesets")
+                .withName(grant)
                 .endMetadata()
                 .withRules(
                     new PolicyRuleBuilder()
@@ -131,13 +126,13 @@ class KubernetesAccessIT {
         .resource(
             new ClusterRoleBindingBuilder()
                 .withNewMetadata()
-                .withName("worker-reads-nodesets")
+                .withName(grant)
                 .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "read-nodesets")
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", grant)
                 .addNewSubject()
                 .withKind("ServiceAccount")
                 .withName("worker")
-                .withNamespace("default")
+                .withNamespace(admin.getNamespace())
                 .endSubject()
                 .build())
         .create();

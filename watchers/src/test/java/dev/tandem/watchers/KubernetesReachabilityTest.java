@@ -3,8 +3,8 @@ package dev.tandem.watchers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.ApiFaults;
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.faults.ApiFaults;
+import dev.tandem.devstack.faults.KubeApiProxy;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.model.ClusterHealth;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,16 +14,19 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The Kubernetes probe against the local API with injected faults: an API answering 503, or not
- * answering in time, shows on every NodeSet as {@code kubernetes} unreachable within a probe
+ * The Kubernetes probe through a fault proxy in front of the real API server: an API answering 503,
+ * or not answering in time, shows on every NodeSet as {@code kubernetes} unreachable within a probe
  * interval, and {@code tandem_kubernetes_up} follows.
  */
+@ExtendWith(KubeNamespace.class)
 class KubernetesReachabilityTest extends WatcherTestBase {
   private static final Duration PROBE = Duration.ofMillis(500);
+  static KubernetesClient admin;
 
-  private LocalApiServer api;
+  private KubeApiProxy proxy;
   private KubernetesClient client;
   private NodeSetWatcher nodeSets;
   private ClusterHealthReporter reporter;
@@ -31,9 +34,8 @@ class KubernetesReachabilityTest extends WatcherTestBase {
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApi.start();
-    client =
-        new KubernetesClientBuilder().withConfig(LocalApi.workerLikeConfig(api).build()).build();
+    proxy = KubeNamespace.proxy();
+    client = new KubernetesClientBuilder().withConfig(KubeNamespace.through(proxy, admin)).build();
     NodeSetResources.generic(client)
         .resource(
             K8sObjects.nodeSet(
@@ -65,11 +67,11 @@ class KubernetesReachabilityTest extends WatcherTestBase {
     access.close();
     nodeSets.close();
     client.close();
-    api.close();
+    proxy.close();
   }
 
   private ClusterHealth last() {
-    return signals.lastHealth("nodeset/default/a", ClusterHealth.KUBERNETES);
+    return signals.lastHealth("nodeset/" + admin.getNamespace() + "/a", ClusterHealth.KUBERNETES);
   }
 
   private double up() {
@@ -80,14 +82,14 @@ class KubernetesReachabilityTest extends WatcherTestBase {
   void anApiAnswering503IsReportedUnreachableAndRecoveryReachable() {
     Wait.until("reachable", () -> last() != null && last().reachable());
     assertEquals(1.0, up());
-    api.faults().failAll(503, Duration.ofMinutes(1));
+    proxy.faults().failAll(503, Duration.ofMinutes(1));
     long t0 = System.nanoTime();
     Wait.until("unreachable", () -> last() != null && !last().reachable());
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     assertTrue(took.compareTo(PROBE.plus(Duration.ofSeconds(5))) < 0, "took " + took);
     assertTrue(last().message().contains("503"), last().message());
     assertEquals(0.0, up());
-    api.faults().clear();
+    proxy.faults().clear();
     Wait.until("reachable again", () -> last().reachable());
     assertEquals(1.0, up());
   }
@@ -95,12 +97,13 @@ class KubernetesReachabilityTest extends WatcherTestBase {
   @Test
   void anApiThatDoesNotAnswerInTimeIsUnreachable() {
     Wait.until("reachable", () -> last() != null && last().reachable());
-    api.faults()
+    proxy
+        .faults()
         .delayMatching(
             ApiFaults.resource("nodesets"), Duration.ofSeconds(3), Duration.ofMinutes(1));
     Wait.until("unreachable", () -> !last().reachable());
     assertTrue(last().message().contains("did not answer"), last().message());
-    api.faults().clear();
+    proxy.faults().clear();
     Wait.until("reachable again", () -> last().reachable());
   }
 }

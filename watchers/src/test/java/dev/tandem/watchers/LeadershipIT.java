@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.ApiFaults;
-import dev.tandem.devstack.api.LocalApiServer;
+import dev.tandem.devstack.faults.ApiFaults;
+import dev.tandem.devstack.faults.KubeApiProxy;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,33 +17,36 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Leader election against the local Kubernetes API with injected faults (lease 6 s, renew deadline
+ * Leader election through a fault proxy in front of the real API server (lease 6 s, renew deadline
  * 3 s, retry 0.5 s): a leader that loses the API for longer than the renew deadline stops watching
  * and leads again once the API is back; another replica takes over from one that lost its access;
  * neither a malformed Lease nor a renewal that hangs stops the election or keeps a stale leader.
  */
+@ExtendWith(KubeNamespace.class)
 class LeadershipIT {
   private static final Duration LIMIT = Duration.ofSeconds(30);
+  static KubernetesClient admin;
 
-  private LocalApiServer api;
+  private KubeApiProxy proxy;
   private final List<Replica> replicas = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApi.start();
+    proxy = KubeNamespace.proxy();
   }
 
   @AfterEach
   void stop() {
-    api.faults().clear();
+    proxy.faults().clear();
     replicas.forEach(Replica::close);
-    api.close();
+    proxy.close();
   }
 
   private Replica replica(String id) {
-    Replica r = new Replica(api, id);
+    Replica r = new Replica(KubeNamespace.through(proxy, admin), id);
     replicas.add(r);
     r.watchers.startWithLeaderElection();
     return r;
@@ -55,7 +59,7 @@ class LeadershipIT {
     Wait.until("a watches", LIMIT, a::watching);
     assertEquals(1.0, a.leaderGauge());
 
-    api.faults().failAll(503, Duration.ofMinutes(2));
+    proxy.faults().failAll(503, Duration.ofMinutes(2));
     Wait.until("a stops watching", LIMIT, () -> !a.watchers.leading());
     assertEquals(0.0, a.leaderGauge());
     assertEquals(1.0, a.counter("tandem.watchers.leadership.lost", "reason", "lost"));
@@ -64,16 +68,19 @@ class LeadershipIT {
     Thread.sleep(2000);
     assertFalse(a.watchers.leading(), "no lease, no watching, while the API fails");
 
-    api.faults().clear();
+    proxy.faults().clear();
     Wait.until("a leads and watches again", LIMIT, a::watching);
     assertEquals(1.0, a.leaderGauge());
     assertEquals(2.0, a.registry.get("tandem.watchers.leadership.acquired").counter().count());
     // The new term really watches: a new slurmd pod reaches its node workflow.
-    api.client().pods().resource(K8sObjects.slurmdPod("gpu-0", null).build()).create();
+    admin.pods().resource(K8sObjects.slurmdPod("gpu-0", null).build()).create();
     Wait.until(
         "podObserved from the new term",
         LIMIT,
-        () -> !a.signals.matching(s -> s.target().equals("node/default/gpu-0")).isEmpty());
+        () ->
+            !a.signals
+                .matching(s -> s.target().equals("node/" + admin.getNamespace() + "/gpu-0"))
+                .isEmpty());
     assertNull(a.watchers.problem());
   }
 
@@ -104,13 +111,14 @@ class LeadershipIT {
       Thread.sleep(2000);
       assertFalse(b.watchers.leading(), "b waits while a renews");
 
-      api.faults()
+      proxy
+          .faults()
           .failMatching(ApiFaults.userAgent("tandem-replica-a"), 503, Duration.ofMinutes(2));
       Wait.until("b takes over", LIMIT, b::watching);
       assertFalse(a.watchers.leading());
       assertEquals(1.0, a.counter("tandem.watchers.leadership.lost", "reason", "lost"));
 
-      api.faults().clear();
+      proxy.faults().clear();
       Thread.sleep(3000);
       assertTrue(b.watchers.leading(), "b keeps the lease it renews");
       assertFalse(a.watchers.leading(), "a competes again but b holds the lease");
@@ -124,9 +132,8 @@ class LeadershipIT {
   /** A Lease without times or duration (client-go reads that as expired) must not end the loop. */
   @Test
   void aMalformedLeaseIsTakenOverNotFatal() {
-    api.client()
+    admin
         .leases()
-        .inNamespace("default")
         .resource(
             new LeaseBuilder()
                 .withNewMetadata()
@@ -141,13 +148,7 @@ class LeadershipIT {
     Wait.until("a leads", LIMIT, a::watching);
     assertEquals(
         "replica-a",
-        api.client()
-            .leases()
-            .inNamespace("default")
-            .withName("tandem-watchers")
-            .get()
-            .getSpec()
-            .getHolderIdentity());
+        admin.leases().withName("tandem-watchers").get().getSpec().getHolderIdentity());
   }
 
   /**
@@ -159,7 +160,8 @@ class LeadershipIT {
     Replica a = replica("a");
     Wait.until("a watches", LIMIT, a::watching);
     Duration hang = Duration.ofSeconds(9);
-    api.faults()
+    proxy
+        .faults()
         .delayMatching(
             ApiFaults.userAgent("tandem-replica-a").and(ApiFaults.resource("leases")),
             hang,
@@ -170,7 +172,7 @@ class LeadershipIT {
     assertTrue(
         took.compareTo(Replica.LEASE) < 0,
         "stopped after " + took + ", before the lease (" + Replica.LEASE + ") could be taken");
-    api.faults().clear();
+    proxy.faults().clear();
     Wait.until("a leads again", Duration.ofSeconds(60), a::watching);
   }
 }

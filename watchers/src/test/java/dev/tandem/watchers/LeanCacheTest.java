@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * object, no watcher reads them, and at thousands of slurmd pods they were most of the worker's
  * heap.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class LeanCacheTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -28,14 +28,12 @@ class LeanCacheTest extends WatcherTestBase {
     if (pods != null) {
       pods.close();
     }
-    client.pods().inAnyNamespace().delete();
   }
 
   /** Labels the pod with another revision: a write that adds a managed-fields entry. */
   private static void revision(String r) {
     client
         .pods()
-        .inNamespace("default")
         .withName("lean-0")
         .edit(
             p ->
@@ -48,13 +46,10 @@ class LeanCacheTest extends WatcherTestBase {
 
   @Test
   void cachedPodsCarryNoManagedFieldsButEverythingElse() {
-    client
-        .pods()
-        .inNamespace("default")
-        .resource(K8sObjects.slurmdPod("lean-0", "k1").build())
-        .create();
+    client.nodes().resource(K8sObjects.node("k1")).create();
+    client.pods().resource(K8sObjects.slurmdPod("lean-0", "k1").build()).create();
     revision("r2");
-    Pod stored = client.pods().inNamespace("default").withName("lean-0").get();
+    Pod stored = client.pods().withName("lean-0").get();
     assertFalse(
         stored.getMetadata().getManagedFields().isEmpty(),
         "the API server sends managedFields (else this test proves nothing)");

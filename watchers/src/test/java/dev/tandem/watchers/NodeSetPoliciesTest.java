@@ -25,9 +25,13 @@ class NodeSetPoliciesTest {
     policies.onChanged(told::add);
   }
 
+  private static GenericKubernetesResource nodeSet(String name, String yamlSpec) {
+    return K8sObjects.in("default", K8sObjects.nodeSet(name, yamlSpec));
+  }
+
   @Test
   void aValidSpecsPolicyIsKeptAndToldOnceAnInvalidOneChangesNothing() {
-    GenericKubernetesResource valid = K8sObjects.nodeSet("gpu", "  replicas: 2\n" + TEMPLATE);
+    GenericKubernetesResource valid = nodeSet("gpu", "  replicas: 2\n" + TEMPLATE);
     assertEquals(
         List.of(),
         dev.tandem.workflows.nodeset.NodeSetSpecValidator.validate(NodeSetSpecs.toView(valid)));
@@ -36,7 +40,7 @@ class NodeSetPoliciesTest {
     assertEquals(List.of(ref), told);
     assertEquals(NodeSetSpecs.toView(valid).remediationPolicy(), policies.policy(ref));
 
-    policies.note(K8sObjects.nodeSet("gpu", "  replicas: -3\n" + TEMPLATE));
+    policies.note(nodeSet("gpu", "  replicas: -3\n" + TEMPLATE));
     assertEquals(List.of(ref), told, "an invalid spec leaves the last valid policy in force");
     assertEquals(NodeSetSpecs.toView(valid).remediationPolicy(), policies.policy(ref));
 
@@ -47,15 +51,13 @@ class NodeSetPoliciesTest {
 
   @Test
   void anInvalidSpecLeavesTheLastValidRemediationPolicyInForce() {
-    policies.note(K8sObjects.nodeSet("gpu", "  replicas: 2\n  remediation: {}\n" + TEMPLATE));
+    policies.note(nodeSet("gpu", "  replicas: 2\n  remediation: {}\n" + TEMPLATE));
     assertEquals(RemediationPolicy.defaults(), policies.policy(ref));
     policies.note(
-        K8sObjects.nodeSet(
-            "gpu", "  replicas: -3\n  remediation:\n    notReadyFor: 1m\n" + TEMPLATE));
+        nodeSet("gpu", "  replicas: -3\n  remediation:\n    notReadyFor: 1m\n" + TEMPLATE));
     assertEquals(RemediationPolicy.defaults(), policies.policy(ref));
     policies.note(
-        K8sObjects.nodeSet(
-            "gpu", "  replicas: 2\n  remediation:\n    notReadyFor: 1m\n" + TEMPLATE));
+        nodeSet("gpu", "  replicas: 2\n  remediation:\n    notReadyFor: 1m\n" + TEMPLATE));
     assertEquals(60, policies.policy(ref).notReadySeconds());
     assertTrue(policies.policy(ref).enabled());
     assertEquals(List.of(ref, ref), told);
@@ -63,7 +65,7 @@ class NodeSetPoliciesTest {
 
   @Test
   void aNodeSetFirstSeenInvalidHasNoPolicyYet() {
-    policies.note(K8sObjects.nodeSet("gpu", "  replicas: -3\n" + TEMPLATE));
+    policies.note(nodeSet("gpu", "  replicas: -3\n" + TEMPLATE));
     assertEquals(List.of(), told);
     assertFalse(policies.policy(ref).enabled());
     policies.forget(ref);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class NodeSetWatcherTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -36,7 +36,7 @@ class NodeSetWatcherTest extends WatcherTestBase {
   }
 
   private GenericKubernetesResource get(String name) {
-    return NodeSetResources.generic(client).inNamespace("default").withName(name).get();
+    return NodeSetResources.generic(client).withName(name).get();
   }
 
   @Test
@@ -52,9 +52,14 @@ class NodeSetWatcherTest extends WatcherTestBase {
         "finalizer", () -> get("gpu-a").getMetadata().getFinalizers().contains(NodeSet.FINALIZER));
     Wait.until(
         "spec signal",
-        () -> !signals.matching(s -> s.target().equals("nodeset/default/gpu-a")).isEmpty());
+        () ->
+            !signals
+                .matching(s -> s.target().equals("nodeset/" + client.getNamespace() + "/gpu-a"))
+                .isEmpty());
     RecordingSignals.Sent s =
-        signals.matching(x -> x.target().equals("nodeset/default/gpu-a")).get(0);
+        signals
+            .matching(x -> x.target().equals("nodeset/" + client.getNamespace() + "/gpu-a"))
+            .get(0);
     assertEquals("specChanged", s.signal());
     NodeSetSpecView v = (NodeSetSpecView) s.payload();
     assertEquals(2, v.replicas());
@@ -65,7 +70,7 @@ class NodeSetWatcherTest extends WatcherTestBase {
   void theRemediationPolicyIsKnownFromTheFirstSightAndForgottenOnDelete() {
     List<NodeSetRef> told = new CopyOnWriteArrayList<>();
     watcher.onPolicyChanged(told::add);
-    NodeSetRef ref = new NodeSetRef("default", "gpu-r");
+    NodeSetRef ref = new NodeSetRef(client.getNamespace(), "gpu-r");
     NodeSetResources.generic(client)
         .resource(
             K8sObjects.nodeSet(
@@ -79,10 +84,9 @@ class NodeSetWatcherTest extends WatcherTestBase {
     Wait.until(
         "finalizer", () -> get("gpu-r").getMetadata().getFinalizers().contains(NodeSet.FINALIZER));
     int before = told.size();
-    NodeSetResources.generic(client).inNamespace("default").withName("gpu-r").delete();
+    NodeSetResources.generic(client).withName("gpu-r").delete();
     // As the NodeSet workflow does once its nodes are gone: lift the finalizer; the object goes.
     NodeSetResources.generic(client)
-        .inNamespace("default")
         .withName("gpu-r")
         .patch(
             io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
@@ -129,7 +133,7 @@ class NodeSetWatcherTest extends WatcherTestBase {
         .create();
     Wait.until(
         "finalizer", () -> get("bye").getMetadata().getFinalizers().contains(NodeSet.FINALIZER));
-    NodeSetResources.generic(client).inNamespace("default").withName("bye").delete();
+    NodeSetResources.generic(client).withName("bye").delete();
     Wait.until(
         "delete signal",
         () ->
@@ -140,7 +144,7 @@ class NodeSetWatcherTest extends WatcherTestBase {
   }
 
   private io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget budget(String name) {
-    return client.policy().v1().podDisruptionBudget().inNamespace("default").withName(name).get();
+    return client.policy().v1().podDisruptionBudget().withName(name).get();
   }
 
   @Test
@@ -201,13 +205,7 @@ class NodeSetWatcherTest extends WatcherTestBase {
         });
 
     // Someone deletes it: back too.
-    client
-        .policy()
-        .v1()
-        .podDisruptionBudget()
-        .inNamespace("default")
-        .withName("gpu-b-slurm-jobs")
-        .delete();
+    client.policy().v1().podDisruptionBudget().withName("gpu-b-slurm-jobs").delete();
     Wait.until("recreated", () -> budget("gpu-b-slurm-jobs") != null);
   }
 }

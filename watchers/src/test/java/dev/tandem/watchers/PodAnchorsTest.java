@@ -3,7 +3,6 @@ package dev.tandem.watchers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.Owners;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -13,23 +12,23 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Slurmd pods made by an older Tandem (the NodeSet as their only owner) get the anchor from the
- * watchers as wired in a worker ({@link Watching}), against the local API. Pods that are not a
- * NodeSet's are left alone.
+ * watchers as wired in a worker ({@link Watching}), against the real API server. Pods that are not
+ * a NodeSet's are left alone.
  */
+@ExtendWith(KubeNamespace.class)
 class PodAnchorsTest {
-  private LocalApiServer api;
-  private KubernetesClient client;
+  static KubernetesClient client;
+
   private Replica replica;
   private String nodeSetUid;
   private String crdUid;
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApi.start();
-    client = api.newClient();
     crdUid =
         client
             .apiextensions()
@@ -56,8 +55,6 @@ class PodAnchorsTest {
     if (replica != null) {
       replica.close();
     }
-    client.close();
-    api.close();
   }
 
   private Pod create(String name, List<OwnerReference> owners) {
@@ -73,13 +70,7 @@ class PodAnchorsTest {
   }
 
   private List<OwnerReference> owners(String pod) {
-    return client
-        .pods()
-        .inNamespace("default")
-        .withName(pod)
-        .get()
-        .getMetadata()
-        .getOwnerReferences();
+    return client.pods().withName(pod).get().getMetadata().getOwnerReferences();
   }
 
   @Test
@@ -88,7 +79,7 @@ class PodAnchorsTest {
     Pod anchored = create("gpu-1", Owners.of("gpu", nodeSetUid, crdUid));
     create("gpu-0", List.of(Owners.nodeSet("gpu", nodeSetUid)));
 
-    replica = new Replica(api, "a");
+    replica = new Replica(client.getConfiguration(), "a");
     replica.watchers.startWatching();
     Wait.until("watching", replica::watching);
     Wait.until(
@@ -102,22 +93,10 @@ class PodAnchorsTest {
     assertTrue(owners("stray-0").isEmpty(), "a pod no NodeSet controls is not Tandem's");
     assertEquals(
         stray.getMetadata().getResourceVersion(),
-        client
-            .pods()
-            .inNamespace("default")
-            .withName("stray-0")
-            .get()
-            .getMetadata()
-            .getResourceVersion());
+        client.pods().withName("stray-0").get().getMetadata().getResourceVersion());
     assertEquals(
         anchored.getMetadata().getResourceVersion(),
-        client
-            .pods()
-            .inNamespace("default")
-            .withName("gpu-1")
-            .get()
-            .getMetadata()
-            .getResourceVersion(),
+        client.pods().withName("gpu-1").get().getMetadata().getResourceVersion(),
         "a pod that has its anchor is not written");
   }
 }

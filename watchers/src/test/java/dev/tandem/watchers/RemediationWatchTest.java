@@ -37,9 +37,9 @@ class RemediationWatchTest extends WatcherTestBase {
   void wire() {
     pods =
         List.of(
-            K8sObjects.slurmdPod("gpu-0", "k1").build(),
-            K8sObjects.slurmdPod("gpu-1", "k1").build(),
-            K8sObjects.slurmdPod("gpu-2", "k2").build());
+            K8sObjects.in("default", K8sObjects.slurmdPod("gpu-0", "k1").build()),
+            K8sObjects.in("default", K8sObjects.slurmdPod("gpu-1", "k1").build()),
+            K8sObjects.in("default", K8sObjects.slurmdPod("gpu-2", "k2").build()));
     policies.put(GPU, RemediationPolicy.defaults());
     watch = newWatch(Duration.ofMinutes(10));
   }

@@ -23,10 +23,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The node watcher and the Slurm poller feed {@link RemediationWatch} as {@code Watching} wires
- * them, against the local Kubernetes API: a policy condition set on a node's status, or a Slurm
- * node of a pod on it going DOWN for a hardware reason, triggers {@code remediation/<node>}.
+ * them, against the real API server: a policy condition set on a node's status, or a Slurm node of
+ * a pod on it going DOWN for a hardware reason, triggers {@code remediation/<node>}.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class RemediationWiringTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -62,7 +62,7 @@ class RemediationWiringTest extends WatcherTestBase {
           nodes.podChanged(p);
           poller.podChanged(p);
         });
-    policies.put(new NodeSetRef("default", "gpu"), RemediationPolicy.defaults());
+    policies.put(new NodeSetRef(client.getNamespace(), "gpu"), RemediationPolicy.defaults());
     pods.start();
     nodes.start();
     Wait.until("synced", () -> pods.synced() && nodes.synced() && pods.podsOn("k1").size() == 1);

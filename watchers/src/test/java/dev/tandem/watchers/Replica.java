@@ -1,8 +1,8 @@
 package dev.tandem.watchers;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.k8s.KubeClients;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -11,9 +11,9 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * One worker replica's watchers against the local API: its own client (User-Agent {@code
- * tandem-replica-<id>}, so faults can target it), signals, metrics and Slurm. Short lease timings:
- * lease 6 s, renew deadline 3 s, retry 0.5 s.
+ * One worker replica's watchers against an API server: its own client (User-Agent {@code
+ * tandem-replica-<id>}, so faults can target it), signals, metrics and Slurm; its leader Lease in
+ * the configuration's namespace. Short lease timings: lease 6 s, renew deadline 3 s, retry 0.5 s.
  */
 final class Replica implements AutoCloseable {
   static final Duration LEASE = Duration.ofSeconds(6);
@@ -28,18 +28,22 @@ final class Replica implements AutoCloseable {
   final FakeSlurmClient slurm;
   final Watchers watchers;
 
-  Replica(LocalApiServer api, String id) {
+  /** {@code api}: where and as whom to call, and the namespace of the leader Lease. */
+  Replica(Config api, String id) {
     this(api, id, new FakeSlurmClient());
   }
 
-  Replica(LocalApiServer api, String id, FakeSlurmClient slurm) {
+  Replica(Config api, String id, FakeSlurmClient slurm) {
     this.id = id;
     this.slurm = slurm;
     Config c =
-        LocalApi.workerLikeConfig(api)
+        // As the worker's (TandemModule): HTTP/1.1 and one retry only, where fabric8 would retry
+        // a 5xx ten times and hide an outage from the test.
+        new ConfigBuilder(api)
+            .withHttp2Disable(true)
+            .withRequestRetryBackoffLimit(1)
             .withRequestTimeout(10_000)
-            // The worker's User-Agent (so the local API records these calls for the chart's RBAC
-            // check) plus the replica, which LeadershipIT's faults pick.
+            // The worker's User-Agent plus the replica, which LeadershipIT's faults pick.
             .withUserAgent(KubeClients.USER_AGENT + " tandem-replica-" + id)
             .build();
     client = new KubernetesClientBuilder().withConfig(c).build();
@@ -57,7 +61,7 @@ final class Replica implements AutoCloseable {
                     Set.of(),
                     2,
                     new Watchers.Lease(
-                        "default",
+                        api.getNamespace(),
                         "tandem-watchers",
                         "replica-" + id,
                         LEASE,

@@ -25,10 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The scheduling pod watcher against the local Kubernetes API (which, like a real API server,
- * filters pods by {@code spec.schedulerName} and binds through {@code pods/binding}).
+ * The scheduling pod watcher against the real API server, which filters pods by {@code
+ * spec.schedulerName} and binds through {@code pods/binding}.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class SchedulingPodWatcherTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -49,14 +49,12 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
   @AfterEach
   void stop() {
     watcher.close();
-    client.pods().inAnyNamespace().withGracePeriod(0).delete();
   }
 
   private static Pod pod(String name, String scheduler) {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
-        .withNamespace("default")
         .endMetadata()
         .withNewSpec()
         .withSchedulerName(scheduler)
@@ -89,11 +87,17 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
   }
 
   private static String workflowId(Pod p) {
-    return "schedule/default/" + p.getMetadata().getName() + "/" + p.getMetadata().getUid();
+    return "schedule/"
+        + client.getNamespace()
+        + "/"
+        + p.getMetadata().getName()
+        + "/"
+        + p.getMetadata().getUid();
   }
 
   @Test
   void aWaitingPodStartsItsWorkflowOnceThenBindAndDeleteArePlainSignals() throws Exception {
+    client.nodes().resource(K8sObjects.node("k1")).create();
     Pod p = create("train-0");
     Wait.until("signal-with-start", () -> !starts().isEmpty());
     assertTrue(coalescer.drain(Duration.ofSeconds(5)));
@@ -113,14 +117,13 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
         new BindingBuilder()
             .withNewMetadata()
             .withName("train-0")
-            .withNamespace("default")
             .endMetadata()
             .withNewTarget()
             .withKind("Node")
             .withName("k1")
             .endTarget()
             .build();
-    client.bindings().inNamespace("default").resource(b).create();
+    client.bindings().resource(b).create();
     Wait.until(
         "bound pod: plain podObserved",
         () -> observed(workflowId(p)).stream().anyMatch(v -> "k1".equals(v.k8sNode())));
@@ -128,7 +131,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertEquals(1, starts().size(), "a bound pod never starts a workflow");
     assertFalse(watcher.podsWaiting(), "a bound pod waits no more");
 
-    client.pods().inNamespace("default").withName("train-0").withGracePeriod(0).delete();
+    client.pods().withName("train-0").withGracePeriod(0).delete();
     Wait.until(
         "deleted: absent", () -> observed(workflowId(p)).stream().anyMatch(v -> !v.exists()));
     assertEquals(1, starts().size());
@@ -136,6 +139,8 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
 
   @Test
   void aBindMadeByTandemIsNotSignalledButAnotherSchedulersIs() throws Exception {
+    client.nodes().resource(K8sObjects.node("k1")).create();
+    client.nodes().resource(K8sObjects.node("k2")).create();
     Pod ours = create("ours-0");
     Pod theirs = create("theirs-0");
     Wait.until("both started", () -> starts().size() >= 2);
@@ -147,13 +152,11 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
         () -> observed(workflowId(theirs)).stream().anyMatch(v -> "k2".equals(v.k8sNode())));
     Wait.until(
         "ours bound in the watcher's cache",
-        () ->
-            client.pods().inNamespace("default").withName("ours-0").get().getSpec().getNodeName()
-                != null);
+        () -> client.pods().withName("ours-0").get().getSpec().getNodeName() != null);
     assertTrue(coalescer.drain(Duration.ofSeconds(5)));
     assertTrue(observed(workflowId(ours)).isEmpty(), signals.all().toString());
     // Its deletion still reaches the workflow.
-    client.pods().inNamespace("default").withName("ours-0").withGracePeriod(0).delete();
+    client.pods().withName("ours-0").withGracePeriod(0).delete();
     Wait.until(
         "deleted: absent", () -> observed(workflowId(ours)).stream().anyMatch(v -> !v.exists()));
   }
@@ -161,12 +164,10 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
   private static void bind(String name, String node, Map<String, String> annotations) {
     client
         .bindings()
-        .inNamespace("default")
         .resource(
             new BindingBuilder()
                 .withNewMetadata()
                 .withName(name)
-                .withNamespace("default")
                 .withAnnotations(annotations)
                 .endMetadata()
                 .withNewTarget()
@@ -190,7 +191,8 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertTrue(coalescer.drain(Duration.ofSeconds(5)));
     List<Sent> members = signals.named("podGroupMember");
     assertTrue(
-        members.stream().allMatch(s -> s.target().equals("schedule-group/default/g1")),
+        members.stream()
+            .allMatch(s -> s.target().equals("schedule-group/" + client.getNamespace() + "/g1")),
         members.toString());
     assertTrue(starts().isEmpty(), "no per-pod workflow for a gang member");
     GroupMember first = (GroupMember) members.get(0).payload();
@@ -198,7 +200,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     assertEquals("g1", first.request().annotation("tandem.dev/pod-group"));
 
     // Deleted: a plain memberObserved with the member's request and an absent view.
-    client.pods().inNamespace("default").withName("g1-a").withGracePeriod(0).delete();
+    client.pods().withName("g1-a").withGracePeriod(0).delete();
     Wait.until(
         "g1-a gone",
         () ->
@@ -206,7 +208,7 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
                 .matching(
                     s ->
                         s.signal().equals("memberObserved")
-                            && s.target().equals("schedule-group/default/g1"))
+                            && s.target().equals("schedule-group/" + client.getNamespace() + "/g1"))
                 .stream()
                 .map(s -> (GroupMember) s.payload())
                 .anyMatch(
@@ -234,7 +236,6 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     Wait.until("start", () -> starts().size() == 1);
     client
         .pods()
-        .inNamespace("default")
         .withName("train-0")
         .edit(
             x -> new PodBuilder(x).editMetadata().addToLabels("team", "ml").endMetadata().build());
@@ -249,7 +250,6 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
 
     client
         .pods()
-        .inNamespace("default")
         .withName("train-0")
         .edit(
             x ->
@@ -301,7 +301,6 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     // The workflow's verdict, as it writes it before it ends INVALID.
     client
         .pods()
-        .inNamespace("default")
         .withName("bad-0")
         .editStatus(
             x ->
@@ -324,7 +323,6 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
 
     client
         .pods()
-        .inNamespace("default")
         .withName("bad-0")
         .edit(
             x ->
@@ -364,22 +362,28 @@ class SchedulingPodWatcherTest extends WatcherTestBase {
     Wait.until("cached", () -> watcher.workflowIdForTag(uid).isPresent());
     assertTrue(watcher.routesKnown());
     assertEquals(Optional.of(workflowId(p)), watcher.workflowIdForTag(uid));
-    Wait.until("member cached", () -> watcher.workflowIdForTag("default.llm.1a2b3c4d").isPresent());
+    Wait.until(
+        "member cached",
+        () -> watcher.workflowIdForTag(client.getNamespace() + ".llm.1a2b3c4d").isPresent());
     assertEquals(
-        Optional.of("schedule-group/default/llm"),
-        watcher.workflowIdForTag("default.llm.1a2b3c4d"));
-    assertEquals(Optional.empty(), watcher.workflowIdForTag("default.other.1a2b3c4d"));
+        Optional.of("schedule-group/" + client.getNamespace() + "/llm"),
+        watcher.workflowIdForTag(client.getNamespace() + ".llm.1a2b3c4d"));
+    assertEquals(
+        Optional.empty(), watcher.workflowIdForTag(client.getNamespace() + ".other.1a2b3c4d"));
     assertEquals(Optional.empty(), watcher.workflowIdForTag("no-such-uid"));
     // A gang member goes to its group's workflow, never to a per-pod one.
     Wait.until(
         "member start",
         () ->
             signals.named("podGroupMember").stream()
-                .anyMatch(s -> s.target().equals("schedule-group/default/llm")));
+                .anyMatch(
+                    s -> s.target().equals("schedule-group/" + client.getNamespace() + "/llm")));
     assertTrue(starts().stream().noneMatch(s -> s.target().equals(workflowId(member))));
 
-    client.pods().inNamespace("default").withName("gang-0").withGracePeriod(0).delete();
-    Wait.until("gang gone", () -> watcher.workflowIdForTag("default.llm.1a2b3c4d").isEmpty());
+    client.pods().withName("gang-0").withGracePeriod(0).delete();
+    Wait.until(
+        "gang gone",
+        () -> watcher.workflowIdForTag(client.getNamespace() + ".llm.1a2b3c4d").isEmpty());
     watcher.close();
     assertFalse(watcher.routesKnown());
     assertEquals(Optional.empty(), watcher.workflowIdForTag(uid));

@@ -2,28 +2,30 @@ package dev.tandem.watchers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.workflows.model.SlurmJobView;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A leading replica's watchers as {@link Watching} wires them: a {@code tandem-slurm} pod starts
  * its scheduling workflow, and the Slurm poller routes the pod's placeholder job to that workflow
  * through the scheduling pod watcher's cache.
  */
+@ExtendWith(KubeNamespace.class)
 class SchedulingWiringTest {
-  private LocalApiServer api;
+  static KubernetesClient client;
+
   private Replica replica;
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApi.start();
-    replica = new Replica(api, "a");
+    replica = new Replica(client.getConfiguration(), "a");
     replica.watchers.startWatching();
     Wait.until(
         "watching",
@@ -36,7 +38,6 @@ class SchedulingWiringTest {
   @AfterEach
   void stop() {
     replica.close();
-    api.close();
   }
 
   @Test
@@ -49,7 +50,6 @@ class SchedulingWiringTest {
                 new PodBuilder()
                     .withNewMetadata()
                     .withName("train-0")
-                    .withNamespace("default")
                     .endMetadata()
                     .withNewSpec()
                     .withSchedulerName("tandem-slurm")
@@ -60,7 +60,7 @@ class SchedulingWiringTest {
                     .endSpec()
                     .build())
             .create();
-    String wf = "schedule/default/train-0/" + p.getMetadata().getUid();
+    String wf = "schedule/" + client.getNamespace() + "/train-0/" + p.getMetadata().getUid();
     Wait.until(
         "workflow started",
         () -> replica.signals.named("podSchedule").stream().anyMatch(s -> s.target().equals(wf)));

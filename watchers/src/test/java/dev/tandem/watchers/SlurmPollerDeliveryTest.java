@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * never accepted must still reach the node workflow: on the next changed listing, and at the latest
  * on the next full resync, even when the node has vanished from Slurm meanwhile.
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class SlurmPollerDeliveryTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -46,7 +46,6 @@ class SlurmPollerDeliveryTest extends WatcherTestBase {
   void stop() {
     poller.close();
     pods.close();
-    client.pods().inAnyNamespace().delete();
   }
 
   private List<SlurmNodeView> observed() {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * While a pod waits for Slurm, jobs are listed on the short pending interval and nodes stay on the
  * poll interval; with nothing waiting, or Slurm failing, the poll interval holds (no backoff).
  */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class SlurmPollerPendingTest extends WatcherTestBase {
   static KubernetesClient client;
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class SlurmPollerTest extends WatcherTestBase {
   static KubernetesClient client;
 
@@ -53,11 +53,10 @@ class SlurmPollerTest extends WatcherTestBase {
   void stop() {
     poller.close();
     pods.close();
-    client.pods().inAnyNamespace().delete();
   }
 
   private Pod pod() {
-    return client.pods().inNamespace("default").withName("gpu-0").get();
+    return client.pods().withName("gpu-0").get();
   }
 
   private PodCondition condition() {
@@ -166,7 +165,7 @@ class SlurmPollerTest extends WatcherTestBase {
   @Test
   void aConditionWrittenFromAStaleReadNeverDropsTheKubeletsConditions() {
     Pod stale = client.pods().resource(K8sObjects.slurmdPod("gpu-1", null).build()).create();
-    Pod fresh = client.pods().inNamespace("default").withName("gpu-1").get();
+    Pod fresh = client.pods().withName("gpu-1").get();
     fresh.setStatus(
         new PodStatusBuilder()
             .withPhase("Running")
@@ -182,12 +181,11 @@ class SlurmPollerTest extends WatcherTestBase {
         io.fabric8.kubernetes.client.KubernetesClientException.class,
         () -> mirror.apply(stale, sick),
         "read without conditions, written since");
-    Pod now = client.pods().inNamespace("default").withName("gpu-1").get();
+    Pod now = client.pods().withName("gpu-1").get();
     assertEquals(List.of("Ready"), types(now), "the kubelet's condition stays");
     mirror.apply(now, sick);
     assertEquals(
-        List.of("Ready", SlurmMirror.CONDITION),
-        types(client.pods().inNamespace("default").withName("gpu-1").get()));
+        List.of("Ready", SlurmMirror.CONDITION), types(client.pods().withName("gpu-1").get()));
   }
 
   private static List<String> types(Pod p) {

@@ -3,7 +3,6 @@ package dev.tandem.watchers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.topology.TopologyConfigMap;
 import dev.tandem.topology.TopologySpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -14,12 +13,13 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The leader's watchers keep the ConfigMap {@code tandem-topology} current from node labels and
- * slurmd pods, against the local API server with the worker's User-Agent (so the chart's RBAC check
- * sees the ConfigMap calls). An IT: the API server records calls only under failsafe.
+ * slurmd pods, against the real API server with the worker's User-Agent.
  */
+@ExtendWith(KubeNamespace.class)
 class TopologyPublishingIT {
   static final String SPINE = "topology.tandem.dev/spine";
   static final String LEAF = "topology.tandem.dev/leaf";
@@ -30,15 +30,12 @@ class TopologyPublishingIT {
           + LEAF
           + "); do not edit: see Tandem's docs/topology.md.\n";
 
-  LocalApiServer api;
+  static KubernetesClient admin;
   Replica replica;
-  KubernetesClient admin;
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApi.start();
-    admin = api.newClient();
-    replica = new Replica(api, "topo");
+    replica = new Replica(admin.getConfiguration(), "topo");
     // Read-back every 10 minutes: changes must arrive through the events, not the repair pass.
     topology(Duration.ofMinutes(10));
   }
@@ -47,7 +44,7 @@ class TopologyPublishingIT {
     replica.watchers.topology(
         new Watchers.TopologyConfig(
             TopologySpec.parse("tree:" + SPINE + "," + LEAF),
-            "default",
+            admin.getNamespace(),
             Duration.ofMillis(200),
             repair));
   }
@@ -55,8 +52,6 @@ class TopologyPublishingIT {
   @AfterEach
   void stop() {
     replica.close();
-    admin.close();
-    api.close();
   }
 
   Node node(String name, String spine, String leaf) {
@@ -68,11 +63,11 @@ class TopologyPublishingIT {
   }
 
   void pod(String name, String node) {
-    admin.pods().inNamespace("default").resource(K8sObjects.slurmdPod(name, node).build()).create();
+    admin.pods().resource(K8sObjects.slurmdPod(name, node).build()).create();
   }
 
   String conf() {
-    ConfigMap cm = admin.configMaps().inNamespace("default").withName(TopologyConfigMap.NAME).get();
+    ConfigMap cm = admin.configMaps().withName(TopologyConfigMap.NAME).get();
     return cm == null || cm.getData() == null ? null : cm.getData().get(TopologyConfigMap.CONF);
   }
 
@@ -95,7 +90,7 @@ class TopologyPublishingIT {
             + "SwitchName=l1 Nodes=gpu-0,gpu-1\n"
             + "SwitchName=l2 Nodes=gpu-2\n"
             + "SwitchName=s1 Switches=l1,l2\n");
-    ConfigMap cm = admin.configMaps().inNamespace("default").withName(TopologyConfigMap.NAME).get();
+    ConfigMap cm = admin.configMaps().withName(TopologyConfigMap.NAME).get();
     assertEquals(
         "tree:" + SPINE + "," + LEAF,
         cm.getMetadata().getAnnotations().get(TopologyConfigMap.SPEC_ANNOTATION));
@@ -111,7 +106,7 @@ class TopologyPublishingIT {
             + "SwitchName=unlabeled Nodes=gpu-4\n");
 
     // A node removed.
-    admin.pods().inNamespace("default").withName("gpu-2").withGracePeriod(0).delete();
+    admin.pods().withName("gpu-2").withGracePeriod(0).delete();
     waitForConf(
         HEADER
             + "SwitchName=l1 Nodes=gpu-0,gpu-1\n"
@@ -142,7 +137,6 @@ class TopologyPublishingIT {
     String rv =
         admin
             .configMaps()
-            .inNamespace("default")
             .withName(TopologyConfigMap.NAME)
             .get()
             .getMetadata()
@@ -152,7 +146,6 @@ class TopologyPublishingIT {
     // several repair passes (2 s each).
     admin
         .pods()
-        .inNamespace("default")
         .withName("gpu-0")
         .edit(
             p -> {
@@ -176,14 +169,13 @@ class TopologyPublishingIT {
         rv,
         admin
             .configMaps()
-            .inNamespace("default")
             .withName(TopologyConfigMap.NAME)
             .get()
             .getMetadata()
             .getResourceVersion());
 
     // Deleted by hand: the next repair pass puts it back.
-    admin.configMaps().inNamespace("default").withName(TopologyConfigMap.NAME).delete();
+    admin.configMaps().withName(TopologyConfigMap.NAME).delete();
     Wait.until("deleted", () -> conf() == null);
     waitForConf(want);
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
 
 /** What {@link LeaderLoop} relies on: call and write times, and only API errors out of the lock. */
-@ExtendWith(LocalKubernetes.class)
+@ExtendWith(KubeNamespace.class)
 class WatchedLeaseLockTest {
   static KubernetesClient client;
 
@@ -30,7 +30,7 @@ class WatchedLeaseLockTest {
   /** An error that is not the API's would end fabric8's acquire loop for good. */
   @Test
   void anyOtherErrorBecomesAKubernetesClientException() {
-    WatchedLeaseLock lock = new WatchedLeaseLock("default", "broken", "a");
+    WatchedLeaseLock lock = new WatchedLeaseLock(client.getNamespace(), "broken", "a");
     assertWrapped("cannot read the lease: ", () -> lock.get(null));
     assertWrapped("cannot create the lease: ", () -> lock.create(null, held("a")));
     assertWrapped("cannot update the lease: ", () -> lock.update(null, held("a")));
@@ -49,11 +49,11 @@ class WatchedLeaseLockTest {
    */
   @Test
   void aWriteAsHolderCountsAndAnotherHoldersDoesNot() {
-    WatchedLeaseLock a = new WatchedLeaseLock("default", "lease", "a");
+    WatchedLeaseLock a = new WatchedLeaseLock(client.getNamespace(), "lease", "a");
     a.create(client, held("a"));
     assertNotNull(a.sinceLastWrite());
 
-    WatchedLeaseLock b = new WatchedLeaseLock("default", "lease", "b");
+    WatchedLeaseLock b = new WatchedLeaseLock(client.getNamespace(), "lease", "b");
     b.get(client); // fabric8 updates the Lease it last read
     b.update(client, held("a"));
     assertNull(b.sinceLastWrite());

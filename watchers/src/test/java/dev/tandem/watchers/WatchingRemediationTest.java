@@ -2,16 +2,17 @@ package dev.tandem.watchers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tandem.devstack.api.LocalApiServer;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.remediation.RemediationTrigger;
 import dev.tandem.workflows.remediation.TriggerKind;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A leading replica's watchers as {@link Watching} wires them feed the remediation triggers: a
@@ -19,14 +20,15 @@ import org.junit.jupiter.api.Test;
  * the policy: an operator's remediation runs without one), a heartbeat does not; a policy condition
  * on a node hosting a NodeSet with {@code spec.remediation} triggers its remediation.
  */
+@ExtendWith(KubeNamespace.class)
 class WatchingRemediationTest {
-  private LocalApiServer api;
+  static KubernetesClient client;
+
   private Replica replica;
 
   @BeforeEach
   void start() throws Exception {
-    api = LocalApi.start();
-    replica = new Replica(api, "a");
+    replica = new Replica(client.getConfiguration(), "a");
     replica.client.nodes().resource(K8sObjects.node("k1")).create();
     ready("True", "kubelet is posting ready status");
     replica.client.pods().resource(K8sObjects.slurmdPod("gpu-0", "k1").build()).create();
@@ -43,7 +45,6 @@ class WatchingRemediationTest {
   @AfterEach
   void stop() {
     replica.close();
-    api.close();
   }
 
   private void ready(String status, String message) {
