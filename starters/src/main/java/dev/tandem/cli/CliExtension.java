@@ -7,7 +7,7 @@ import java.util.ServiceLoader;
  * Subcommands a module adds to {@code tandem} when it is on the class path, found with {@link
  * ServiceLoader} (a {@code META-INF/services/dev.tandem.cli.CliExtension} entry). The production
  * CLI has none; the devtools module adds {@code dev} and {@code bench}, which need the dev stack
- * (the local API server, the local stack) that an operator's image must not carry.
+ * (the local control plane and kubelet, the local stack) that an operator's image must not carry.
  */
 public interface CliExtension {
   /** Picocli command objects (classes annotated with {@code @Command}), in help order. */
