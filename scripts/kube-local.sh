@@ -220,7 +220,7 @@ args_for() {
       --use-service-account-credentials \
       --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
       --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
-      --node-monitor-grace-period 20s --node-monitor-period 2s \
+      --node-monitor-grace-period "${TANDEM_KUBE_NODE_GRACE:-20s}" --node-monitor-period 2s \
       --bind-address 127.0.0.1 --secure-port "$KCM_PORT" --leader-elect=false --profiling=false --v 1
     ;;
   kube-scheduler)

@@ -52,10 +52,10 @@ public final class KubeClients {
    * interceptor calls {@link Config#refresh()} before every request until a refresh yields an OAuth
    * token (only then does it wait a minute before the next), and a refresh of a configuration
    * without a token runs the whole auto-configuration again, or re-reads and re-parses its
-   * kubeconfig: for a kubeconfig with client certificates, or none, that is a YAML
-   * parse per request, a cost that grows with every call the worker makes. A configuration with a
-   * token, a token provider, an auth provider or an exec plugin keeps fabric8's refresh, as its
-   * credentials may change (the in-cluster service account token among them).
+   * kubeconfig: for a kubeconfig with client certificates, or none, that is a YAML parse per
+   * request, a cost that grows with every call the worker makes. A configuration with a token, a
+   * token provider, an auth provider or an exec plugin keeps fabric8's refresh, as its credentials
+   * may change (the in-cluster service account token among them).
    *
    * @return {@code config}, changed in place when it has nothing to refresh
    */

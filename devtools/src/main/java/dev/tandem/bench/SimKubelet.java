@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.devstack.kubelet.NodeLeases;
 import dev.tandem.slurm.fake.FakeSlurmrestd;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -50,6 +52,16 @@ import org.slf4j.LoggerFactory;
 public final class SimKubelet implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SimKubelet.class);
   public static final String BLOCK_LABEL = "topology.tandem.dev/block";
+
+  /**
+   * The simulated nodes renew their Leases every {@link #LEASE_RENEW}, not every 10 s as a kubelet
+   * does: thousands of heartbeats a minute would take the two cores the bench measures Tandem on.
+   * The fleet's control plane waits {@link #NODE_GRACE} for a heartbeat before it takes a node for
+   * lost, so the nodes stay Ready as long as the simulation runs.
+   */
+  static final Duration LEASE_RENEW = Duration.ofMinutes(2);
+
+  public static final Duration NODE_GRACE = Duration.ofMinutes(10);
   static final int BLOCK_SIZE = 32;
 
   private final KubernetesClient client;
@@ -72,6 +84,7 @@ public final class SimKubelet implements AutoCloseable {
   private final Set<String> started = ConcurrentHashMap.newKeySet();
   private final Set<String> stopped = ConcurrentHashMap.newKeySet();
   private final AtomicLong registrations = new AtomicLong();
+  private volatile NodeLeases leases;
   private volatile SharedIndexInformer<Node> nodeInformer;
   private volatile SharedIndexInformer<Pod> podInformer;
 
@@ -137,6 +150,12 @@ public final class SimKubelet implements AutoCloseable {
               .build();
       client.nodes().resource(n).create();
     }
+    List<String> names = new java.util.ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      names.add(nodeName(i));
+    }
+    leases = new NodeLeases(client, names, LEASE_RENEW);
+    leases.start();
     nodeInformer = client.nodes().runnableInformer(0);
     // An uncordoned node may take a pod that waits for one.
     nodeInformer.addEventHandler(
@@ -420,6 +439,9 @@ public final class SimKubelet implements AutoCloseable {
 
   @Override
   public void close() {
+    if (leases != null) {
+      leases.close();
+    }
     if (podInformer != null) {
       podInformer.close();
     }

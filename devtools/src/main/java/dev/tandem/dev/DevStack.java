@@ -220,7 +220,7 @@ public final class DevStack implements AutoCloseable {
               + " cores; kept in /var/cache/tandem)");
       log.flush();
     }
-    kube = StackKubernetes.start(kubeDir, options.apiPort());
+    kube = StackKubernetes.start(kubeDir, options.apiPort(), LocalKubernetes.NODE_GRACE);
     kubeconfig = stateDir.resolve("kubeconfig");
     Files.deleteIfExists(kubeconfig);
     Files.createSymbolicLink(kubeconfig, stateDir.relativize(kube.plane().kubeconfig()));

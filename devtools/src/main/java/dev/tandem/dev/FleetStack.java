@@ -1,5 +1,6 @@
 package dev.tandem.dev;
 
+import dev.tandem.bench.SimKubelet;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.fake.FakePartition;
 import dev.tandem.slurm.fake.FakeSlurmrestd;
@@ -82,7 +83,7 @@ public final class FleetStack implements AutoCloseable {
     temporal = LocalTemporal.start(stateDir.resolve("temporal"), 0, -1);
     Path kubeDir = stateDir.resolve("kube");
     step("Kubernetes control plane (scripts/kube-local.sh, state in " + kubeDir + ")");
-    kube = StackKubernetes.start(kubeDir, 0);
+    kube = StackKubernetes.start(kubeDir, 0, SimKubelet.NODE_GRACE);
     tandemRequests = new TandemRequests(kube.plane().auditLog());
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("SLURM_REST_URL", fake.url().toString());

@@ -1,11 +1,12 @@
 package dev.tandem.dev;
 
+import dev.tandem.devstack.LocalScript;
 import dev.tandem.devstack.kube.LocalKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -28,17 +29,18 @@ final class StackKubernetes implements AutoCloseable {
 
   /**
    * @param port the API server's port on 127.0.0.1, the first of five (0: free ones)
+   * @param nodeGrace the node lifecycle controller's grace for a missing node heartbeat
    */
-  static StackKubernetes start(Path dir, int port) throws IOException {
+  static StackKubernetes start(Path dir, int port, Duration nodeGrace) throws IOException {
     if (Files.isDirectory(dir)) {
       LocalKubernetes.stopLeftover(dir);
       try (Stream<Path> files = Files.list(dir)) {
         for (Path f : files.filter(f -> !f.getFileName().toString().equals("pki")).toList()) {
-          delete(f);
+          LocalScript.deleteTree(f);
         }
       }
     }
-    LocalKubernetes kube = LocalKubernetes.start(dir, port);
+    LocalKubernetes kube = LocalKubernetes.start(dir, port, nodeGrace);
     KubernetesClient client = null;
     try {
       client = kube.adminClient();
@@ -55,14 +57,6 @@ final class StackKubernetes implements AutoCloseable {
       }
       kube.close();
       throw e;
-    }
-  }
-
-  private static void delete(Path p) throws IOException {
-    try (Stream<Path> all = Files.walk(p)) {
-      for (Path f : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(f);
-      }
     }
   }
 

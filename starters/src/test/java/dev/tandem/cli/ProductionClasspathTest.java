@@ -43,8 +43,8 @@ class ProductionClasspathTest {
   /**
    * Packages (as class file paths) that only the local stack, the benchmarks and the tests use: the
    * Slurm benches and the local Slurm script's driver, tandem bench and tandem dev, the local
-   * control plane, kubelet and Temporal, the fake slurmrestd, the dev tools' commands, the end-to-end
-   * tests.
+   * control plane, kubelet and Temporal, the fake slurmrestd, the dev tools' commands, the
+   * end-to-end tests.
    */
   static final List<String> DEV_ONLY_PACKAGES =
       List.of(

@@ -38,8 +38,14 @@ public final class LocalKubernetes implements AutoCloseable {
   private final int port;
   private Path temporaryDir;
 
-  private LocalKubernetes(Path dir, int port) {
-    this.script = LocalScript.of("kube-local.sh", env(dir, port));
+  /**
+   * How long the node lifecycle controller waits for a node's heartbeat before it takes the node
+   * for lost: 20 s, so that tests of a lost node run quickly (a cluster's default is 50 s).
+   */
+  public static final Duration NODE_GRACE = Duration.ofSeconds(20);
+
+  private LocalKubernetes(Path dir, int port, Duration nodeGrace) {
+    this.script = LocalScript.of("kube-local.sh", env(dir, port, nodeGrace));
     this.dir = dir;
     this.port = port;
   }
@@ -50,8 +56,16 @@ public final class LocalKubernetes implements AutoCloseable {
    * @param port the API server's port on 127.0.0.1, the first of {@value #PORTS} (0: free ones)
    */
   public static LocalKubernetes start(Path dir, int port) throws IOException {
+    return start(dir, port, NODE_GRACE);
+  }
+
+  /**
+   * As {@link #start(Path, int)}, with the node lifecycle controller's grace period for a missing
+   * heartbeat: a simulated fleet whose node agents renew their Leases rarely needs a longer one.
+   */
+  public static LocalKubernetes start(Path dir, int port, Duration nodeGrace) throws IOException {
     int p = port == 0 ? freePorts() : port;
-    LocalKubernetes k = new LocalKubernetes(dir, p);
+    LocalKubernetes k = new LocalKubernetes(dir, p, nodeGrace);
     k.script.run(INSTALL_TIMEOUT, "install");
     k.start();
     return k;
@@ -75,11 +89,12 @@ public final class LocalKubernetes implements AutoCloseable {
 
   /** Stops a control plane an earlier run left running from {@code dir}, if any. */
   public static void stopLeftover(Path dir) throws IOException {
-    new LocalKubernetes(dir, 0).stop();
+    new LocalKubernetes(dir, 0, NODE_GRACE).stop();
   }
 
-  private static Map<String, String> env(Path dir, int port) {
+  private static Map<String, String> env(Path dir, int port, Duration nodeGrace) {
     Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("TANDEM_KUBE_NODE_GRACE", nodeGrace.toSeconds() + "s");
     env.put("TANDEM_KUBE_DIR", dir.toAbsolutePath().toString());
     env.put("TANDEM_KUBE_PORT", Integer.toString(port));
     return env;

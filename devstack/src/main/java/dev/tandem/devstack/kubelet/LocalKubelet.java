@@ -73,7 +73,7 @@ public final class LocalKubelet implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    leases = new NodeLeases(client, List.copyOf(myNodes));
+    leases = new NodeLeases(client, List.copyOf(myNodes), NodeLeases.RENEW);
     worker =
         new PodWorker(client, config, new SlurmSetup(config.slurmEnvFile()), this::enqueueLater);
     admission =

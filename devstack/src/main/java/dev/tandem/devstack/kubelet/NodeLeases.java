@@ -15,16 +15,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node heartbeats a kubelet sends: the Lease {@code kube-node-lease/<node>} of each of its
- * nodes, renewed every {@link #RENEW}. The node lifecycle controller takes a node whose Lease is
- * not renewed within its grace period for lost (Ready Unknown, the unreachable taints, and after
- * their toleration the eviction of its pods), so the renewals run on a thread of their own: a busy
- * sync loop must not make the nodes look dead.
+ * nodes, renewed at a fixed interval (the local kubelet: every {@link #RENEW}). The node lifecycle
+ * controller takes a node whose Lease is not renewed within its grace period for lost (Ready
+ * Unknown, the unreachable taints, and after their toleration the eviction of its pods), so the
+ * renewals run on a thread of their own: a busy sync loop must not make the nodes look dead.
  */
-final class NodeLeases implements AutoCloseable {
+public final class NodeLeases implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeLeases.class);
 
   /** How often each Lease is renewed (a kubelet's default is a quarter of the duration, 10 s). */
-  static final Duration RENEW = Duration.ofSeconds(5);
+  public static final Duration RENEW = Duration.ofSeconds(5);
 
   /** The Lease's duration, as a kubelet sets it. */
   static final int DURATION_SECONDS = 40;
@@ -33,6 +33,7 @@ final class NodeLeases implements AutoCloseable {
 
   private final KubernetesClient client;
   private final List<String> nodes;
+  private final Duration every;
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -41,13 +42,14 @@ final class NodeLeases implements AutoCloseable {
             return t;
           });
 
-  NodeLeases(KubernetesClient client, List<String> nodes) {
+  public NodeLeases(KubernetesClient client, List<String> nodes, Duration every) {
     this.client = client;
     this.nodes = List.copyOf(nodes);
+    this.every = every;
   }
 
-  void start() {
-    timer.scheduleWithFixedDelay(this::renewAll, 0, RENEW.toMillis(), TimeUnit.MILLISECONDS);
+  public void start() {
+    timer.scheduleWithFixedDelay(this::renewAll, 0, every.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   void renewAll() {

@@ -39,7 +39,7 @@ class NodeLeasesIT {
     String name = config.nodeName(1);
     try (KubernetesClient client = SharedKubernetes.get().adminClient()) {
       LocalNodes.register(client, config, 0);
-      NodeLeases leases = new NodeLeases(client, List.of(name));
+      NodeLeases leases = new NodeLeases(client, List.of(name), NodeLeases.RENEW);
       leases.start();
       try {
         await()
