@@ -190,7 +190,6 @@ public class KubeActivitiesImpl implements KubeActivities {
            * fabric8 has no DSL for a uid precondition; a resourceVersion precondition is stronger
            * (a resourceVersion names one version of one object, so it implies the uid checked
            * above). If the pod changed since the read, the API answers 409 and we re-read.
-           * The mock API server does not check delete preconditions: tests cannot see that part.
            */
           try {
             client
@@ -228,8 +227,7 @@ public class KubeActivitiesImpl implements KubeActivities {
                     .list()
                     .getItems());
     // The equality selector is what the API filters on; filtering again costs nothing and keeps
-    // a server that mishandles selectors (the mock does for set-based ones) from handing us
-    // another NodeSet's pods.
+    // a server that mishandles selectors from handing us another NodeSet's pods.
     return pods.stream()
         .filter(p -> p.getMetadata().getLabels() != null)
         .filter(p -> nodeSet.equals(p.getMetadata().getLabels().get(PodLabels.NODESET)))

@@ -44,12 +44,7 @@ final class NodeSetWrites {
   /**
    * Writes {@code /status} only (never the main resource: a status write must not touch spec) with
    * a JSON patch that replaces the status object. No-op when the stored status already says the
-   * same.
-   *
-   * <p>Why a JSON patch and not a merge patch: fabric8's mock API server (the local dev API) merges
-   * arrays in a JSON merge patch instead of replacing them (RFC 7386), which duplicates conditions;
-   * a JSON patch means the same on both. Strategic merge patch is not supported on custom resources
-   * at all.
+   * same. (Strategic merge patch is not supported on custom resources.)
    */
   void writeStatus(NodeSetRef ref, NodeSetStatusView status) {
     String what = "write status of NodeSet " + ref;

@@ -385,8 +385,8 @@ class BadNodeSetSpecTest {
 
   /**
    * A field Tandem's model does not know and that is no near miss may be newer than the model:
-   * Tandem passes it to the pod, where the cluster's strict field validation judges it (see
-   * KubeActivitiesImplTest#anInvalidPodIsRejectedWithTheApiServersMessage for a refusal).
+   * Tandem passes it to the pod, where the cluster's strict field validation judges it (devstack's
+   * BadPodTemplateTest: a real API server's refusal).
    */
   @Test
   void fieldNewerThanTandemsModelIsPassedOn() {

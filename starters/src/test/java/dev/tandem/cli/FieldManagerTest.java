@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kube.SharedKubernetes;
+import dev.tandem.devstack.kube.TestNamespace;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;

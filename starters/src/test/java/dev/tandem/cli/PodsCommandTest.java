@@ -8,6 +8,7 @@ import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.devstack.faults.KubeApiProxy;
 import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kube.SharedKubernetes;
+import dev.tandem.devstack.kube.TestNamespace;
 import dev.tandem.devstack.temporal.LocalTemporal;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.Names;

@@ -1,51 +1,89 @@
 package dev.tandem.workers;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.devstack.kube.LocalKubernetes;
+import dev.tandem.devstack.kube.SharedKubernetes;
+import dev.tandem.devstack.kube.TestNamespace;
 import dev.tandem.k8s.KubeClients;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The worker's Kubernetes client (the one its activities, watchers and leader election use) says
- * {@code User-Agent: tandem/<version>}: an API server names the field manager of its writes after
- * it ({@code tandem}), where fabric8's default would show {@code fabric8-kubernetes-client}.
+ * {@code User-Agent: tandem/<version>}: the real API server records it (audit log) and names the
+ * field manager of its writes after it ({@code tandem}), where fabric8's default would show {@code
+ * fabric8-kubernetes-client}.
  */
-@EnableKubernetesMockClient(crud = true)
 class KubernetesIdentityTest {
-  static KubernetesMockServer server;
-  static KubernetesClient client;
-
-  @TempDir Path tmp;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
   void theWorkersClientSendsTandemsUserAgent() throws Exception {
-    Path kubeconfig = tmp.resolve("kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
-            + client.getConfiguration().getMasterUrl()
-            + "\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user:\n    token: t\n"
-            + "contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-            + "current-context: x\n");
+    LocalKubernetes kube = SharedKubernetes.get();
     // Not started (and so not closed): only its Kubernetes client is wanted.
     TandemWorker w =
         new TandemWorker(
             Map.of(
-                "KUBECONFIG", kubeconfig.toString(),
+                "KUBECONFIG", kube.kubeconfig().toString(),
                 "SLURM_REST_URL", "http://127.0.0.1:6820",
                 "SLURM_REST_API", "v0.0.44",
                 "SLURM_JWT", "token"));
-    try (KubernetesClient k8s = w.get(KubernetesClient.class)) {
-      k8s.pods().inNamespace("default").list();
+    try (KubernetesClient admin = kube.adminClient();
+        TestNamespace ns = TestNamespace.create(admin, "identity");
+        KubernetesClient k8s = w.get(KubernetesClient.class)) {
+      ConfigMap cm =
+          k8s.configMaps()
+              .inNamespace(ns.name())
+              .resource(
+                  new ConfigMapBuilder()
+                      .withNewMetadata()
+                      .withName("probe")
+                      .endMetadata()
+                      .addToData("a", "b")
+                      .build())
+              .create();
       assertEquals(
-          "tandem/" + KubeClients.VERSION, server.getLastRequest().getHeader("User-Agent"));
+          List.of("tandem"),
+          cm.getMetadata().getManagedFields().stream()
+              .map(ManagedFieldsEntry::getManager)
+              .toList());
+      JsonNode event =
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(() -> creation(kube, ns.name()), e -> e != null);
+      assertEquals("tandem/" + KubeClients.VERSION, event.path("userAgent").asText());
+    }
+  }
+
+  /**
+   * The audit event of ConfigMap {@code probe}'s creation in {@code ns}, or null while there is
+   * none.
+   */
+  private static JsonNode creation(LocalKubernetes kube, String ns) throws IOException {
+    try (var lines = Files.lines(kube.auditLog())) {
+      for (String l : (Iterable<String>) lines.filter(l -> l.contains(ns))::iterator) {
+        JsonNode e = JSON.readTree(l);
+        JsonNode ref = e.path("objectRef");
+        if ("create".equals(e.path("verb").asText())
+            && "configmaps".equals(ref.path("resource").asText())
+            && ns.equals(ref.path("namespace").asText())
+            && "probe".equals(ref.path("name").asText())) {
+          return e;
+        }
+      }
+      return null;
     }
   }
 }

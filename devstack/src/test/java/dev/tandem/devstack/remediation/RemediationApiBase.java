@@ -3,7 +3,7 @@ package dev.tandem.devstack.remediation;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kube.SharedKubernetes;
-import dev.tandem.devstack.scheduling.TestNamespace;
+import dev.tandem.devstack.kube.TestNamespace;
 import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;

@@ -7,6 +7,7 @@ import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.devstack.faults.KubeApiProxy;
 import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.devstack.kube.SharedKubernetes;
+import dev.tandem.devstack.kube.TestNamespace;
 import dev.tandem.slurm.SlurmClient;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;

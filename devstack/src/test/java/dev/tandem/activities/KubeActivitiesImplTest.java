@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.k8s.Fixtures;
+import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetSpecs;
 import dev.tandem.k8s.Owners;
 import dev.tandem.slurm.testing.MutableClock;
@@ -16,17 +19,22 @@ import dev.tandem.workflows.model.PodRequest;
 import dev.tandem.workflows.model.PodTemplate;
 import dev.tandem.workflows.model.PodView;
 import dev.tandem.workflows.model.SlurmSettings;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,42 +42,66 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Pods against fabric8's mock API server in CRUD mode. Only what a real API server would also do is
- * asserted. Where the mock is weaker it is said next to the test: it does not check delete
- * preconditions, does not validate, and does not run the garbage collector.
+ * Pods against the real API server: the activities talk through a fault proxy ({@link RealApi}),
+ * the test reads and writes directly. Each test has a namespace of its own.
  */
-@EnableKubernetesMockClient(crud = true)
 class KubeActivitiesImplTest {
-  static KubernetesMockServer server;
-  static KubernetesClient mockClient;
+  static RealApi api;
 
+  RealApi.Namespace namespace;
   String ns;
-  static KubernetesClient client;
-  static String crdUid;
   KubeActivitiesImpl kube;
   PodTemplate template;
 
   @BeforeAll
-  static void connect() {
-    client = MockApi.withoutRetries(mockClient);
-    crdUid = MockApi.installCrd(client);
+  static void connect() throws IOException {
+    api = RealApi.start();
+  }
+
+  @AfterAll
+  static void disconnect() {
+    if (api != null) {
+      api.close();
+    }
   }
 
   @BeforeEach
   void setUp() {
-    ns = MockApi.namespace();
-    kube = new KubeActivitiesImpl(client, new MutableClock(Instant.parse("2025-01-01T00:00:00Z")));
+    namespace = api.namespace();
+    ns = namespace.name;
+    kube = activities();
     template = NodeSetSpecs.toView(Fixtures.example()).template();
   }
 
-  @AfterAll
-  static void closeClient() {
-    client.close();
+  @AfterEach
+  void tearDown() {
+    api.proxy.faults().clear();
+    namespace.close();
+  }
+
+  private static KubeActivitiesImpl activities() {
+    return new KubeActivitiesImpl(
+        api.proxied, new MutableClock(Instant.parse("2025-01-01T00:00:00Z")));
   }
 
   private PodRequest request(String nodeSet, int ordinal) {
-    return new PodRequest(
-        NodeRef.of(ns, nodeSet, ordinal), template, MockApi.nodeSet(client, ns, nodeSet));
+    return new PodRequest(NodeRef.of(ns, nodeSet, ordinal), template, api.nodeSet(ns, nodeSet));
+  }
+
+  private List<Pod> pods() {
+    return api.admin.pods().inNamespace(ns).list().getItems();
+  }
+
+  /** Reads of the NodeSet CRD fail with {@code code} for a minute. */
+  private static ApiFaults.Fault failCrdReads(int code) {
+    return api.proxy
+        .faults()
+        .failMatching(
+            r ->
+                "customresourcedefinitions".equals(r.resource())
+                    && Owners.CRD_NAME.equals(r.name()),
+            code,
+            Duration.ofMinutes(1));
   }
 
   @Test
@@ -78,18 +110,18 @@ class KubeActivitiesImplTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> kube.ensurePod(orphan));
     assertEquals(KubeActivities.REJECTED, f.getType());
     assertTrue(f.getOriginalMessage().contains("NodeSet " + ns + "/gone no longer exists"));
-    assertEquals(0, client.pods().inNamespace(ns).list().getItems().size(), "no pod");
+    assertEquals(List.of(), pods(), "no pod");
   }
 
   @Test
   void ensurePodCreatesNoPodForANodeSetBeingDeleted() {
-    String uid = MockApi.nodeSet(client, ns, "leaving", "tandem.dev/test-hold");
-    dev.tandem.k8s.NodeSetResources.generic(client).inNamespace(ns).withName("leaving").delete();
+    String uid = api.nodeSet(ns, "leaving", "tandem.dev/test-hold");
+    NodeSetResources.generic(api.admin).inNamespace(ns).withName("leaving").delete();
     PodRequest r = new PodRequest(NodeRef.of(ns, "leaving", 0), template, uid);
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> kube.ensurePod(r));
     assertEquals(KubeActivities.REJECTED, f.getType());
     assertTrue(f.getOriginalMessage().contains("is being deleted"), f.getOriginalMessage());
-    assertEquals(0, client.pods().inNamespace(ns).list().getItems().size(), "no pod");
+    assertEquals(List.of(), pods(), "no pod");
   }
 
   @Test
@@ -102,13 +134,12 @@ class KubeActivitiesImplTest {
 
     PodView again = kube.ensurePod(request("gpu-a", 0));
     assertEquals(first.uid(), again.uid());
-    assertEquals(1, client.pods().inNamespace(ns).list().getItems().size());
+    assertEquals(1, pods().size());
 
-    Pod stored = client.pods().inNamespace(ns).withName("gpu-a-0").get();
+    Pod stored = api.admin.pods().inNamespace(ns).withName("gpu-a-0").get();
     assertEquals("gpu-a-0", stored.getSpec().getHostname());
     assertEquals(
-        MockApi.nodeSet(client, ns, "gpu-a"),
-        stored.getMetadata().getOwnerReferences().get(0).getUid());
+        api.nodeSet(ns, "gpu-a"), stored.getMetadata().getOwnerReferences().get(0).getUid());
   }
 
   /**
@@ -118,9 +149,9 @@ class KubeActivitiesImplTest {
   @Test
   void ensurePodCreatesThePodWithItsNodeSetAndItsAnchorAsOwners() {
     kube.ensurePod(request("gpu-a", 0));
-    Pod stored = client.pods().inNamespace(ns).withName("gpu-a-0").get();
+    Pod stored = api.admin.pods().inNamespace(ns).withName("gpu-a-0").get();
     assertEquals(
-        Owners.of("gpu-a", MockApi.nodeSet(client, ns, "gpu-a"), crdUid),
+        Owners.of("gpu-a", api.nodeSet(ns, "gpu-a"), api.crdUid()),
         stored.getMetadata().getOwnerReferences());
   }
 
@@ -128,46 +159,37 @@ class KubeActivitiesImplTest {
   @ParameterizedTest
   @ValueSource(ints = {403, 404, 500})
   void withoutItsAnchorNoPodIsCreatedAndTheFailureIsRetryable(int code) {
-    server
-        .expect()
-        .get()
-        .withPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodesets.tandem.dev")
-        .andReturn(code, new StatusBuilder().withCode(code).withMessage("no").build())
-        .once();
+    ApiFaults.Fault crd = failCrdReads(code);
     ApplicationFailure f =
         assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
     assertEquals(KubeCalls.UNAVAILABLE, f.getType());
     assertFalse(f.isNonRetryable());
     assertTrue(f.getOriginalMessage().contains("nodesets.tandem.dev"), f.getMessage());
-    assertEquals(0, client.pods().inNamespace(ns).list().getItems().size(), "no pod");
+    assertEquals(List.of(), pods(), "no pod");
 
     // Once the CRD reads again, the retry creates the pod with its anchor.
+    crd.cancel();
     kube.ensurePod(request("gpu-a", 0));
     assertTrue(
         Owners.hasAnchor(
-            client
+            api.admin
                 .pods()
                 .inNamespace(ns)
                 .withName("gpu-a-0")
                 .get()
                 .getMetadata()
                 .getOwnerReferences(),
-            crdUid));
+            api.crdUid()));
   }
 
   /** An existing pod needs no anchor read to be returned (the pod watcher adds a missing one). */
   @Test
   void anExistingPodIsReturnedEvenWhenTheAnchorCannotBeRead() {
     PodView created = kube.ensurePod(request("gpu-a", 0));
-    client.apiextensions().v1().customResourceDefinitions().withName(Owners.CRD_NAME).delete();
-    try {
-      PodView again =
-          new KubeActivitiesImpl(client, new MutableClock(Instant.parse("2025-01-01T00:00:00Z")))
-              .ensurePod(request("gpu-a", 0));
-      assertEquals(created.uid(), again.uid());
-    } finally {
-      crdUid = MockApi.installCrd(client);
-    }
+    ApiFaults.Fault crd = failCrdReads(403);
+    PodView again = activities().ensurePod(request("gpu-a", 0));
+    assertEquals(created.uid(), again.uid());
+    assertEquals(0, crd.hits(), "the anchor was not read");
   }
 
   @Test
@@ -176,15 +198,13 @@ class KubeActivitiesImplTest {
     PodTemplate newer =
         new PodTemplate("0000000000", template.templateJson(), SlurmSettings.none());
     PodView v =
-        kube.ensurePod(
-            new PodRequest(
-                NodeRef.of(ns, "gpu-a", 1), newer, MockApi.nodeSet(client, ns, "gpu-a")));
+        kube.ensurePod(new PodRequest(NodeRef.of(ns, "gpu-a", 1), newer, api.nodeSet(ns, "gpu-a")));
     assertEquals(template.revision(), v.revision());
   }
 
   @Test
   void ensurePodRefusesAPodOfTheSameNameThatIsNotTheNodeSets() {
-    client
+    api.admin
         .pods()
         .inNamespace(ns)
         .resource(
@@ -218,92 +238,57 @@ class KubeActivitiesImplTest {
     assertTrue(f.isNonRetryable());
   }
 
-  /** The mock does not validate pods; a canned 422 stands in for the API server's refusal. */
+  /** The API server's validation refuses a memory request above its limit; Tandem cannot know. */
   @Test
   void anInvalidPodIsRejectedWithTheApiServersMessage() {
-    server
-        .expect()
-        .post()
-        .withPath("/api/v1/namespaces/" + ns + "/pods?fieldValidation=Strict")
-        .andReturn(
-            422,
-            new StatusBuilder()
-                .withCode(422)
-                .withReason("Invalid")
-                .withMessage(
-                    "Pod \"gpu-a-0\" is invalid: spec.containers[0].resources.limits: Invalid"
-                        + " value: \"4Gi\": must be less than or equal to memory limit")
-                .build())
-        .once();
+    ObjectNode example = Fixtures.example();
+    ((ObjectNode) example.at("/spec/template/spec/containers/0/resources/limits"))
+        .put("memory", "2Gi");
+    template = NodeSetSpecs.toView(example).template();
     ApplicationFailure f =
         assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
     assertEquals(KubeActivities.POD_REJECTED, f.getType());
     assertTrue(f.isNonRetryable());
     assertEquals(
-        "spec.containers[0].resources.limits: Invalid value: \"4Gi\": must be less than or equal"
-            + " to memory limit",
+        "spec.containers[0].resources.requests: Invalid value: \"4Gi\": must be less than or equal"
+            + " to memory limit of 2Gi",
         f.getOriginalMessage());
-  }
-
-  /**
-   * A strict decoding error (a field newer than the cluster): one line for the workflow, the whole
-   * error in a Warning event on the NodeSet.
-   */
-  @Test
-  void anUnknownFieldIsAPodRejectionWithAWarningEventOnTheNodeSet() throws Exception {
-    server
-        .expect()
-        .post()
-        .withPath("/api/v1/namespaces/" + ns + "/pods?fieldValidation=Strict")
-        .andReturn(400, PodRejectionsTest.recorded("pod-strict-unknown-field-400.json").getStatus())
-        .once();
-    ApplicationFailure f =
-        assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
-    assertEquals(KubeActivities.POD_REJECTED, f.getType());
-    assertTrue(f.isNonRetryable());
-    assertEquals("unknown field \"spec.containers[0].resizePolicy\"", f.getOriginalMessage());
-    var events = client.v1().events().inNamespace(ns).list().getItems();
-    assertEquals(1, events.size());
-    var ev = events.get(0);
-    assertEquals("PodRejected", ev.getReason());
-    assertEquals("Warning", ev.getType());
-    assertEquals("NodeSet", ev.getInvolvedObject().getKind());
-    assertEquals("gpu-a", ev.getInvolvedObject().getName());
-    assertTrue(ev.getMessage().contains("strict decoding error"), ev.getMessage());
+    assertEquals(List.of(), pods(), "no pod");
   }
 
   @Test
   void serverErrorsStayRetryable() {
-    server
-        .expect()
-        .post()
-        .withPath("/api/v1/namespaces/" + ns + "/pods?fieldValidation=Strict")
-        .andReturn(500, new StatusBuilder().withCode(500).withMessage("etcd timeout").build())
-        .always();
+    api.proxy.faults().failMatching(ApiFaults.writesTo("pods"), 500, Duration.ofMinutes(1));
     ApplicationFailure f =
         assertThrows(ApplicationFailure.class, () -> kube.ensurePod(request("gpu-a", 0)));
     assertEquals(KubeCalls.UNAVAILABLE, f.getType());
     assertFalse(f.isNonRetryable());
   }
 
-  /** A create that meets 409 (another attempt won the race) re-reads instead of failing. */
+  /**
+   * A create that meets 409 (another attempt won the race) re-reads instead of failing: the pod
+   * exists, but the activity's first read of it is answered 404, so the API server refuses the
+   * create as AlreadyExists.
+   */
   @Test
   void ensurePodRereadsAfterAConflictingCreate() {
-    server
-        .expect()
-        .post()
-        .withPath("/api/v1/namespaces/" + ns + "/pods?fieldValidation=Strict")
-        .andReturn(
-            409,
-            new StatusBuilder()
-                .withCode(409)
-                .withReason("AlreadyExists")
-                .withMessage("pods \"gpu-a-0\" already exists")
-                .build())
-        .once();
-    PodView v = kube.ensurePod(request("gpu-a", 0));
-    assertTrue(v.exists());
-    assertEquals(1, client.pods().inNamespace(ns).list().getItems().size());
+    PodView first = kube.ensurePod(request("gpu-a", 0));
+    AtomicBoolean once = new AtomicBoolean(true);
+    ApiFaults.Fault missed =
+        api.proxy
+            .faults()
+            .failMatching(
+                r ->
+                    "GET".equals(r.method())
+                        && "pods".equals(r.resource())
+                        && "gpu-a-0".equals(r.name())
+                        && once.getAndSet(false),
+                404,
+                Duration.ofMinutes(1));
+    PodView v = activities().ensurePod(request("gpu-a", 0));
+    assertEquals(1, missed.hits());
+    assertEquals(first.uid(), v.uid());
+    assertEquals(1, pods().size());
   }
 
   @Test
@@ -327,6 +312,33 @@ class KubeActivitiesImplTest {
     assertFalse(kube.deletePod(ns, "gpu-a-0", null).exists());
   }
 
+  /**
+   * The delete carries the resourceVersion read: a pod changed in between (here by a label the test
+   * writes as the delete passes the proxy) is refused with 409, read again and then deleted.
+   */
+  @Test
+  void aPodChangedSinceItWasReadIsReadAgainBeforeTheDelete() {
+    PodView created = kube.ensurePod(request("gpu-a", 0));
+    AtomicInteger deletes = new AtomicInteger();
+    Predicate<ApiFaults.Request> changeOnFirstDelete =
+        r -> {
+          if ("DELETE".equals(r.method()) && "gpu-a-0".equals(r.name())) {
+            if (deletes.incrementAndGet() == 1) {
+              api.admin.pods().inNamespace(ns).withName("gpu-a-0").edit(p -> label(p));
+            }
+          }
+          return false;
+        };
+    api.proxy.faults().failMatching(changeOnFirstDelete, 500, Duration.ofMinutes(1));
+    assertFalse(kube.deletePod(ns, "gpu-a-0", created.uid()).exists());
+    assertEquals(2, deletes.get(), "refused once, then deleted");
+  }
+
+  private static Pod label(Pod p) {
+    p.getMetadata().getLabels().put("changed", "true");
+    return p;
+  }
+
   @Test
   void listPodsReturnsOnlyTheNodeSetsPodsByOrdinal() {
     kube.ensurePod(request("gpu-a", 10));
@@ -342,37 +354,31 @@ class KubeActivitiesImplTest {
   @Test
   void nodeLabelValuesReadsTheLabelOfTheAskedNodesOnly() {
     String key = "topology.tandem.dev/block";
-    String p = "lbl-" + ns + "-";
-    for (String[] n :
-        List.of(
-            new String[] {p + "1", "a"},
-            new String[] {p + "2", "b"},
-            new String[] {p + "4", "a"})) {
-      client
-          .nodes()
-          .resource(
-              new io.fabric8.kubernetes.api.model.NodeBuilder()
-                  .withNewMetadata()
-                  .withName(n[0])
-                  .addToLabels(key, n[1])
-                  .endMetadata()
-                  .build())
-          .create();
+    String p = "lbl-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    Map<String, String> labels =
+        Map.of(p + "1", key + "=a", p + "2", key + "=b", p + "3", "other=x", p + "4", key + "=a");
+    try {
+      labels.forEach(
+          (name, label) -> {
+            String[] kv = label.split("=");
+            api.admin
+                .nodes()
+                .resource(
+                    new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .addToLabels(kv[0], kv[1])
+                        .endMetadata()
+                        .build())
+                .create();
+          });
+      // 3 is unlabelled, 5 does not exist, 4 is labelled but not asked for.
+      assertEquals(
+          Map.of(p + "1", "a", p + "2", "b"),
+          kube.nodeLabelValues(key, List.of(p + "1", p + "2", p + "3", p + "5")));
+      assertEquals(Map.of(), kube.nodeLabelValues(key, List.of()));
+    } finally {
+      labels.keySet().forEach(n -> api.admin.nodes().withName(n).delete());
     }
-    client
-        .nodes()
-        .resource(
-            new io.fabric8.kubernetes.api.model.NodeBuilder()
-                .withNewMetadata()
-                .withName(p + "3")
-                .addToLabels("other", "x")
-                .endMetadata()
-                .build())
-        .create();
-    // 3 is unlabelled, 5 does not exist, 4 is labelled but not asked for.
-    assertEquals(
-        java.util.Map.of(p + "1", "a", p + "2", "b"),
-        kube.nodeLabelValues(key, List.of(p + "1", p + "2", p + "3", p + "5")));
-    assertEquals(java.util.Map.of(), kube.nodeLabelValues(key, List.of()));
   }
 }

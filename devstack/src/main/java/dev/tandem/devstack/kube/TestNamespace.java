@@ -1,4 +1,4 @@
-package dev.tandem.cli;
+package dev.tandem.devstack.kube;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -7,13 +7,13 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A namespace of one test class's own on the JVM's shared control plane ({@code SharedKubernetes}),
- * so that the classes sharing the plane do not meet. Created with its ServiceAccount {@code
- * default}, without which the API server refuses a pod. Closing it deletes every pod in it at once,
- * then the namespace: no kubelet runs to confirm a graceful deletion, so a bound pod would keep the
- * namespace terminating.
+ * A namespace of one test's (or test class's) own on the JVM's shared control plane ({@code
+ * SharedKubernetes}), so that the classes sharing the plane do not meet. Created with its
+ * ServiceAccount {@code default}, without which the API server refuses a pod. Closing it deletes
+ * every pod in it at once, then the namespace: no kubelet runs to confirm a graceful deletion, so a
+ * bound pod would keep the namespace terminating.
  */
-final class TestNamespace implements AutoCloseable {
+public final class TestNamespace implements AutoCloseable {
   private final KubernetesClient client;
   private final String name;
 

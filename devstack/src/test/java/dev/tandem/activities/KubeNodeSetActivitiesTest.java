@@ -3,12 +3,13 @@ package dev.tandem.activities;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.k8s.Fixtures;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
@@ -25,55 +26,61 @@ import dev.tandem.workflows.model.SlurmCounts;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * NodeSet status, finalizer and events against fabric8's mock API server (CRUD mode, the CRD
- * registered). The mock has no optimistic locking on /status and no schema validation; what is
- * asserted here is what a real API server does too.
+ * NodeSet status, finalizer and events against the real API server (the activities through a fault
+ * proxy, {@link RealApi}), each test in a namespace of its own.
  */
-@EnableKubernetesMockClient(crud = true)
 class KubeNodeSetActivitiesTest {
-  static KubernetesMockServer server;
-  static KubernetesClient mockClient;
-
   static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
+  static RealApi api;
+  static KubernetesClient client;
 
+  RealApi.Namespace namespace;
   String ns;
   NodeSetRef ref;
-  static KubernetesClient client;
   MutableClock clock;
   KubeActivitiesImpl kube;
 
   @BeforeAll
-  static void registerCrd() {
-    client = MockApi.withoutRetries(mockClient);
-    mockClient.apiextensions().v1().customResourceDefinitions().resource(Fixtures.crd()).create();
+  static void connect() throws IOException {
+    api = RealApi.start();
+    client = api.admin;
+  }
+
+  @AfterAll
+  static void disconnect() {
+    if (api != null) {
+      api.close();
+    }
   }
 
   @BeforeEach
   void setUp() {
-    ns = MockApi.namespace();
+    namespace = api.namespace();
+    ns = namespace.name;
     ref = new NodeSetRef(ns, "gpu-a");
     clock = new MutableClock(T0);
-    kube = new KubeActivitiesImpl(client, clock);
+    kube = new KubeActivitiesImpl(api.proxied, clock);
   }
 
-  @AfterAll
-  static void closeClient() {
-    client.close();
+  @AfterEach
+  void tearDown() {
+    api.proxy.faults().clear();
+    namespace.close();
   }
 
   private GenericKubernetesResource createNodeSet(ObjectNode json) {
@@ -122,25 +129,25 @@ class KubeNodeSetActivitiesTest {
   }
 
   @Test
-  void aStatusWriteIsOneReadAndOnePatch() throws InterruptedException {
-    createNodeSet(Fixtures.example());
-    int before = server.getRequestCount();
+  void aStatusWriteIsOneReadAndOnePatch() {
+    String before = createNodeSet(Fixtures.example()).getMetadata().getResourceVersion();
+    long requests = api.requests();
     kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
     // Not three: the patch goes through the NodeSet just read, not by name (KubeRefs).
-    assertEquals(2, server.getRequestCount() - before, "one read, one patch");
-    assertEquals("PATCH", server.getLastRequest().getMethod());
+    assertEquals(2, api.requests() - requests, "one read, one patch");
+    assertNotEquals(before, read().getMetadata().getResourceVersion(), "written");
   }
 
   @Test
-  void rewritingTheSameStatusChangesNothing() throws InterruptedException {
+  void rewritingTheSameStatusChangesNothing() {
     createNodeSet(Fixtures.example());
     kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
+    String before = read().getMetadata().getResourceVersion();
     clock.advance(Duration.ofMinutes(5));
-    // The mock does not bump resourceVersion on an identical status patch, so count requests.
-    int before = server.getRequestCount();
+    long requests = api.requests();
     kube.writeNodeSetStatus(ref, status("False", "2 of 3 nodes ready"));
-    assertEquals(1, server.getRequestCount() - before, "one read, no write");
-    assertEquals("GET", server.getLastRequest().getMethod());
+    assertEquals(1, api.requests() - requests, "one read, no write");
+    assertEquals(before, read().getMetadata().getResourceVersion());
   }
 
   @Test
@@ -164,11 +171,14 @@ class KubeNodeSetActivitiesTest {
     return ((List<Map<String, Object>>) st.get("conditions")).get(0);
   }
 
-  /** The mock stores what a real API server would refuse; Tandem must still report on it. */
+  /**
+   * The CRD keeps a shallow schema for the pod template, so the API server stores a template the
+   * Java classes cannot read (ports as a string); Tandem must still report on it.
+   */
   @Test
   void writesTheStatusOfANodeSetTheJavaClassesCannotRead() {
     ObjectNode bad = Fixtures.example();
-    Fixtures.with(bad, "spec.drain.onTimeout", Fixtures.json("\"Kill\""));
+    ((ObjectNode) bad.at("/spec/template/spec/containers/0")).put("ports", "80");
     createNodeSet(bad);
     assertThrows(
         RuntimeException.class,
@@ -188,7 +198,8 @@ class KubeNodeSetActivitiesTest {
                     Condition.INVALID_SPEC,
                     "True",
                     "InvalidSpec",
-                    "spec.drain.onTimeout: \"Kill\" must be Wait or Force",
+                    "spec.template.spec.containers[0].ports: cannot be read as part of a pod"
+                        + " template",
                     null)));
     kube.writeNodeSetStatus(ref, invalid);
     assertEquals("InvalidSpec", condition().get("type"));
@@ -199,33 +210,37 @@ class KubeNodeSetActivitiesTest {
     assertDoesNotThrow(() -> kube.writeNodeSetStatus(ref, status("True", "ok")));
   }
 
-  /** Canned 409s first (the mock never conflicts on /status), then the real write. */
+  /** The proxy answers 409 to the first {@code conflicts} status patches, then lets them pass. */
+  private static ApiFaults.Fault conflictsOnStatus(int conflicts) {
+    AtomicInteger left = new AtomicInteger(conflicts);
+    return api.proxy
+        .faults()
+        .failMatching(
+            r ->
+                r.isWrite()
+                    && "nodesets".equals(r.resource())
+                    && "status".equals(r.subresource())
+                    && left.getAndDecrement() > 0,
+            409,
+            Duration.ofMinutes(1));
+  }
+
   @Test
   void conflictsAreRetriedABoundedNumberOfTimes() {
     createNodeSet(Fixtures.example());
-    String path = "/apis/tandem.dev/v1alpha1/namespaces/" + ns + "/nodesets/gpu-a/status";
-    server.expect().patch().withPath(path).andReturn(409, conflict()).times(2);
+    ApiFaults.Fault two = conflictsOnStatus(2);
     kube.writeNodeSetStatus(ref, status("True", "ok"));
+    assertEquals(2, two.hits());
     assertEquals("ok", condition().get("message"));
+    two.cancel();
 
-    server
-        .expect()
-        .patch()
-        .withPath(path)
-        .andReturn(409, conflict())
-        .times(KubeCalls.MAX_CONFLICT_ATTEMPTS);
+    ApiFaults.Fault always = conflictsOnStatus(Integer.MAX_VALUE);
     ApplicationFailure f =
         assertThrows(
             ApplicationFailure.class, () -> kube.writeNodeSetStatus(ref, status("False", "no")));
     assertFalse(f.isNonRetryable(), "still retryable by Temporal");
-  }
-
-  private static io.fabric8.kubernetes.api.model.Status conflict() {
-    return new StatusBuilder()
-        .withCode(409)
-        .withReason("Conflict")
-        .withMessage("the object has been modified")
-        .build();
+    assertEquals(KubeCalls.MAX_CONFLICT_ATTEMPTS, always.hits());
+    assertEquals("ok", condition().get("message"), "not written");
   }
 
   @Test
@@ -274,6 +289,7 @@ class KubeNodeSetActivitiesTest {
                     .withName("gpu-a-0")
                     .endMetadata()
                     .withNewSpec()
+                    .withSchedulerName("none")
                     .addNewContainer()
                     .withName("s")
                     .withImage("s")
@@ -317,15 +333,12 @@ class KubeNodeSetActivitiesTest {
 
   @Test
   void eventsNeverFailTheCaller() {
-    server
-        .expect()
-        .post()
-        .withPath("/api/v1/namespaces/" + ns + "/events")
-        .andReturn(500, new StatusBuilder().withCode(500).withMessage("boom").build())
-        .always();
+    ApiFaults.Fault events =
+        api.proxy.faults().failMatching(ApiFaults.writesTo("events"), 500, Duration.ofMinutes(1));
     assertDoesNotThrow(
         () -> kube.recordEvent(new EventRequest(ns, "Pod", "gone", "Normal", "X", "y")));
     assertDoesNotThrow(() -> kube.recordEvent(null));
-    assertNull(client.pods().inNamespace(ns).withName("gone").get());
+    assertTrue(events.hits() > 0, "the event was tried");
+    assertEquals(List.of(), client.v1().events().inNamespace(ns).list().getItems());
   }
 }
