@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 /**
  * Untyped access to NodeSets. Tandem reads and writes NodeSets as generic resources so that one
- * that does not match the Java classes (possible with the mock API server, which does not validate)
- * can still get its status and lose its finalizer.
+ * that does not match the Java classes (stored under an older CRD, or a field the schema leaves
+ * open) can still get its status and lose its finalizer.
  */
 public final class NodeSetResources {
   private NodeSetResources() {}

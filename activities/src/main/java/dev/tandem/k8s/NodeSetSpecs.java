@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * because an invalid NodeSet must reach the workflow (which shows it as InvalidSpec and keeps the
  * last valid spec) rather than break the caller. That is also why a {@link
  * GenericKubernetesResource} or raw JSON is accepted: a typed informer stops on a CR it cannot
- * deserialize, and the mock API server stores CRs without validating them.
+ * deserialize, and the API server stores what the schema leaves open (a pod template) unchecked.
  */
 public final class NodeSetSpecs {
   private NodeSetSpecs() {}

@@ -31,7 +31,7 @@ public final class PodLabels {
 
   /**
    * The label selector of a NodeSet's pods, as written to {@code status.selector} for the scale
-   * subresource. Equality only: fabric8's mock server answers set-based selectors with everything.
+   * subresource. Equality only: the simplest selector every client and API server reads alike.
    */
   public static String selector(String nodeSet) {
     return NODESET + "=" + nodeSet;

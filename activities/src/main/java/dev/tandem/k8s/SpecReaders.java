@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads {@code spec.slurm}, {@code spec.updateStrategy} and the drain policies, checking again
- * everything the CRD schema says (the local mock API server does not validate, and an old API
- * server may ignore CEL rules) and adding a problem for each violation instead of throwing.
+ * everything the CRD schema says (an API server may ignore CEL rules, and a NodeSet stored under an
+ * older CRD was never checked against the current one) and adding a problem for each violation
+ * instead of throwing.
  */
 final class SpecReaders {
   private SpecReaders() {}

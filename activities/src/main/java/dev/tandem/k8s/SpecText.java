@@ -18,8 +18,8 @@ final class SpecText {
 
   /**
    * Reports members of {@code obj} that the schema does not declare. A real API server prunes them
-   * silently (so a typo like {@code replica} just vanishes); the local mock keeps them. Either way
-   * the user meant something, so say so.
+   * silently (so a typo like {@code replica} just vanishes); where the schema preserves unknown
+   * fields they stay. Either way the user meant something, so say so.
    */
   static void unknownFields(JsonNode obj, String path, Set<String> known, List<String> problems) {
     List<String> unknown = new ArrayList<>();

@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  * changes that matter to it: phase, readiness, Kubernetes node, deletion, identity.
  *
  * <p>Also the index other watchers use: the slurmd pods on a Kubernetes node, and the pod of a
- * Slurm node. Both are computed in memory from the cache, because the API server cannot be trusted
- * to filter pods by {@code spec.nodeName} (fabric8's mock answers nothing).
+ * Slurm node. Both are computed in memory from the cache: one watch of every slurmd pod, not one
+ * request per node.
  */
 public final class PodWatcher extends InformerWatcher<Pod> {
   static final String BY_NODE = "byNode";
