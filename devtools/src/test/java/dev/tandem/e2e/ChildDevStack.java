@@ -1,6 +1,7 @@
 package dev.tandem.e2e;
 
 import dev.tandem.cli.TandemCli;
+import dev.tandem.devstack.kube.LocalKubernetes;
 import dev.tandem.slurm.SlurmEnvFile;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,7 +35,7 @@ final class ChildDevStack {
             "--temporal-port",
             Integer.toString(temporalPort),
             "--api-port",
-            Integer.toString(freePort()),
+            Integer.toString(LocalKubernetes.freePorts()), // the plane takes it and the next four
             "--metrics-port",
             Integer.toString(freePort()),
             "--manifest",

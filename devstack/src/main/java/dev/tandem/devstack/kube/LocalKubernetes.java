@@ -196,15 +196,29 @@ public final class LocalKubernetes implements AutoCloseable {
     }
   }
 
-  /** The first of {@value #PORTS} consecutive free ports, tried at random above 20000. */
-  static int freePorts() throws IOException {
+  /**
+   * The first of {@value #PORTS} consecutive free ports, tried at random from 20000 up to below the
+   * kernel's ephemeral range (32768 by default), where no outgoing connection can take one between
+   * this check and the plane's start.
+   */
+  public static int freePorts() throws IOException {
+    int below = Math.max(20_000 + 1_000, ephemeralStart());
     for (int attempt = 0; attempt < 50; attempt++) {
-      int base = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
+      int base = 20_000 + ThreadLocalRandom.current().nextInt(below - 20_000 - PORTS);
       if (allFree(base)) {
         return base;
       }
     }
     throw new IOException("no " + PORTS + " consecutive free ports on 127.0.0.1 in 50 tries");
+  }
+
+  private static int ephemeralStart() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      return Integer.parseInt(range.split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32_768;
+    }
   }
 
   private static boolean allFree(int base) {
