@@ -5,7 +5,8 @@ import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.TimelineEntry;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -384,12 +385,15 @@ public final class FleetBench {
     return ids;
   }
 
+  /** As {@code kubectl cordon} does: a patch, not an update that conflicts with node status. */
   private void setUnschedulable(String node, boolean on) {
     stack
         .kubernetes()
         .nodes()
         .withName(node)
-        .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(on).endSpec().build());
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"spec\":{\"unschedulable\":" + on + "}}");
   }
 
   private void apply(String yaml) {

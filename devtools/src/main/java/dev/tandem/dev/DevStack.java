@@ -321,6 +321,11 @@ public final class DevStack implements AutoCloseable {
     return kube.plane();
   }
 
+  /** The local kubelet (tests: register its Nodes again). */
+  public LocalKubelet kubelet() {
+    return kubelet;
+  }
+
   /** An admin client of the stack's own (the kubelet's); not to be closed by the caller. */
   public KubernetesClient kubernetes() {
     return kube.client();

@@ -2,6 +2,7 @@ package dev.tandem.e2e;
 
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
+import dev.tandem.devstack.kube.OnConflict;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
@@ -167,27 +168,33 @@ public final class E2EStack implements AutoCloseable {
    * message} in the Node's status, or removes it when {@code reason} is null.
    */
   void setNodeCondition(String node, String type, String reason, String message) {
-    k8s.nodes()
-        .withName(node)
-        .editStatus(
-            n -> {
-              List<NodeCondition> keep = new ArrayList<>();
-              for (NodeCondition c : n.getStatus().getConditions()) {
-                if (!type.equals(c.getType())) {
-                  keep.add(c);
-                }
-              }
-              if (reason != null) {
-                keep.add(
-                    new NodeConditionBuilder()
-                        .withType(type)
-                        .withStatus("True")
-                        .withReason(reason)
-                        .withMessage(message)
-                        .build());
-              }
-              return new NodeBuilder(n).editStatus().withConditions(keep).endStatus().build();
-            });
+    OnConflict.retry(
+        () ->
+            k8s.nodes()
+                .withName(node)
+                .editStatus(
+                    n -> {
+                      List<NodeCondition> keep = new ArrayList<>();
+                      for (NodeCondition c : n.getStatus().getConditions()) {
+                        if (!type.equals(c.getType())) {
+                          keep.add(c);
+                        }
+                      }
+                      if (reason != null) {
+                        keep.add(
+                            new NodeConditionBuilder()
+                                .withType(type)
+                                .withStatus("True")
+                                .withReason(reason)
+                                .withMessage(message)
+                                .build());
+                      }
+                      return new NodeBuilder(n)
+                          .editStatus()
+                          .withConditions(keep)
+                          .endStatus()
+                          .build();
+                    }));
   }
 
   void patchSpec(String name, String specJson) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.SlurmJob;
@@ -11,6 +12,7 @@ import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * PodDisruptionBudget lets the idle slurmd pod go within seconds (once Tandem drained it in Slurm)
  * and holds the busy one until its real Slurm job ends; both come back Pending elsewhere, and after
  * {@code kubectl uncordon} on the same node, in service. A budget someone loosened is put back.
+ * {@code kubectl delete node} waits for the running job too.
  */
 class EvictionE2EIT {
   private static final String SET = "e2e";
@@ -257,6 +260,82 @@ class EvictionE2EIT {
             + " s");
     assertNotNull(e2e.slurmNode("e2e-0").orElse(null));
 
+    e2e.deleteNodeSet(SET, LIMIT);
+  }
+
+  /**
+   * {@code kubectl delete node} with a job running: Tandem's finalizer keeps the Node while its
+   * Slurm nodes drain and the job runs on (longer than the pod garbage collector's 40 s for pods of
+   * a missing Node, which would end it), then releases it. Registered again (as a restarted kubelet
+   * does), the node serves again.
+   */
+  @Test
+  void kubectlDeleteNodeWaitsForTheRunningJob() throws Exception {
+    e2e.apply(manifest());
+    for (String n : List.of("e2e-0", "e2e-1")) {
+      Await.until(n + " in service", LIMIT, EVERY, () -> inService(n), b -> b);
+    }
+    Await.until(
+        "Tandem's finalizer on " + K8S_NODE,
+        LIMIT,
+        EVERY,
+        () -> e2e.k8s.nodes().withName(K8S_NODE).get().getMetadata().getFinalizers(),
+        f -> f != null && f.contains("tandem.dev/slurm-jobs"));
+    String busyUid = uid("e2e-1");
+    job = e2e.sbatch("e2e-1", 60);
+    Await.until("job running", LIMIT, EVERY, () -> e2e.slurm.getJob(job), SlurmJob::running);
+
+    long deleted = System.nanoTime();
+    e2e.kubectl("delete", "node", K8S_NODE, "--wait=false");
+    Await.until(
+        "both Slurm nodes drained",
+        LIMIT,
+        EVERY,
+        () -> List.of("e2e-0", "e2e-1").stream().map(e2e::slurmNode).toList(),
+        l -> l.stream().allMatch(n -> n.isPresent() && n.get().drainFlag()));
+    assertTrue(
+        e2e.slurmNode("e2e-1").orElseThrow().reason().contains("being deleted"),
+        "reason: " + e2e.slurmNode("e2e-1").orElseThrow().reason());
+    while (e2e.slurm.getJob(job).running()) {
+      Node node = e2e.k8s.nodes().withName(K8S_NODE).get();
+      assertNotNull(node, K8S_NODE + " deleted while the job ran");
+      assertNotNull(node.getMetadata().getDeletionTimestamp());
+      Pod busy = e2e.pod("e2e-1").orElseThrow();
+      assertEquals(busyUid, busy.getMetadata().getUid(), "busy pod replaced while its job ran");
+      assertNull(busy.getMetadata().getDeletionTimestamp(), "busy pod deleted while its job ran");
+      assertTrue(secondsSince(deleted) < 120, "job still running after 120 s");
+      Thread.sleep(250);
+    }
+    Await.until(
+        "job ended",
+        LIMIT,
+        EVERY,
+        () -> e2e.slurm.getJob(job).state(),
+        s -> !"RUNNING".equals(s) && !"COMPLETING".equals(s));
+    SlurmJob ended = e2e.slurm.getJob(job);
+    assertEquals("COMPLETED", ended.state(), "job " + ended);
+    assertEquals(0, ended.restartCount(), "never requeued");
+    job = -1;
+    Await.until(
+        K8S_NODE + " released",
+        LIMIT,
+        EVERY,
+        () -> Optional.ofNullable(e2e.k8s.nodes().withName(K8S_NODE).get()),
+        Optional::isEmpty);
+    System.out.println(
+        "EvictionE2EIT: " + K8S_NODE + " gone " + secondsSince(deleted) + " s after the delete");
+
+    e2e.stack.kubelet().registerNodes();
+    for (String n : List.of("e2e-0", "e2e-1")) {
+      Await.until(
+          n + " back in service on " + K8S_NODE,
+          Duration.ofSeconds(120),
+          EVERY,
+          () ->
+              K8S_NODE.equals(e2e.pod(n).map(p -> p.getSpec().getNodeName()).orElse(null))
+                  && inService(n),
+          b -> b);
+    }
     e2e.deleteNodeSet(SET, LIMIT);
   }
 

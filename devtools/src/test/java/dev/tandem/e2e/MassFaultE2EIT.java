@@ -3,6 +3,7 @@ package dev.tandem.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.devstack.kube.OnConflict;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.Condition;
@@ -212,10 +213,18 @@ class MassFaultE2EIT {
   }
 
   private static void label(String node, String rack) {
-    e2e.k8s
-        .nodes()
-        .withName(node)
-        .edit(n -> new NodeBuilder(n).editMetadata().addToLabels(RACK, rack).endMetadata().build());
+    OnConflict.retry(
+        () ->
+            e2e.k8s
+                .nodes()
+                .withName(node)
+                .edit(
+                    n ->
+                        new NodeBuilder(n)
+                            .editMetadata()
+                            .addToLabels(RACK, rack)
+                            .endMetadata()
+                            .build()));
   }
 
   /** What a GPU health agent does: sets (or clears) the condition in the Node's status. */

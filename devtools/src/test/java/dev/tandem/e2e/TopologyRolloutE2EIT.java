@@ -9,8 +9,9 @@ import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSummary;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,9 @@ class TopologyRolloutE2EIT {
     e2e.k8s
         .nodes()
         .withName(node)
-        .edit(n -> new NodeBuilder(n).editMetadata().addToLabels(KEY, block).endMetadata().build());
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"" + KEY + "\":\"" + block + "\"}}}");
   }
 
   private static boolean allAt(String rev) {

@@ -4,6 +4,7 @@ import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.DrainCause;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.SlurmNodeView;
 import dev.tandem.workflows.remediation.RemediationPolicy;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -21,13 +22,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * Turns Kubernetes node health into Slurm drains of the slurmd pods on that node.
+ * Turns Kubernetes node health into Slurm drains of the slurmd pods on that node, and holds a Node
+ * being deleted while jobs run there ({@link NodeFinalizer}).
  *
  * <ul>
- *   <li>Cordon ({@code spec.unschedulable}) → {@code drain} with owner {@code k8s-cordon} and the
- *       reason from the annotation {@code tandem.dev/cordon-reason} (or a default); uncordon →
- *       {@code undrain} of that owner only, so other drains stay. A cordon is a person's act (or
- *       their automation's, e.g. {@code kubectl drain}): it is never budgeted.
+ *   <li>Cordon ({@code spec.unschedulable}) or deletion → {@code drain} with owner {@code
+ *       k8s-cordon} and the reason from the annotation {@code tandem.dev/cordon-reason} (or a
+ *       default); uncordon → {@code undrain} of that owner only, so other drains stay. A cordon is
+ *       a person's act (or their automation's, e.g. {@code kubectl drain}): it is never budgeted.
  *   <li>A configured condition in a bad state ({@code Ready} not True, or e.g. {@code GpuUnhealthy}
  *       True) → a drain with owner {@code k8s-unhealthy} and {@code <condition>: <message>}, asked
  *       of the budget ({@link UnhealthyDrains}), which sets it only within {@code
@@ -67,6 +69,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
   private final Set<String> unhealthyConditions;
   private final Duration resync;
   private final UnhealthyDrains drains;
+  private final NodeFinalizer finalizer;
 
   /** Per (pod, owner) key: the reason asked and not yet accepted ("-" = undrain). */
   private final Map<String, String> pending = new ConcurrentHashMap<>();
@@ -104,6 +107,9 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
    *     drains when not True)
    * @param clusterBudget {@code TANDEM_CLUSTER_BUDGET}: at most this many Kubernetes nodes out
    *     through automatic actions cluster-wide, or 0 for a tenth of those hosting slurmd pods
+   * @param slurmViews the Slurm watcher's latest view of a Slurm node ({@link
+   *     SlurmPoller#lastView}): when a Node being deleted runs no job any more ({@link
+   *     NodeFinalizer})
    */
   public K8sNodeWatcher(
       KubernetesClient client,
@@ -114,7 +120,8 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
       Set<String> unhealthyConditions,
       Duration resync,
       Function<NodeSetRef, RemediationPolicy> policies,
-      int clusterBudget) {
+      int clusterBudget,
+      Function<String, SlurmNodeView> slurmViews) {
     super("node", metrics);
     this.client = client;
     this.pods = pods;
@@ -134,6 +141,8 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
             metrics,
             REDELIVER_AFTER,
             this::lookAgain);
+    this.finalizer =
+        new NodeFinalizer(client, pods::podsOn, this::cached, slurmViews, coalescer, metrics);
   }
 
   /** Also sends the remediation triggers and rechecks these nodes call for. */
@@ -253,6 +262,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
     Node n = informer.getStore().getByKey(on);
     if (n != null) {
       applyTo(pod, n, Pass.CHANGE);
+      finalizer.observe(n);
       drains.observe(n, unhealthyReason(n), false);
       RemediationWatch r = remediation;
       if (r != null) {
@@ -266,6 +276,7 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
       applyTo(pod, n, pass);
     }
     drains.observe(n, unhealthyReason(n), pass == Pass.FULL);
+    finalizer.observe(n);
     RemediationWatch r = remediation;
     if (r != null) {
       r.nodeObserved(n, true);
@@ -341,7 +352,13 @@ public class K8sNodeWatcher extends InformerWatcher<Node> {
             });
   }
 
+  /** Why the node's Slurm nodes are drained as for a cordon (being deleted counts), or null. */
   static String cordonReason(Node n) {
+    if (n.getMetadata().getDeletionTimestamp() != null) {
+      return "Kubernetes node "
+          + n.getMetadata().getName()
+          + " is being deleted (held until the jobs on it end)";
+    }
     if (n.getSpec() == null || !Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
       return null;
     }

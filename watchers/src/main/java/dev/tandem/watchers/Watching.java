@@ -53,17 +53,6 @@ final class Watching implements AutoCloseable {
     scheduling = new SchedulingPodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     nodeSets =
         new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync(), crdAnchor);
-    nodes =
-        new K8sNodeWatcher(
-            k8s,
-            pods,
-            coalescer,
-            signals,
-            metrics,
-            cfg.unhealthyConditions(),
-            cfg.informerResync(),
-            nodeSets::policy,
-            cfg.clusterBudget());
     poller =
         new SlurmPoller(
             slurm,
@@ -75,6 +64,18 @@ final class Watching implements AutoCloseable {
             cfg.slurmInterval(),
             cfg.slurmFullResync(),
             clock);
+    nodes =
+        new K8sNodeWatcher(
+            k8s,
+            pods,
+            coalescer,
+            signals,
+            metrics,
+            cfg.unhealthyConditions(),
+            cfg.informerResync(),
+            nodeSets::policy,
+            cfg.clusterBudget(),
+            poller::lastView);
     poller.pendingInterval(cfg.slurmPendingInterval());
     Duration probe = cfg.reachability().kubernetesProbe();
     health =

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.devstack.kube.OnConflict;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeRef;
@@ -213,7 +214,8 @@ class K8sWatchersTest extends WatcherTestBase {
                 Set.of("GpuUnhealthy"),
                 RESYNC,
                 ref -> null,
-                0) {
+                0,
+                name -> null) {
               @Override
               protected void onAdd(Node n) {
                 if (Thread.currentThread() == test) {
@@ -286,25 +288,27 @@ class K8sWatchersTest extends WatcherTestBase {
     client.pods().resource(pod("gpu-0", "k1")).create();
     client.pods().resource(pod("gpu-1", "k2")).create();
     Wait.until("pods cached", () -> pods.all().size() == 2);
-    client
-        .nodes()
-        .withName("k1")
-        .editStatus(
-            n -> {
-              n.setStatus(
-                  new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
-                      .addNewCondition()
-                      .withType("Ready")
-                      .withStatus("True")
-                      .endCondition()
-                      .addNewCondition()
-                      .withType("GpuUnhealthy")
-                      .withStatus("True")
-                      .withMessage("Xid 79 on GPU 3")
-                      .endCondition()
-                      .build());
-              return n;
-            });
+    OnConflict.retry(
+        () ->
+            client
+                .nodes()
+                .withName("k1")
+                .editStatus(
+                    n -> {
+                      n.setStatus(
+                          new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+                              .addNewCondition()
+                              .withType("Ready")
+                              .withStatus("True")
+                              .endCondition()
+                              .addNewCondition()
+                              .withType("GpuUnhealthy")
+                              .withStatus("True")
+                              .withMessage("Xid 79 on GPU 3")
+                              .endCondition()
+                              .build());
+                      return n;
+                    }));
     // Asked of the budget, which drains within spec.remediation.budget; never sent directly.
     Wait.until("acquire", () -> !signals.named(Names.SIGNAL_ACQUIRE).isEmpty());
     RecordingSignals.Sent a = signals.named(Names.SIGNAL_ACQUIRE).get(0);
@@ -325,14 +329,18 @@ class K8sWatchersTest extends WatcherTestBase {
     assertFalse(r.cause().contains("Ready"));
     assertTrue(signals.named("drain").isEmpty(), "no drain past the budget");
 
-    client
-        .nodes()
-        .withName("k1")
-        .editStatus(
-            n -> {
-              n.getStatus().getConditions().removeIf(c -> c.getType().equals("GpuUnhealthy"));
-              return n;
-            });
+    OnConflict.retry(
+        () ->
+            client
+                .nodes()
+                .withName("k1")
+                .editStatus(
+                    n -> {
+                      n.getStatus()
+                          .getConditions()
+                          .removeIf(c -> c.getType().equals("GpuUnhealthy"));
+                      return n;
+                    }));
     Wait.until("release", () -> !signals.named(Names.SIGNAL_RELEASE).isEmpty());
     SlotRelease rel = (SlotRelease) signals.named(Names.SIGNAL_RELEASE).get(0).payload();
     assertEquals("k8s-unhealthy:k1", rel.key());

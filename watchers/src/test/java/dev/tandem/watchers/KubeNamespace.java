@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>The watchers watch every namespace and every Node, so what a test leaves is gone before the
  * next one starts: its pods (deleted at once, as no kubelet would finish a graceful delete), its
- * NodeSets (finalizers lifted) and the Nodes it created. The namespace itself goes in the
+ * NodeSets and the Nodes it created (finalizers lifted). The namespace itself goes in the
  * background.
  */
 public final class KubeNamespace implements BeforeEachCallback, AfterEachCallback {
@@ -121,6 +121,10 @@ public final class KubeNamespace implements BeforeEachCallback, AfterEachCallbac
     nodeSets.delete();
     for (String n : nodeNames(a)) {
       if (!nodesBefore.contains(n)) {
+        // Tandem's finalizer (NodeFinalizer) on a node that hosted a test's slurmd pod.
+        a.nodes()
+            .withName(n)
+            .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
         a.nodes().withName(n).delete();
       }
     }

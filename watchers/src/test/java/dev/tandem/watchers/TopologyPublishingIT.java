@@ -3,6 +3,7 @@ package dev.tandem.watchers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import dev.tandem.devstack.kube.OnConflict;
 import dev.tandem.topology.TopologyConfigMap;
 import dev.tandem.topology.TopologySpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -113,14 +114,16 @@ class TopologyPublishingIT {
             + "SwitchName=s1 Switches=l1\n"
             + "SwitchName=unlabeled Nodes=gpu-4\n");
     // A Kubernetes node relabelled into leaf l1 (no pod changes: the node event alone).
-    admin
-        .nodes()
-        .withName("k3")
-        .edit(
-            n -> {
-              n.getMetadata().setLabels(Map.of(SPINE, "s1", LEAF, "l1"));
-              return n;
-            });
+    OnConflict.retry(
+        () ->
+            admin
+                .nodes()
+                .withName("k3")
+                .edit(
+                    n -> {
+                      n.getMetadata().setLabels(Map.of(SPINE, "s1", LEAF, "l1"));
+                      return n;
+                    }));
     waitForConf(HEADER + "SwitchName=l1 Nodes=gpu-0,gpu-1,gpu-4\n" + "SwitchName=s1 Switches=l1\n");
   }
 
@@ -152,14 +155,16 @@ class TopologyPublishingIT {
               p.getMetadata().setAnnotations(Map.of("x", "y"));
               return p;
             });
-    admin
-        .nodes()
-        .withName("k1")
-        .edit(
-            n -> {
-              n.getMetadata().setLabels(Map.of(SPINE, "s1", LEAF, "l1", "other", "z"));
-              return n;
-            });
+    OnConflict.retry(
+        () ->
+            admin
+                .nodes()
+                .withName("k1")
+                .edit(
+                    n -> {
+                      n.getMetadata().setLabels(Map.of(SPINE, "s1", LEAF, "l1", "other", "z"));
+                      return n;
+                    }));
     Wait.until(
         "two repair passes that found the ConfigMap current",
         Duration.ofSeconds(20),
@@ -195,14 +200,16 @@ class TopologyPublishingIT {
             + "SwitchName=s2 Switches=l2\n";
     waitForConf(good);
     // Leaf l1 now also under spine s2: a leaf with two parents.
-    admin
-        .nodes()
-        .withName("k2")
-        .edit(
-            n -> {
-              n.getMetadata().setLabels(Map.of(SPINE, "s2", LEAF, "l1"));
-              return n;
-            });
+    OnConflict.retry(
+        () ->
+            admin
+                .nodes()
+                .withName("k2")
+                .edit(
+                    n -> {
+                      n.getMetadata().setLabels(Map.of(SPINE, "s2", LEAF, "l1"));
+                      return n;
+                    }));
     Wait.until(
         "the contradiction refused",
         () -> replica.counter("tandem.topology.publish", "outcome", "refused") >= 1);

@@ -41,7 +41,7 @@ abstract class WatcherTestBase {
   K8sNodeWatcher nodeWatcher(
       KubernetesClient client, PodWatcher pods, Set<String> unhealthy, Duration resync) {
     return new K8sNodeWatcher(
-        client, pods, coalescer, signals, metrics, unhealthy, resync, ref -> null, 0);
+        client, pods, coalescer, signals, metrics, unhealthy, resync, ref -> null, 0, name -> null);
   }
 
   NodeSetWatcher nodeSetWatcher(KubernetesClient client) {

@@ -132,6 +132,14 @@ public final class LocalKubelet implements AutoCloseable {
     }
   }
 
+  /**
+   * Registers the nodes again, as a kubelet does when it restarts: a Node deleted meanwhile comes
+   * back (a kubelet that keeps running never re-creates its Node).
+   */
+  public void registerNodes() {
+    LocalNodes.register(client, config, logs.port());
+  }
+
   public Set<String> nodeNames() {
     return Set.copyOf(myNodes);
   }

@@ -1,5 +1,6 @@
 package dev.tandem.devstack.kubelet;
 
+import dev.tandem.devstack.kube.OnConflict;
 import io.fabric8.kubernetes.api.model.DaemonEndpoint;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -82,33 +83,41 @@ final class LocalNodes {
           throw e;
         }
       }
-      client
-          .nodes()
-          .withName(name)
-          .edit(
-              n -> {
-                Map<String, String> merged = new LinkedHashMap<>();
-                if (n.getMetadata().getLabels() != null) {
-                  merged.putAll(n.getMetadata().getLabels());
-                }
-                merged.putAll(labels);
-                return new NodeBuilder(n).editMetadata().withLabels(merged).endMetadata().build();
-              });
-      client
-          .nodes()
-          .withName(name)
-          .editStatus(
-              n ->
-                  new NodeBuilder(n)
-                      .editStatus()
-                      .withCapacity(capacity)
-                      .withAllocatable(capacity)
-                      .withConditions(conditions())
-                      .withNewDaemonEndpoints()
-                      .withKubeletEndpoint(new DaemonEndpoint(kubeletPort))
-                      .endDaemonEndpoints()
-                      .endStatus()
-                      .build());
+      OnConflict.retry(
+          () ->
+              client
+                  .nodes()
+                  .withName(name)
+                  .edit(
+                      n -> {
+                        Map<String, String> merged = new LinkedHashMap<>();
+                        if (n.getMetadata().getLabels() != null) {
+                          merged.putAll(n.getMetadata().getLabels());
+                        }
+                        merged.putAll(labels);
+                        return new NodeBuilder(n)
+                            .editMetadata()
+                            .withLabels(merged)
+                            .endMetadata()
+                            .build();
+                      }));
+      OnConflict.retry(
+          () ->
+              client
+                  .nodes()
+                  .withName(name)
+                  .editStatus(
+                      n ->
+                          new NodeBuilder(n)
+                              .editStatus()
+                              .withCapacity(capacity)
+                              .withAllocatable(capacity)
+                              .withConditions(conditions())
+                              .withNewDaemonEndpoints()
+                              .withKubeletEndpoint(new DaemonEndpoint(kubeletPort))
+                              .endDaemonEndpoints()
+                              .endStatus()
+                              .build()));
       log.info("refreshed node {}", name);
     }
   }

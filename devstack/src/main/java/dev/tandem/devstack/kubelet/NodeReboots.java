@@ -1,5 +1,6 @@
 package dev.tandem.devstack.kubelet;
 
+import dev.tandem.devstack.kube.OnConflict;
 import dev.tandem.workflows.Names;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -75,37 +76,39 @@ final class NodeReboots {
   /** Reports the node as booted again and echoes {@code token}. */
   static void markRebooted(KubernetesClient client, String node, String token) {
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    client
-        .nodes()
-        .withName(node)
-        .editStatus(
-            n -> {
-              List<NodeCondition> conditions = new ArrayList<>();
-              for (NodeCondition c :
-                  n.getStatus().getConditions() == null
-                      ? List.<NodeCondition>of()
-                      : n.getStatus().getConditions()) {
-                if ("Ready".equals(c.getType())) {
-                  c =
-                      new NodeConditionBuilder(c)
-                          .withStatus("True")
-                          .withReason("KubeletReady")
-                          .withMessage("kubelet is posting ready status")
-                          .withLastHeartbeatTime(now)
-                          .withLastTransitionTime(now)
+    OnConflict.retry(
+        () ->
+            client
+                .nodes()
+                .withName(node)
+                .editStatus(
+                    n -> {
+                      List<NodeCondition> conditions = new ArrayList<>();
+                      for (NodeCondition c :
+                          n.getStatus().getConditions() == null
+                              ? List.<NodeCondition>of()
+                              : n.getStatus().getConditions()) {
+                        if ("Ready".equals(c.getType())) {
+                          c =
+                              new NodeConditionBuilder(c)
+                                  .withStatus("True")
+                                  .withReason("KubeletReady")
+                                  .withMessage("kubelet is posting ready status")
+                                  .withLastHeartbeatTime(now)
+                                  .withLastTransitionTime(now)
+                                  .build();
+                        }
+                        conditions.add(c);
+                      }
+                      return new NodeBuilder(n)
+                          .editStatus()
+                          .withConditions(conditions)
+                          .editOrNewNodeInfo()
+                          .withBootID(UUID.randomUUID().toString())
+                          .endNodeInfo()
+                          .endStatus()
                           .build();
-                }
-                conditions.add(c);
-              }
-              return new NodeBuilder(n)
-                  .editStatus()
-                  .withConditions(conditions)
-                  .editOrNewNodeInfo()
-                  .withBootID(UUID.randomUUID().toString())
-                  .endNodeInfo()
-                  .endStatus()
-                  .build();
-            });
+                    }));
     client
         .nodes()
         .withName(node)
