@@ -10,12 +10,13 @@ import java.util.stream.Stream;
 
 /**
  * Where the machine's CPU went during one part of a benchmark: the CPU seconds of the bench's own
- * JVM (which hosts the local Kubernetes API and the kubelet), the worker JVM, the Temporal server,
- * Slurm's daemons (slurmctld, slurmrestd, every slurmd summed), the other processes, and the
- * processes that ended in between ({@link #ended}), read from {@code /proc} before and after the
- * part. The figure per item (pod or raw job) says what one costs the whole stack, which the rates
- * alone do not: on two shared cores a part is as fast as its CPU allows. Without {@code /proc} (not
- * Linux) it reports nothing rather than fail the bench.
+ * JVM (the kubelet or the simulated fleet, the sampler), the worker JVM, the Temporal server, the
+ * Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager and kube-scheduler
+ * summed), Slurm's daemons (slurmctld, slurmrestd, every slurmd summed), the other processes, and
+ * the processes that ended in between ({@link #ended}), read from {@code /proc} before and after
+ * the part. The figure per item (pod or raw job) says what one costs the whole stack, which the
+ * rates alone do not: on two shared cores a part is as fast as its CPU allows. Without {@code
+ * /proc} (not Linux) it reports nothing rather than fail the bench.
  */
 final class CpuShares {
   /** CPU seconds per process group, and the machine's busy seconds, at one moment. */
@@ -31,7 +32,11 @@ final class CpuShares {
   }
 
   private static final java.util.List<String> DAEMONS =
-      java.util.List.of("temporal", "slurmctld", "slurmrestd", "slurmd");
+      java.util.List.of("temporal", "kubernetes", "slurmctld", "slurmrestd", "slurmd");
+
+  /** The control plane's processes by {@code comm} (at most 15 characters), one group. */
+  private static final java.util.Set<String> KUBERNETES =
+      java.util.Set.of("etcd", "kube-apiserver", "kube-controller", "kube-scheduler");
 
   private final long workerPid;
 
@@ -66,6 +71,9 @@ final class CpuShares {
                   return;
                 }
                 String comm = comm(p);
+                if (comm != null && KUBERNETES.contains(comm)) {
+                  comm = "kubernetes";
+                }
                 double own = t == null ? 0 : t[0];
                 if (comm != null && DAEMONS.contains(comm)) {
                   s.merge(comm, own, Double::sum);

@@ -45,9 +45,9 @@ import java.util.function.BooleanSupplier;
  *       drained; then all uncordoned, and done when all N are in service again;
  *   <li>at rest: the sampler stops (its reads would count), then for {@code rest}: the worker's CPU
  *       time, slurmrestd requests (the fake's counter), Kubernetes API requests from Tandem's
- *       clients (the local API's counter), Temporal actions (workflow tasks, from the SDK's {@code
- *       temporal_workflow_task_execution_latency_seconds_count}, plus activities started, {@code
- *       tandem_activity_started_total}), per minute;
+ *       clients (the API server's audit log, {@code TandemRequests}), Temporal actions (workflow
+ *       tasks, from the SDK's {@code temporal_workflow_task_execution_latency_seconds_count}, plus
+ *       activities started, {@code tandem_activity_started_total}), per minute;
  *   <li>the worker's RSS, and the largest history length ({@link HistoryLengths}): the current runs
  *       of the NodeSet's and every node's workflow sampled after every phase, and every run that
  *       continued as new, as visibility recorded it;

@@ -128,10 +128,10 @@ public final class SchedulingBench {
 
   /**
    * Runs the parts after a warm-up: {@code warmup} pods churned and as many raw jobs run exactly as
-   * the measured ones (own names, own pods), not measured. Every JVM of the stack (local API,
-   * worker, the bench's own Slurm client) is then past its JIT compilation, which otherwise takes a
-   * large share of the two cores during the first part only and so weighs on the pods, not on the
-   * raw jobs that follow.
+   * the measured ones (own names, own pods), not measured. Every JVM of the stack (kubelet, worker,
+   * the bench's own Slurm client) is then past its JIT compilation, which otherwise takes a large
+   * share of the two cores during the first part only and so weighs on the pods, not on the raw
+   * jobs that follow.
    */
   public Result run(int warmup, int n, int preemptions) throws InterruptedException, IOException {
     List<String> uids = new ArrayList<>();

@@ -8,7 +8,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -71,12 +70,14 @@ class FleetBenchIT {
     assertEquals(20, Integer.parseInt(rollout.group(2)), "every node's cycle measured: " + table);
 
     assertTrue(table.contains("| cordon 2 k8s nodes → Slurm drained | p50 "), table);
+    // At rest the Slurm watcher still polls every 2 s: the worker and slurmrestd are never idle.
     Matcher cpu = row(table, "at rest 0.[0-9] min: worker CPU", "([0-9.]+) cores");
-    assertTrue(Double.parseDouble(cpu.group(1)) >= 0, table);
-    for (String r :
-        List.of("at rest: slurmrestd requests", "at rest: Kubernetes API requests (Tandem's)")) {
-      assertTrue(Double.parseDouble(row(table, Pattern.quote(r), "([0-9.]+) /min").group(1)) >= 0);
-    }
+    assertTrue(Double.parseDouble(cpu.group(1)) > 0, table);
+    Matcher slurm = row(table, Pattern.quote("at rest: slurmrestd requests"), "([0-9.]+) /min");
+    assertTrue(Double.parseDouble(slurm.group(1)) > 0, table);
+    // Tandem's API requests at rest may be none in a short window (watches stay open): the row
+    // must be there with a number.
+    row(table, Pattern.quote("at rest: Kubernetes API requests (Tandem's)"), "[0-9.]+ /min");
     Matcher hist = row(table, "largest history length", "(\\d+) events \\(([^)]+)\\)");
     assertTrue(Long.parseLong(hist.group(1)) > 0, table);
     assertTrue(
