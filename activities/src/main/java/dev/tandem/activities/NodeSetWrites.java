@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tandem.k8s.FinalizerPatch;
 import dev.tandem.k8s.Json;
 import dev.tandem.k8s.NodeSetResources;
 import dev.tandem.k8s.NodeSetStatusDocs;
@@ -108,24 +109,11 @@ final class NodeSetWrites {
           deleteBudget(ref, cur.getMetadata().getUid());
           List<String> rest = new ArrayList<>(finalizers);
           rest.removeIf(NodeSet.FINALIZER::equals);
-          // resourceVersion in the patched object makes the write conditional: a concurrent
-          // finalizer change (another controller's) gives 409 and a re-read instead of being
-          // overwritten. (Not a "test" op: a failed test is a 422, which reads as a refusal.)
-          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
-          patch
-              .addObject()
-              .put("op", "replace")
-              .put("path", "/metadata/resourceVersion")
-              .put("value", cur.getMetadata().getResourceVersion());
-          ArrayNode list =
-              patch
-                  .addObject()
-                  .put("op", "replace")
-                  .put("path", "/metadata/finalizers")
-                  .putArray("value");
-          rest.forEach(list::add);
           try {
-            read(ref, cur).patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+            read(ref, cur)
+                .patch(
+                    PatchContext.of(PatchType.JSON),
+                    FinalizerPatch.of(cur.getMetadata().getResourceVersion(), rest));
           } catch (KubernetesClientException e) {
             if (KubeCalls.is(e, 404)) {
               return null;

@@ -1,7 +1,6 @@
 package dev.tandem.watchers;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.tandem.k8s.FinalizerPatch;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.SlurmNodeView;
 import io.fabric8.kubernetes.api.model.Node;
@@ -154,22 +153,13 @@ final class NodeFinalizer {
           } else {
             next.removeIf(FINALIZER::equals);
           }
-          // The resourceVersion in the patched object makes it conditional: 409 on a change.
-          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
-          patch
-              .addObject()
-              .put("op", "replace")
-              .put("path", "/metadata/resourceVersion")
-              .put("value", cur.getMetadata().getResourceVersion());
-          ArrayNode list =
-              patch
-                  .addObject()
-                  .put("op", "add")
-                  .put("path", "/metadata/finalizers")
-                  .putArray("value");
-          next.forEach(list::add);
           try {
-            client.nodes().resource(cur).patch(PatchContext.of(PatchType.JSON), patch.toString());
+            client
+                .nodes()
+                .resource(cur)
+                .patch(
+                    PatchContext.of(PatchType.JSON),
+                    FinalizerPatch.of(cur.getMetadata().getResourceVersion(), next));
           } catch (KubernetesClientException e) {
             if (e.getCode() == 404 || e.getCode() == 409) {
               return; // gone, or changed: the informer brings the newer version
