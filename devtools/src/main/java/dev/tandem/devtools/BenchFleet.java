@@ -7,6 +7,7 @@ import dev.tandem.bench.SimKubelet;
 import dev.tandem.cli.CliException;
 import dev.tandem.cli.Durations;
 import dev.tandem.dev.FleetStack;
+import dev.tandem.devstack.LocalScript;
 import dev.tandem.workflows.nodeset.NodeSetSpecValidator;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -26,8 +27,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code tandem bench fleet}: provision, rolling update, cordon and rest of one NodeSet of {@code
- * --nodes} nodes on a simulated fleet (fake slurmrestd v0.0.44, simulated kubelets, the local
- * Kubernetes API, the Temporal server, one worker JVM). See {@link FleetBench}.
+ * --nodes} nodes on a simulated fleet (fake slurmrestd v0.0.44, simulated kubelets, the Kubernetes
+ * control plane, the Temporal server, one worker JVM). See {@link FleetBench}. The stack's state
+ * directory is deleted after a run that produced its figures and kept after one that failed.
  */
 @Command(
     name = "fleet",
@@ -79,6 +81,13 @@ final class BenchFleet implements Callable<Integer> {
       description = "leave the rolling update out (it takes longest at thousands of nodes)")
   boolean noRollout;
 
+  @Option(
+      names = "--keep",
+      description =
+          "keep the stack's state directory (the worker's log, the plane's logs and audit log)"
+              + " after a run that passed; one that failed is always kept")
+  boolean keep;
+
   @Option(names = "--append", description = "append the table (machine, date) to this file")
   Path append;
 
@@ -115,6 +124,7 @@ final class BenchFleet implements Callable<Integer> {
             workerEnv,
             !noRollout,
             histories,
+            keep,
             out);
     String section = section(f);
     out.print(section);
@@ -129,7 +139,8 @@ final class BenchFleet implements Callable<Integer> {
 
   /**
    * Starts the stack, runs the bench, stops everything; {@code histories} (or null) receives the
-   * workflow histories after the rollout.
+   * workflow histories after the rollout. The state directory goes unless {@code keep} or the run
+   * failed.
    */
   static FleetFigures run(
       int nodes,
@@ -141,11 +152,55 @@ final class BenchFleet implements Callable<Integer> {
       Map<String, String> workerEnv,
       boolean rollout,
       Path histories,
+      boolean keep,
       PrintWriter out)
       throws Exception {
     Path dir = Files.createTempDirectory("tandem-bench-fleet-");
     out.printf("starting a simulated fleet stack in %s%n", dir);
     out.flush();
+    FleetFigures figures;
+    try {
+      figures =
+          runIn(
+              dir,
+              nodes,
+              perNodeSet,
+              rest,
+              settle,
+              registerDelay,
+              phaseLimit,
+              workerEnv,
+              rollout,
+              histories,
+              out);
+    } catch (Exception | Error e) {
+      out.printf(
+          "the stack's state is kept in %s (worker log, the plane's logs and audit log)%n", dir);
+      out.flush();
+      throw e;
+    }
+    if (keep) {
+      out.printf("the stack's state is kept in %s%n", dir);
+    } else {
+      // Hundreds of MB a run (etcd, Temporal's database, the audit log).
+      LocalScript.deleteTree(dir);
+    }
+    return figures;
+  }
+
+  private static FleetFigures runIn(
+      Path dir,
+      int nodes,
+      int perNodeSet,
+      Duration rest,
+      Duration settle,
+      Duration registerDelay,
+      Duration phaseLimit,
+      Map<String, String> workerEnv,
+      boolean rollout,
+      Path histories,
+      PrintWriter out)
+      throws Exception {
     try (FleetStack stack = FleetStack.start(dir, registerDelay, workerEnv, out);
         SimKubelet kubelet = new SimKubelet(stack.kubernetes(), stack.fake(), nodes)) {
       kubelet.start();

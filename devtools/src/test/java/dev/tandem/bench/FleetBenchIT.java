@@ -1,6 +1,7 @@
 package dev.tandem.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.cli.TandemCli;
@@ -48,6 +49,9 @@ class FleetBenchIT {
             md.toString());
     String out = w.toString();
     assertEquals(0, code, out);
+    Matcher state = Pattern.compile("starting a simulated fleet stack in (\\S+)").matcher(out);
+    assertTrue(state.find(), out);
+    assertFalse(Files.exists(Path.of(state.group(1))), "state directory left after a passed run");
     String table = Files.readString(md);
     assertTrue(table.startsWith("\n### 20 nodes, "), table);
     assertTrue(table.contains("`tandem bench fleet --nodes 20 --rest 10s"), table);
