@@ -158,49 +158,7 @@ final class BenchFleet implements Callable<Integer> {
     Path dir = Files.createTempDirectory("tandem-bench-fleet-");
     out.printf("starting a simulated fleet stack in %s%n", dir);
     out.flush();
-    FleetFigures figures;
-    try {
-      figures =
-          runIn(
-              dir,
-              nodes,
-              perNodeSet,
-              rest,
-              settle,
-              registerDelay,
-              phaseLimit,
-              workerEnv,
-              rollout,
-              histories,
-              out);
-    } catch (Exception | Error e) {
-      out.printf(
-          "the stack's state is kept in %s (worker log, the plane's logs and audit log)%n", dir);
-      out.flush();
-      throw e;
-    }
-    if (keep) {
-      out.printf("the stack's state is kept in %s%n", dir);
-    } else {
-      // Hundreds of MB a run (etcd, Temporal's database, the audit log).
-      LocalScript.deleteTree(dir);
-    }
-    return figures;
-  }
-
-  private static FleetFigures runIn(
-      Path dir,
-      int nodes,
-      int perNodeSet,
-      Duration rest,
-      Duration settle,
-      Duration registerDelay,
-      Duration phaseLimit,
-      Map<String, String> workerEnv,
-      boolean rollout,
-      Path histories,
-      PrintWriter out)
-      throws Exception {
+    boolean passed = false;
     try (FleetStack stack = FleetStack.start(dir, registerDelay, workerEnv, out);
         SimKubelet kubelet = new SimKubelet(stack.kubernetes(), stack.fake(), nodes)) {
       kubelet.start();
@@ -211,12 +169,30 @@ final class BenchFleet implements Callable<Integer> {
                       .setTarget(stack.temporalAddress())
                       .build()));
       try {
-        return new FleetBench(stack, kubelet, temporal, nodes, perNodeSet, phaseLimit, out)
-            .histories(histories)
-            .settle(settle)
-            .run(rest, rollout);
+        FleetFigures figures =
+            new FleetBench(stack, kubelet, temporal, nodes, perNodeSet, phaseLimit, out)
+                .histories(histories)
+                .settle(settle)
+                .run(rest, rollout);
+        passed = true;
+        return figures;
       } finally {
         temporal.getWorkflowServiceStubs().shutdownNow();
+      }
+    } finally {
+      // After the stack stopped (resources close first). Hundreds of MB a run: etcd, Temporal's
+      // database, the audit log.
+      if (passed && !keep) {
+        try {
+          LocalScript.deleteTree(dir);
+        } catch (java.io.IOException e) {
+          out.printf("could not delete the stack's state in %s: %s%n", dir, e);
+        }
+      } else {
+        out.printf(
+            "the stack's state is kept in %s (the worker's log, the plane's logs and audit log)%n",
+            dir);
+        out.flush();
       }
     }
   }
