@@ -26,8 +26,17 @@ public final class PodLabels {
 
   /** Name of the PodDisruptionBudget that keeps a NodeSet's busy pods from being evicted. */
   public static String budgetName(String nodeSet) {
-    return nodeSet + "-slurm-jobs";
+    return nodeSet + BUDGET_SUFFIX;
   }
+
+  /** The NodeSet whose budget this is, from its (immutable) name; null if not a budget's name. */
+  public static String budgetNodeSet(String budgetName) {
+    return budgetName.endsWith(BUDGET_SUFFIX) && budgetName.length() > BUDGET_SUFFIX.length()
+        ? budgetName.substring(0, budgetName.length() - BUDGET_SUFFIX.length())
+        : null;
+  }
+
+  private static final String BUDGET_SUFFIX = "-slurm-jobs";
 
   /**
    * The label selector of a NodeSet's pods, as written to {@code status.selector} for the scale

@@ -25,10 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Issue 15, part 1, through the whole stack with the real {@code kubectl drain}: the NodeSet's
@@ -37,9 +34,6 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code kubectl uncordon} on the same node, in service. A budget someone loosened is put back.
  * {@code kubectl delete node} waits for the running job too.
  */
-// The drain test first: its budget-repair step after a NodeSet of the same name was deleted and
-// applied again waits longer than its limit (noted, not yet explained).
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EvictionE2EIT {
   private static final String SET = "e2e";
   private static final String K8S_NODE = "local-1";
@@ -98,7 +92,6 @@ class EvictionE2EIT {
   }
 
   @Test
-  @Order(1)
   void kubectlDrainWaitsForTheRunningJobAndTheNodesComeBackAfterUncordon() throws Exception {
     assertTrue(new File(KUBECTL).canExecute(), "this test runs the real kubectl at " + KUBECTL);
     long t0 = System.nanoTime();
@@ -120,7 +113,7 @@ class EvictionE2EIT {
                 .withName(SET + "-slurm-jobs")
                 .get(),
         b -> b != null);
-    // Someone loosens the budget: Tandem puts it back (the repair path of SlurmJobsBudget).
+    // Someone loosens the budget: Tandem puts it back at once (BudgetWatcher, SlurmJobsBudget).
     var budget =
         e2e.k8s
             .policy()
@@ -268,7 +261,6 @@ class EvictionE2EIT {
    * does), the node serves again.
    */
   @Test
-  @Order(2)
   void kubectlDeleteNodeWaitsForTheRunningJob() throws Exception {
     e2e.apply(manifest());
     for (String n : List.of("e2e-0", "e2e-1")) {

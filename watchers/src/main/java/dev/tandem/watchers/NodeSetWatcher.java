@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * where the API server does not validate) would stop a typed informer for every NodeSet; this way
  * it only becomes an InvalidSpec condition on itself. Before its first signal a NodeSet gets
  * Tandem's finalizer, so that deleting it waits until its nodes are drained and gone, and its
- * PodDisruptionBudget ({@link SlurmJobsBudget}), repaired on every event and resync.
+ * PodDisruptionBudget ({@link SlurmJobsBudget}), ensured on every event and resync and repaired at
+ * once when someone edits or deletes it ({@link BudgetWatcher}).
  */
 public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResource> {
   private static final Logger log = LoggerFactory.getLogger(NodeSetWatcher.class);
@@ -194,6 +195,20 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
       }
       throw e;
     }
+  }
+
+  /**
+   * Someone edited or deleted the budget of this NodeSet ({@link BudgetWatcher}): ensured again
+   * from the cached NodeSet, unless it is gone or being deleted (its budget then goes with it).
+   */
+  void budgetTouched(NodeSetRef ref) {
+    SharedIndexInformer<GenericKubernetesResource> informer = informer();
+    GenericKubernetesResource r =
+        informer == null ? null : informer.getStore().getByKey(ref.namespace() + "/" + ref.name());
+    if (r == null || r.getMetadata().getDeletionTimestamp() != null) {
+      return;
+    }
+    coalescer.submit("budget:" + ref, () -> ensureBudget(r));
   }
 
   /**

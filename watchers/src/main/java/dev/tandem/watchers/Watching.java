@@ -29,6 +29,7 @@ final class Watching implements AutoCloseable {
   final SchedulingPodWatcher scheduling;
   final K8sNodeWatcher nodes;
   final NodeSetWatcher nodeSets;
+  final BudgetWatcher budgets;
   final SlurmPoller poller;
   final ClusterHealthReporter health;
   final TopologyPublisher topology; // null when off
@@ -53,6 +54,7 @@ final class Watching implements AutoCloseable {
     scheduling = new SchedulingPodWatcher(k8s, coalescer, signals, metrics, cfg.informerResync());
     nodeSets =
         new NodeSetWatcher(k8s, coalescer, signals, metrics, cfg.informerResync(), crdAnchor);
+    budgets = new BudgetWatcher(k8s, metrics, nodeSets::budgetTouched);
     poller =
         new SlurmPoller(
             slurm,
@@ -151,6 +153,10 @@ final class Watching implements AutoCloseable {
     if (abandoned()) {
       return;
     }
+    budgets.start(); // after the NodeSet cache: a touched budget is ensured from it
+    if (abandoned()) {
+      return;
+    }
     scheduling.start(); // before the poller: its cache routes placeholder jobs
     if (abandoned()) {
       return;
@@ -164,7 +170,7 @@ final class Watching implements AutoCloseable {
   }
 
   private List<InformerWatcher<?>> informers() {
-    return List.of(pods, nodes, nodeSets, scheduling);
+    return List.of(pods, nodes, nodeSets, budgets, scheduling);
   }
 
   /** Restarts any informer that stopped for good; remembers since when each is down. */
@@ -232,6 +238,7 @@ final class Watching implements AutoCloseable {
     if (topology != null) {
       topology.close();
     }
+    budgets.close();
     nodeSets.close();
     scheduling.close();
     nodes.close();

@@ -148,12 +148,23 @@ class NodeSetWatcherTest extends WatcherTestBase {
   }
 
   @Test
-  void aNodeSetGetsAPodDisruptionBudgetThatIsRepairedWhenEditedOrDeleted() {
-    watcher.close(); // this test needs resync passes
+  void aNodeSetGetsAPodDisruptionBudgetThatIsRepairedAtOnceWhenEditedOrDeleted() {
+    // No resync pass within the test: the repairs below come from watching the budget.
+    watcher.close();
     watcher =
-        new NodeSetWatcher(client, coalescer, signals, metrics, java.time.Duration.ofSeconds(1));
+        new NodeSetWatcher(client, coalescer, signals, metrics, java.time.Duration.ofMinutes(10));
     watcher.start();
     Wait.until("synced", watcher::synced);
+    BudgetWatcher budgets = new BudgetWatcher(client, metrics, watcher::budgetTouched);
+    budgets.start();
+    try {
+      budgetIsMadeAndRepaired();
+    } finally {
+      budgets.close();
+    }
+  }
+
+  private void budgetIsMadeAndRepaired() {
     NodeSetResources.generic(client)
         .resource(
             K8sObjects.nodeSet(
@@ -192,7 +203,7 @@ class NodeSetWatcherTest extends WatcherTestBase {
     assertEquals("CustomResourceDefinition", owners.get(1).getKind());
     assertEquals(crdUid, owners.get(1).getUid());
 
-    // Someone loosens it: the next resync puts it back.
+    // Someone loosens it: put back at once.
     pdb.getSpec().setMaxUnavailable(new io.fabric8.kubernetes.api.model.IntOrString(1));
     pdb.getSpec().getSelector().setMatchExpressions(java.util.List.of());
     client.policy().v1().podDisruptionBudget().resource(pdb).update();
@@ -203,6 +214,27 @@ class NodeSetWatcherTest extends WatcherTestBase {
           return b.getSpec().getMaxUnavailable().getIntVal() == 0
               && b.getSpec().getSelector().getMatchExpressions().size() == 1;
         });
+
+    // Someone strips its labels (it leaves the watched selection): repaired too.
+    client
+        .policy()
+        .v1()
+        .podDisruptionBudget()
+        .withName("gpu-b-slurm-jobs")
+        .edit(
+            b -> {
+              b.getMetadata().setLabels(java.util.Map.of());
+              return b;
+            });
+    Wait.until(
+        "labels back",
+        () ->
+            "tandem"
+                .equals(
+                    budget("gpu-b-slurm-jobs")
+                        .getMetadata()
+                        .getLabels()
+                        .get("app.kubernetes.io/managed-by")));
 
     // Someone deletes it: back too.
     client.policy().v1().podDisruptionBudget().withName("gpu-b-slurm-jobs").delete();
