@@ -30,6 +30,8 @@ import java.util.Set;
  * @param preemptTime when the job was preempted, or null
  * @param timeLimitMinutes time limit, or null for none/infinite
  * @param exitCode the exit code, or null
+ * @param request what the job asks for on each node and how many nodes, {@link Request#UNKNOWN}
+ *     when Slurm did not say (null reads as that)
  */
 public record SlurmJob(
     long id,
@@ -50,7 +52,8 @@ public record SlurmJob(
     Instant endTime,
     Instant preemptTime,
     Long timeLimitMinutes,
-    Integer exitCode) {
+    Integer exitCode,
+    Request request) {
 
   /** States in which the job may hold resources on its nodes. */
   public static final Set<String> ACTIVE_STATES =
@@ -60,6 +63,55 @@ public record SlurmJob(
     stateFlags = Set.copyOf(stateFlags);
     nodeList = List.copyOf(nodeList);
     nodes = nodes == null ? "" : nodes;
+    request = request == null ? Request.UNKNOWN : request;
+  }
+
+  /**
+   * The size of a job: enough for an autoscaler to tell how many nodes of a given shape it needs.
+   *
+   * @param nodes the nodes the job asks for (pending) or holds (running); 0 when unknown
+   * @param cpusPerNode the minimum CPUs the job needs on each node; 0 when unknown
+   * @param gresPerNode the GRES the job needs on each node in slurm.conf form ({@code gpu:2},
+   *     {@code gpu:h100:2,nic:1}; see {@link #gresFromTres}), or null for none
+   * @param features the job's feature constraint expression as Slurm gives it ({@code h100&ib}), or
+   *     null for none
+   */
+  public record Request(int nodes, int cpusPerNode, String gresPerNode, String features) {
+    /** Nothing known: what a job Slurm said nothing about, or a test about something else, has. */
+    public static final Request UNKNOWN = new Request(0, 0, null, null);
+
+    public Request {
+      nodes = Math.max(0, nodes);
+      cpusPerNode = Math.max(0, cpusPerNode);
+      gresPerNode = gresPerNode == null || gresPerNode.isBlank() ? null : gresPerNode;
+      features = features == null || features.isBlank() ? null : features;
+    }
+
+    /**
+     * Slurm's {@code tres_per_node} in slurm.conf form: 22.05 writes {@code gres:gpu:2}, later
+     * releases {@code gres/gpu:2} or {@code gres/gpu=2}; each becomes {@code gpu:2} ({@code
+     * gres/gpu:h100=2} becomes {@code gpu:h100:2}). Entries stay comma-separated; an entry naming
+     * another TRES type ({@code license/x=1}) is no GRES and is left out. Null or blank is null.
+     */
+    public static String gresFromTres(String tresPerNode) {
+      if (tresPerNode == null) {
+        return null;
+      }
+      StringBuilder out = new StringBuilder();
+      for (String raw : tresPerNode.split(",")) {
+        String e = raw.trim();
+        if (e.startsWith("gres:") || e.startsWith("gres/")) {
+          e = e.substring("gres/".length());
+        } else if (e.contains("/")) {
+          continue;
+        }
+        e = e.replace('=', ':');
+        if (!e.isEmpty()) {
+          out.append(out.length() == 0 ? "" : ",").append(e);
+        }
+      }
+      return out.length() == 0 ? null : out.toString();
+    }
   }
 
   /**

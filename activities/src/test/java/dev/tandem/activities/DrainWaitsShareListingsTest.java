@@ -65,7 +65,8 @@ class DrainWaitsShareListingsTest {
         null,
         null,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   private static SlurmNode node(String name, Set<String> flags) {

@@ -115,7 +115,8 @@ class HealthCheckJobsTest {
         null,
         null,
         10L,
-        exit);
+        exit,
+        SlurmJob.Request.UNKNOWN);
   }
 
   private static RemediationTarget target(HealthCheck hc) {

@@ -92,7 +92,8 @@ class PlaceholderSubmitterTest {
         null,
         null,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   private void listing(SlurmJob... jobs) {

@@ -52,7 +52,8 @@ class PreemptorFinderTest {
         null,
         preempt,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   @Test

@@ -74,8 +74,26 @@ class SlurmActivitiesImplTest {
 
   static SlurmJob job(long id, String state, String nodes, List<String> nodeList) {
     return new SlurmJob(
-        id, "j" + id, null, state, Set.of(), "None", nodes, nodeList, "gpu", null, null, "alice", 0,
-        null, null, null, null, null, null);
+        id,
+        "j" + id,
+        null,
+        state,
+        Set.of(),
+        "None",
+        nodes,
+        nodeList,
+        "gpu",
+        null,
+        null,
+        "alice",
+        0,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   private static void assertFailure(String type, boolean nonRetryable, Runnable r) {

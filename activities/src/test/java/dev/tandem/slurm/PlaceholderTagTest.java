@@ -38,7 +38,8 @@ class PlaceholderTagTest {
         null,
         null,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   @Test

@@ -30,7 +30,8 @@ class SlurmViewsTest {
         null,
         preempt,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   @Test

@@ -29,7 +29,8 @@ class JobFatesTest {
         null,
         null,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   @Test

@@ -79,7 +79,8 @@ class FakeSlurmClient implements SlurmClient {
             null,
             null,
             null,
-            null));
+            null,
+            SlurmJob.Request.UNKNOWN));
     jobsVersion++;
   }
 

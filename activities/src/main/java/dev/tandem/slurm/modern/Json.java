@@ -28,16 +28,23 @@ public final class Json {
       return null;
     }
     if (node.isIntegralNumber()) {
-      return node.asLong();
+      // Beyond a long, asLong() would wrap a garbage value into a plausible one.
+      return node.canConvertToLong() ? node.asLong() : null;
     }
     if (node.isObject()) {
       if (!node.path("set").asBoolean(false) || node.path("infinite").asBoolean(false)) {
         return null;
       }
       JsonNode n = node.get("number");
-      return n != null && n.isNumber() ? n.asLong() : null;
+      return n != null && n.isNumber() && n.canConvertToLong() ? n.asLong() : null;
     }
     return null;
+  }
+
+  /** A count (no-val struct or bare number): positive and within an int, else 0 (unknown). */
+  public static int count(JsonNode node) {
+    Long n = number(node);
+    return n == null || n <= 0 || n > Integer.MAX_VALUE ? 0 : n.intValue();
   }
 
   /** Whether a no-val struct says "infinite" (e.g. an unlimited time limit). */

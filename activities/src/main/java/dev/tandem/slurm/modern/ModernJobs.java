@@ -49,7 +49,11 @@ final class ModernJobs {
           "start_time",
           "end_time",
           "preempt_time",
-          "exit_code");
+          "exit_code",
+          "node_count",
+          "minimum_cpus_per_node",
+          "tres_per_node",
+          "features");
 
   private ModernJobs() {}
 

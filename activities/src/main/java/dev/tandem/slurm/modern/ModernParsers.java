@@ -138,7 +138,21 @@ public final class ModernParsers {
         Json.instant(j.get("preempt_time")),
         limit == null || limit <= 0 ? null : limit,
         // A live job's exit_code is a placeholder (0 or PENDING), not a result.
-        terminal ? exitCode(j.get("exit_code")) : null);
+        terminal ? exitCode(j.get("exit_code")) : null,
+        request(j));
+  }
+
+  /**
+   * The job's size: {@code node_count} and {@code minimum_cpus_per_node} are no-val structs (0 when
+   * unset, infinite or not a count), {@code tres_per_node} is {@code gres/gpu:2}, {@code features}
+   * the constraint expression.
+   */
+  static SlurmJob.Request request(JsonNode j) {
+    return new SlurmJob.Request(
+        Json.count(j.get("node_count")),
+        Json.count(j.get("minimum_cpus_per_node")),
+        SlurmJob.Request.gresFromTres(Json.text(j.get("tres_per_node"))),
+        Json.text(j.get("features")));
   }
 
   /**

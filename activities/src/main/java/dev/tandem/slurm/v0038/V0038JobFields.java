@@ -27,6 +27,8 @@ final class V0038JobFields {
   private String account;
   private String qos;
   private String userName;
+  private String tresPerNode;
+  private String features;
   private long jobId;
   private long restartCnt;
   private long submitTime;
@@ -34,12 +36,16 @@ final class V0038JobFields {
   private long endTime;
   private long preemptTime;
   private long timeLimit;
+  private long nodeCount;
+  private long minimumCpusPerNode;
   private Integer exitCode;
 
   /** Reads the job at {@code t} (anything but an object reads as a job without fields). */
   void read(JsonParser p, JsonToken t) throws IOException {
     name = comment = jobState = stateReason = nodes = partition = account = qos = userName = null;
+    tresPerNode = features = null;
     jobId = restartCnt = submitTime = startTime = endTime = preemptTime = 0;
+    nodeCount = minimumCpusPerNode = 0;
     timeLimit = -1;
     exitCode = null;
     if (t != JsonToken.START_OBJECT) {
@@ -67,6 +73,10 @@ final class V0038JobFields {
         case "preempt_time" -> preemptTime = number(p, v, 0);
         case "time_limit" -> timeLimit = number(p, v, -1);
         case "exit_code" -> exitCode = intValue(p, v);
+        case "node_count" -> nodeCount = number(p, v, 0);
+        case "minimum_cpus_per_node" -> minimumCpusPerNode = number(p, v, 0);
+        case "tres_per_node" -> tresPerNode = text(p, v);
+        case "features" -> features = text(p, v);
         default -> p.skipChildren();
       }
     }
@@ -96,7 +106,8 @@ final class V0038JobFields {
         ended ? instant(endTime) : null,
         instant(preemptTime),
         timeLimit < 0 || timeLimit >= V0038Json.NO_VAL32 ? null : timeLimit,
-        exitCode == null ? null : V0038Json.exitCode(exitCode));
+        exitCode == null ? null : V0038Json.exitCode(exitCode),
+        V0038Json.request(nodeCount, minimumCpusPerNode, tresPerNode, features));
   }
 
   /** Epoch seconds, with 0 (Slurm's "never") and NO_VAL as null. */

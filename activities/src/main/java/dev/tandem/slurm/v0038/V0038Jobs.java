@@ -16,7 +16,7 @@ import java.util.Map;
  * Job answers of slurmrestd 22.05 ({@code GET /jobs}, {@code GET /job/{id}}) read token by token
  * into {@link SlurmJob}s. 22.05 ignores {@code update_time} once anything changed and answers every
  * job slurmctld still holds, finished ones for MinJobAge: about 4 KB and 111 fields per job, of
- * which a {@code SlurmJob} needs 17. Building the whole answer as a tree costs a large share of a
+ * which a {@code SlurmJob} needs 21. Building the whole answer as a tree costs a large share of a
  * busy worker's CPU and allocates the whole answer again; here every other field is skipped unread.
  *
  * <p>The outcome is the tree's, field by field ({@link V0038JobFields}) and failure by failure:

@@ -2,6 +2,7 @@ package dev.tandem.slurm.v0038;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmUnavailableException;
 import java.io.IOException;
@@ -22,6 +23,9 @@ final class V0038Json {
   /** Slurm's NO_VAL and INFINITE for 32-bit fields: "not set" and "no limit". */
   static final long NO_VAL32 = 0xFFFFFFFEL;
 
+  /** NO_VAL for 16-bit fields ({@code minimum_cpus_per_node}), which 22.05 writes as numbers. */
+  static final long NO_VAL16 = 0xFFFEL;
+
   /** States in which a job's start/end times are Slurm's estimates, not facts. */
   static final Set<String> NOT_ENDED =
       Set.of("PENDING", "RUNNING", "SUSPENDED", "CONFIGURING", "REQUEUED", "RESIZING");
@@ -39,6 +43,20 @@ final class V0038Json {
       throw new SlurmUnavailableException(
           context + ": slurmrestd answered malformed JSON: " + snippet(body), e);
     }
+  }
+
+  /**
+   * A job's size from its {@code node_count} and {@code minimum_cpus_per_node} (as {@link #number}
+   * reads them, 0 when absent) and its {@code tres_per_node} and {@code features} (as {@link
+   * #text}). A count that is not positive, NO_VAL or beyond an int is unknown (0).
+   */
+  static SlurmJob.Request request(
+      long nodeCount, long minCpus, String tresPerNode, String features) {
+    return new SlurmJob.Request(
+        nodeCount > 0 && nodeCount <= Integer.MAX_VALUE ? (int) nodeCount : 0,
+        minCpus > 0 && minCpus < NO_VAL16 ? (int) minCpus : 0,
+        SlurmJob.Request.gresFromTres(tresPerNode),
+        features);
   }
 
   static SlurmNode node(JsonNode n) {

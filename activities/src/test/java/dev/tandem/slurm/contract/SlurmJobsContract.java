@@ -18,12 +18,18 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Jobs: placeholders, cancel, preemption, incremental lists; the contract every target keeps
- * ({@link SlurmContractTarget} names where they differ). Subclasses: {@code SlurmJobsV0038IT},
- * {@code SlurmJobsFakeTest}.
+ * Jobs: placeholders, cancel, preemption, incremental lists, what a job asks for; the contract
+ * every target keeps ({@link SlurmContractTarget} names where they differ). Subclasses: {@code
+ * SlurmJobsV0038IT}, {@code SlurmJobsFakeTest}.
  */
 public abstract class SlurmJobsContract extends JobsContractBase {
   private static final Duration START = Duration.ofSeconds(30);
+
+  /**
+   * More nodes than either target can ever have (the real Slurm declares 36 and allows 256 with
+   * dynamic ones; the fake has 4 and its pool): such a job is taken and waits, it never runs.
+   */
+  private static final int TOO_MANY_NODES = 300;
 
   private long submit(JobSubmission.Builder b) {
     return submit(b.build());
@@ -127,6 +133,48 @@ public abstract class SlurmJobsContract extends JobsContractBase {
     SlurmJob j = awaitState(id, "RUNNING");
     assertTrue(List.of("n3", "n4").contains(j.nodeList().get(0)), j.nodes());
     assertEquals(30L, j.timeLimitMinutes());
+    assertEquals(new SlurmJob.Request(1, 2, "gpu:2", null), j.request());
+  }
+
+  /**
+   * A job asking for more nodes than its partition has is taken (EnforcePartLimits=NO, Slurm's
+   * default) and waits with reason PartitionNodeLimit, reporting the node count it waits for and,
+   * asked nothing else, one CPU per node, no GRES and no features.
+   */
+  @Test
+  void pendingMultiNodeJobSaysHowManyNodesItWaitsFor() {
+    long id =
+        submit(JobSubmission.builder("tandem-it-size").partition("low").nodeCount(TOO_MANY_NODES));
+    SlurmJob j = awaitReason(id, "PartitionNodeLimit");
+    assertEquals(new SlurmJob.Request(TOO_MANY_NODES, 1, null, null), j.request());
+    SlurmJob listed =
+        client.listJobs(null).items().stream().filter(x -> x.id() == id).findFirst().orElseThrow();
+    assertEquals(j.request(), listed.request(), "a listing reads it as a lookup does");
+  }
+
+  /** A waiting job's CPUs and GRES per node read back as asked, GRES in slurm.conf form. */
+  @Test
+  void pendingGpuJobSaysWhatItNeedsOnEachNode() {
+    long id =
+        submit(
+            JobSubmission.builder("tandem-it-size-gpu")
+                .partition("low")
+                .nodeCount(TOO_MANY_NODES)
+                .cpusPerNode(2)
+                .gresPerNode("gpu:2"));
+    SlurmJob j = awaitReason(id, "PartitionNodeLimit");
+    assertEquals(new SlurmJob.Request(TOO_MANY_NODES, 2, "gpu:2", null), j.request());
+  }
+
+  private SlurmJob awaitReason(long id, String reason) {
+    SlurmJob j =
+        Await.until(
+            "job " + id + " waiting for " + reason,
+            START,
+            () -> client.getJob(id),
+            x -> !x.pending() || reason.equals(x.stateReason()));
+    assertTrue(j.pending(), j.toString());
+    return j;
   }
 
   @Test

@@ -28,6 +28,12 @@ class JsonTest {
     assertEquals(42L, Json.number(j("42")), "some fields and older parsers use plain numbers");
     assertNull(Json.number(j("\"42\"")));
     assertNull(Json.number(null));
+    assertNull(Json.number(j("123456789012345678901234567890")), "not wrapped into a long");
+    assertNull(Json.number(j("{\"set\":true,\"infinite\":false,\"number\":1e400}")));
+    assertEquals(5, Json.count(j("{\"set\":true,\"infinite\":false,\"number\":5}")));
+    assertEquals(0, Json.count(j("{\"set\":true,\"infinite\":false,\"number\":4294967296}")));
+    assertEquals(0, Json.count(j("-3")));
+    assertEquals(0, Json.count(null));
     assertTrue(Json.infinite(j("{\"set\":false,\"infinite\":true,\"number\":0}")));
     assertFalse(Json.infinite(j("7")));
   }

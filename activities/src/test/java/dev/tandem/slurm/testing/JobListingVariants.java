@@ -39,7 +39,11 @@ public final class JobListingVariants {
           "end_time",
           "preempt_time",
           "time_limit",
-          "exit_code");
+          "exit_code",
+          "node_count",
+          "minimum_cpus_per_node",
+          "tres_per_node",
+          "features");
 
   /** A variant: what was changed, and the body. */
   public record Variant(String name, byte[] body) {

@@ -73,7 +73,12 @@ final class OddJson {
           "\"\\ud800\"",
           "\"caf\u00e9 \ud83d\ude00\"",
           "\"tab\\there\"",
-          "\"a\\/b\"");
+          "\"a\\/b\"",
+          "\"gres:gpu:2\"",
+          "\"gres/gpu=2, gres/nic:1,license/x=1\"",
+          "\",,\"",
+          "65534",
+          "65535");
 
   /** {@code errors} arrays (and what is no array), as raw JSON text. */
   static final List<String> ERRORS =

@@ -93,6 +93,51 @@ class V0038JsonTest {
   }
 
   @Test
+  void pendingJobsSayWhatTheyAskFor() {
+    // sbatch -p tandem -N 2 (nodes all FUTURE), sbatch -p gpu -N 1 --gres=gpu:2 -c 8, as captured.
+    SlurmJob nodes =
+        jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-pending-nodes.json")).get(0);
+    assertTrue(nodes.pending());
+    assertEquals(new SlurmJob.Request(2, 1, null, null), nodes.request());
+    SlurmJob gres =
+        jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-pending-gres.json")).get(0);
+    assertTrue(gres.pending());
+    assertEquals(new SlurmJob.Request(1, 8, "gpu:2", null), gres.request(), "gres:gpu:2");
+    SlurmJob running = jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json")).get(0);
+    assertEquals(new SlurmJob.Request(1, 1, null, null), running.request(), "the nodes it holds");
+  }
+
+  @Test
+  void oddSizesReadAsUnknown() {
+    assertEquals(
+        new SlurmJob.Request(3, 16, "gpu:h100:2,nic:1", "h100&ib"),
+        request("3", "16", "\"gres:gpu:h100:2,gres:nic:1\"", "\"h100&ib\""));
+    assertEquals(
+        SlurmJob.Request.UNKNOWN,
+        request("4294967294", "65534", "\"\"", "\"\""),
+        "NO_VAL of 32 and 16 bits");
+    assertEquals(SlurmJob.Request.UNKNOWN, request("-1", "0", "null", "null"));
+    assertEquals(
+        SlurmJob.Request.UNKNOWN,
+        request("\"2\"", "\"8\"", "{\"a\":1}", "[\"x\"]"),
+        "text is no count; containers are no text");
+    assertEquals(
+        SlurmJob.Request.UNKNOWN,
+        request("123456789012345678901234567890", "1e400", "\"license/x=1\"", "\"\""));
+    SlurmJob none = jobs("{\"jobs\":[{\"job_id\":7,\"job_state\":\"PENDING\"}]}").get(0);
+    assertEquals(SlurmJob.Request.UNKNOWN, none.request(), "absent fields");
+  }
+
+  private static SlurmJob.Request request(
+      String nodeCount, String minCpus, String tres, String features) {
+    String job =
+        "{\"job_id\":7,\"job_state\":\"PENDING\",\"node_count\":%s,\"minimum_cpus_per_node\":%s,"
+                .formatted(nodeCount, minCpus)
+            + "\"tres_per_node\":%s,\"features\":%s}".formatted(tres, features);
+    return jobs("{\"jobs\":[" + job + "]}").get(0).request();
+  }
+
+  @Test
   void handlesOddValues() {
     var n =
         V0038Json.JSON

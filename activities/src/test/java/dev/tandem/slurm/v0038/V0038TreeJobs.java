@@ -59,7 +59,12 @@ final class V0038TreeJobs {
         limit < 0 || limit >= V0038Json.NO_VAL32 ? null : limit,
         j.hasNonNull("exit_code") && j.get("exit_code").canConvertToInt()
             ? V0038Json.exitCode(j.get("exit_code").asInt())
-            : null);
+            : null,
+        V0038Json.request(
+            V0038Json.number(j, "node_count", 0),
+            V0038Json.number(j, "minimum_cpus_per_node", 0),
+            V0038Json.text(j, "tres_per_node"),
+            V0038Json.text(j, "features")));
   }
 
   /** Every job of a listing; as {@code nodes}, a listing that cannot be read whole fails. */

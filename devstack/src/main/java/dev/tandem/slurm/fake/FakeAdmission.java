@@ -24,6 +24,11 @@ final class FakeAdmission {
       }
     }
     FakePartition p = c.partitions.get(r.partition());
+    if (r.nodeCount() > c.partitionSize(p)) {
+      // More nodes than the partition has: slurmctld (EnforcePartLimits=NO, its default) takes the
+      // job and keeps it pending, reason PartitionNodeLimit, until enough nodes exist (22.05 does).
+      return;
+    }
     long possible =
         c.nodes.values().stream()
             .filter(n -> p.holds(n.name) && !r.excluded().contains(n.name))

@@ -185,6 +185,13 @@ final class FakeCluster {
     return j.id;
   }
 
+  /** How many nodes partition {@code p} holds now, whatever their state. */
+  int partitionSize(FakePartition p) {
+    return p.nodes() == null
+        ? nodes.size()
+        : (int) nodes.keySet().stream().filter(p::holds).count();
+  }
+
   FakeScheduler scheduler() {
     return scheduler;
   }

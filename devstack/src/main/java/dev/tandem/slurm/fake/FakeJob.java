@@ -43,6 +43,10 @@ final class FakeJob {
   final int cpusPerNode;
   final long memoryMbPerNode;
   final Map<String, Integer> gres;
+
+  /** {@code tres_per_node} as submitted ({@code gres/gpu:2}), or null: Slurm answers it as sent. */
+  final String tresPerNode;
+
   final Long timeLimitMinutes;
   final Sharing sharing;
   final boolean requeue;
@@ -78,6 +82,7 @@ final class FakeJob {
     this.cpusPerNode = r.cpusPerNode();
     this.memoryMbPerNode = r.memoryMbPerNode();
     this.gres = Map.copyOf(r.gres());
+    this.tresPerNode = r.tresPerNode();
     this.timeLimitMinutes = r.timeLimitMinutes();
     this.sharing = r.sharing();
     this.requeue = r.requeue();
@@ -97,6 +102,7 @@ final class FakeJob {
       int cpusPerNode,
       long memoryMbPerNode,
       Map<String, Integer> gres,
+      String tresPerNode,
       Long timeLimitMinutes,
       Sharing sharing,
       boolean requeue,

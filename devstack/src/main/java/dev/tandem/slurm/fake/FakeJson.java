@@ -114,6 +114,12 @@ final class FakeJson {
     o.put("account", j.account == null ? "" : j.account);
     o.put("qos", j.qos == null ? "normal" : j.qos);
     o.put("user_name", j.user);
+    // What the job asks for: node_count is the request while it waits, its allocation once placed.
+    o.set("node_count", number((long) (j.nodes.isEmpty() ? j.nodeCount : j.nodes.size())));
+    o.set("minimum_cpus_per_node", number((long) j.cpusPerNode));
+    o.put("tres_per_node", j.tresPerNode == null ? "" : j.tresPerNode);
+    // Submitted constraints are not read (Tandem sends none): no job has features.
+    o.put("features", "");
     o.put("restart_cnt", j.restarts);
     o.set("submit_time", time(j.submitTime));
     o.set("start_time", time(j.startTime));

@@ -56,6 +56,7 @@ final class FakeRequests {
         cpus,
         number(j.path("memory_per_node"), 0L),
         j.has("tres_per_node") ? Gres.parse(j.path("tres_per_node").asText()) : Map.of(),
+        text(j, "tres_per_node"),
         j.has("time_limit") ? number(j.path("time_limit"), null) : null,
         sharing,
         j.path("requeue").asBoolean(true),

@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * on every tick. One pass:
  *
  * <ol>
- *   <li>Pending jobs are taken by partition priority tier (highest first), then by job id.
+ *   <li>Pending jobs are taken by partition priority tier (highest first), then by job id. One that
+ *       asks for more nodes than its partition has waits (reason PartitionNodeLimit).
  *   <li>For each, the candidate nodes are those of its partition that are schedulable (not drained,
  *       down or without slurmd) and not excluded. Its required nodes must all be candidates that
  *       fit; the rest of its node count is filled first-fit in node order.
@@ -86,6 +87,10 @@ final class FakeScheduler {
     Instant now = c.now();
     for (FakeJob j : pending) {
       if (j.eligibleAt != null && j.eligibleAt.isAfter(now)) {
+        continue;
+      }
+      if (j.nodeCount > c.partitionSize(c.partitions.get(j.partition))) {
+        j.reason = "PartitionNodeLimit"; // waits for nodes to join, as in Slurm
         continue;
       }
       List<String> fit = place(j, x -> true);

@@ -75,7 +75,8 @@ class PodEvictionActivitiesTest extends SchedulingApiBase {
         null,
         preemptTime,
         null,
-        null);
+        null,
+        SlurmJob.Request.UNKNOWN);
   }
 
   private Timer timer() {

@@ -141,6 +141,32 @@ class FakeSchedulerTest {
   }
 
   @Test
+  void jobForMoreNodesThanExistWaitsUntilTheyJoin() {
+    long id =
+        client.submit(
+            JobSubmission.builder("wide")
+                .partition("low")
+                .nodeCount(3)
+                .cpusPerNode(2)
+                .gresPerNode("gpu:1")
+                .build());
+    SlurmJob waiting = await(id, "PENDING");
+    assertEquals("PartitionNodeLimit", waiting.stateReason(), "2 nodes exist, 3 are asked for");
+    assertEquals(new SlurmJob.Request(3, 2, "gpu:1", null), waiting.request());
+    // A third node makes the count possible, not the fit: b has no GPU.
+    fake.registerNode("d2", 4, 4000, List.of(), "gpu:1");
+    Await.until(
+        "job " + id + " waiting for Resources",
+        Duration.ofSeconds(10),
+        () -> client.getJob(id),
+        j -> "Resources".equals(j.stateReason()));
+    fake.registerNode("d3", 4, 4000, List.of(), "gpu:1");
+    SlurmJob running = await(id, "RUNNING");
+    assertEquals(3, running.nodeList().size(), running.nodes());
+    assertEquals(new SlurmJob.Request(3, 2, "gpu:1", null), running.request());
+  }
+
+  @Test
   void dynamicNodeRegistersAfterTheDelayAndIsDeletableOnlyWhenIdle() {
     fake.registerNode("d1", 8, 16000, List.of("h100"), "gpu:h100:8");
     assertTrue(!fake.knows("d1"), "registration waits for the configured delay");
