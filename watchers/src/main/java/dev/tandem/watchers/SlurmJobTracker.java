@@ -97,6 +97,7 @@ final class SlurmJobTracker {
   void poll(boolean full, Instant now) {
     Listing<SlurmJob> lj = slurm.listJobs(full ? null : since);
     if (lj.changed()) {
+      metrics.queue().jobs(lj.items());
       update(lj.items(), full, now);
       since = lj.updateTime();
     }

@@ -80,6 +80,7 @@ final class SlurmNodeTracker {
     if (!ln.changed()) {
       return;
     }
+    metrics.queue().nodes(ln.items());
     Set<String> resend = full ? sweep.next(ln.items().stream().map(SlurmNode::name)) : Set.of();
     Map<String, SlurmNodeView> seen = new HashMap<>();
     for (SlurmNode n : ln.items()) {
@@ -142,6 +143,7 @@ final class SlurmNodeTracker {
   /** This term's drain ages stop being shown. */
   void close() {
     metrics.drains(drainAges, null);
+    metrics.queue().clear();
   }
 
   private void onNode(SlurmNodeView v) {

@@ -18,6 +18,7 @@ public final class WatcherMetrics implements Coalescer.Listener {
   private final AtomicInteger slurmUp = new AtomicInteger(1);
   private final AtomicInteger leader = new AtomicInteger(0);
   private final AtomicInteger kubernetesUp = new AtomicInteger(1);
+  private final SlurmQueue queue;
   private final java.util.concurrent.atomic.AtomicReference<DrainAges> drains =
       new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -36,6 +37,7 @@ public final class WatcherMetrics implements Coalescer.Listener {
 
   public WatcherMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.queue = new SlurmQueue(registry);
     gauge("tandem.slurm.up", "1 when the last slurmrestd poll succeeded (on the leader)", slurmUp);
     gauge("tandem.watchers.leader", "1 on the replica that watches", leader);
     gauge(
@@ -133,6 +135,11 @@ public final class WatcherMetrics implements Coalescer.Listener {
     } else {
       drains.compareAndSet(old, d);
     }
+  }
+
+  /** Slurm's queue and nodes per partition, fed by the leader's poller. */
+  SlurmQueue queue() {
+    return queue;
   }
 
   public void slurmUp(boolean up) {
