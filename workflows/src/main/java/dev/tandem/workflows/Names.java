@@ -74,6 +74,12 @@ public final class Names {
    */
   public static final String SIGNAL_DRAINS_HELD = "drainsHeld";
 
+  /**
+   * To {@code nodeset/<ns>/<name>} of an autoscaled NodeSet: what Slurm's queue asks of it
+   * (docs/nodeset.md, "Autoscaling").
+   */
+  public static final String SIGNAL_DEMAND_OBSERVED = "demandObserved";
+
   /** The one workflow that grants remediation slots within the budgets (docs/remediation.md). */
   public static final String REMEDIATION_BUDGET_ID = "remediation-budget";
 

@@ -24,6 +24,8 @@ import java.util.List;
  *     unlike {@code problems} this says nothing about the NodeSet, only about the signal
  * @param remediation {@code spec.remediation} with defaults filled in; {@link
  *     RemediationPolicy#disabled()} when the NodeSet has none (null in older payloads means that)
+ * @param autoscaling {@code spec.autoscaling}, or null: {@code spec.replicas} is set by hand (or by
+ *     an autoscaler outside Tandem)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record NodeSetSpecView(
@@ -36,8 +38,34 @@ public record NodeSetSpecView(
     DrainPolicy scaleDownDrain,
     List<String> problems,
     @JsonInclude(JsonInclude.Include.NON_NULL) String rejected,
-    @JsonInclude(JsonInclude.Include.NON_NULL) RemediationPolicy remediation)
+    @JsonInclude(JsonInclude.Include.NON_NULL) RemediationPolicy remediation,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Autoscaling autoscaling)
     implements Lenient {
+  public NodeSetSpecView(
+      long generation,
+      String uid,
+      Integer replicas,
+      PodTemplate template,
+      UpdateStrategy updateStrategy,
+      DrainPolicy updateDrain,
+      DrainPolicy scaleDownDrain,
+      List<String> problems,
+      String rejected,
+      RemediationPolicy remediation) {
+    this(
+        generation,
+        uid,
+        replicas,
+        template,
+        updateStrategy,
+        updateDrain,
+        scaleDownDrain,
+        problems,
+        rejected,
+        remediation,
+        null);
+  }
+
   public NodeSetSpecView(
       long generation,
       String uid,
@@ -88,7 +116,8 @@ public record NodeSetSpecView(
     return Payloads.read(
         n,
         NodeSetSpecView.class,
-        why -> new NodeSetSpecView(0, null, null, null, null, null, null, List.of(), why, null));
+        why ->
+            new NodeSetSpecView(0, null, null, null, null, null, null, List.of(), why, null, null));
   }
 
   public NodeSetSpecView {

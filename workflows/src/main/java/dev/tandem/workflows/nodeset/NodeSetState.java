@@ -127,6 +127,9 @@ public final class NodeSetState {
   /** The held nodes the last event announced, comma-separated (null: none held). */
   String heldAnnounced;
 
+  /** The autoscaler's memory ({@link Autoscaler}); unused while the NodeSet is not autoscaled. */
+  AutoscaleState auto = new AutoscaleState();
+
   /** Signals whose payload could not be used, the latest {@link #MAX_REJECTED_SIGNALS}. */
   List<TimelineEntry> rejectedSignals = new ArrayList<>();
 

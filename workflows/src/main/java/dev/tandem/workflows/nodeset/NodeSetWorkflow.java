@@ -5,6 +5,7 @@ import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.support.Requires;
 import io.temporal.workflow.SignalMethod;
@@ -41,6 +42,11 @@ public interface NodeSetWorkflow extends NodeSetRun {
   /** The budget holds back automatic drains of these nodes (condition AutomaticDrainsHeld). */
   @SignalMethod(name = Names.SIGNAL_DRAINS_HELD)
   void drainsHeld(HeldDrains held);
+
+  /** What Slurm's queue asks of this NodeSet, when it is autoscaled ({@link Autoscaler}). */
+  @SignalMethod(name = Names.SIGNAL_DEMAND_OBSERVED)
+  @Requires("nodes")
+  void demandObserved(NodeSetDemand demand);
 
   /** Re-evaluate now. */
   @SignalMethod(name = Names.SIGNAL_RESYNC)

@@ -4,6 +4,7 @@ import dev.tandem.workflows.model.ClusterHealth;
 import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.NodeSetStatusView;
@@ -167,6 +168,11 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
 
   public void drainsHeld(HeldDrains h) {
     MassFault.heard(s, h);
+    dirty = true;
+  }
+
+  public void demandObserved(NodeSetDemand d) {
+    Autoscaler.demand(s.auto, d, Workflow.currentTimeMillis());
     dirty = true;
   }
 
