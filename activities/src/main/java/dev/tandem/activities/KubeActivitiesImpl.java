@@ -266,6 +266,11 @@ public class KubeActivitiesImpl implements KubeActivities {
   }
 
   @Override
+  public void setNodeSetReplicas(NodeSetRef ref, String uid, int replicas) {
+    nodeSets.setReplicas(ref, uid, replicas);
+  }
+
+  @Override
   public void releaseNodeSet(NodeSetRef ref) {
     nodeSets.release(ref);
   }

@@ -84,6 +84,48 @@ final class NodeSetWrites {
   }
 
   /**
+   * Sets {@code spec.replicas} of an autoscaled NodeSet to what its workflow decided, with a JSON
+   * patch that tests the uid (a NodeSet created again under the name is not touched) and the
+   * resourceVersion read. No-op when it says so already, or the NodeSet is gone or being deleted.
+   */
+  void setReplicas(NodeSetRef ref, String uid, int replicas) {
+    String what = "set replicas of NodeSet " + ref + " to " + replicas;
+    KubeCalls.withConflictRetry(
+        what,
+        () -> {
+          GenericKubernetesResource cur = resource(ref).get();
+          if (cur == null
+              || cur.getMetadata().getDeletionTimestamp() != null
+              || (uid != null && !uid.equals(cur.getMetadata().getUid()))) {
+            return null;
+          }
+          JsonNode spec = Json.MAPPER.valueToTree(cur.get("spec"));
+          if (spec != null
+              && spec.path("replicas").isInt()
+              && spec.path("replicas").asInt() == replicas) {
+            return null;
+          }
+          ArrayNode patch = JsonNodeFactory.instance.arrayNode();
+          patch
+              .addObject()
+              .put("op", "test")
+              .put("path", "/metadata/resourceVersion")
+              .put("value", cur.getMetadata().getResourceVersion());
+          patch.addObject().put("op", "add").put("path", "/spec/replicas").put("value", replicas);
+          try {
+            read(ref, cur).patch(PatchContext.of(PatchType.JSON), Json.SERIALIZATION.asJson(patch));
+          } catch (KubernetesClientException e) {
+            if (KubeCalls.is(e, 404)) {
+              return null;
+            }
+            throw e;
+          }
+          log.info("{}: done", what);
+          return null;
+        });
+  }
+
+  /**
    * Removes {@link NodeSet#FINALIZER} from a NodeSet that is being deleted. A NodeSet without a
    * deletionTimestamp keeps it: a NodeSet of the same name created again after a deletion must not
    * lose its protection to a late call about the old one.

@@ -65,6 +65,13 @@ public interface KubeActivities {
   @ActivityMethod
   void writeNodeSetStatus(NodeSetRef ref, NodeSetStatusView status);
 
+  /**
+   * Sets {@code spec.replicas} of the NodeSet with this uid (its autoscaler's count); a NodeSet
+   * gone, being deleted or of another uid is left alone.
+   */
+  @ActivityMethod
+  void setNodeSetReplicas(NodeSetRef ref, String uid, int replicas);
+
   /** Removes Tandem's finalizer from a NodeSet being deleted; absent NodeSet is not an error. */
   @ActivityMethod
   void releaseNodeSet(NodeSetRef ref);

@@ -28,4 +28,9 @@ public final class AutoscaleState {
 
   /** The write of {@link #replicas} to {@code spec.replicas} has not succeeded yet. */
   boolean writePending;
+
+  /**
+   * The spec generation the workflow had when its last write of {@code spec.replicas} succeeded.
+   */
+  long writtenGeneration;
 }

@@ -17,15 +17,16 @@ import java.util.Set;
  *       (phase ready, Slurm state idle, no job: {@link NodeSetPlanner#idle}); a node that is not
  *       idle, or gone, loses its mark. The marks live in the workflow's state, so a worker restart
  *       does not reset them.
- *   <li><b>In use.</b> Every active node that is not idle is in use: busy, starting, draining for
- *       an update, or of unknown state (fail closed: never given back for idleness).
- *   <li><b>Demand.</b> The nodes the queue asks for ({@link NodeSetDemand#nodes}: pending jobs on
- *       the NodeSet's partitions that wait for resources and that its nodes can run) count once
- *       they have stood for {@code scaleUpDelay}: a job that Slurm is about to place on a node
- *       freeing up adds nothing.
- *   <li><b>Up.</b> The work needs {@code inUse + demand} nodes. When that is more than the replicas
- *       the autoscaler last set, it asks for that many (idle nodes and those still starting are
- *       part of the replicas, so a job too wide for the idle nodes alone adds only what it lacks).
+ *   <li><b>Demand.</b> From the watchers' one job listing ({@link NodeSetDemand}): the nodes the
+ *       queue asks for (pending jobs on the NodeSet's partitions that wait for resources and that
+ *       its nodes can run) and the NodeSet's nodes that run a job. The asked nodes count once they
+ *       have stood for {@code scaleUpDelay}: a job that Slurm is about to place on a node freeing
+ *       up adds nothing.
+ *   <li><b>Up.</b> The work needs {@code busy + asked} nodes. When that is more than the replicas
+ *       the autoscaler last set, it asks for that many: idle nodes and those still starting are
+ *       part of the replicas, so a job too wide for the idle nodes alone adds only what it lacks,
+ *       and nodes started for a job are not asked for twice while they start. Both figures come
+ *       from one listing, so a job that just started on its new nodes is not counted twice either.
  *   <li><b>Down.</b> With no demand at all, each node idle for {@code idleTime} is one replica
  *       less. The NodeSet picks its victims idle nodes first and drains each in Slurm before its
  *       pod goes ({@link NodeSetPlanner#victims}), so a job that lands on a victim meanwhile runs
@@ -52,27 +53,22 @@ final class Autoscaler {
    */
   static Decision decide(Autoscaling a, int base, List<Entry> active, AutoscaleState st, long now) {
     markIdle(active, st, now);
-    int idle = 0;
     int expired = 0;
     for (Entry e : active) {
       Long since = st.idleSinceMillis.get(e.pod);
-      if (since != null) {
-        idle++;
-        if (now - since >= a.idleSeconds() * 1000) {
-          expired++;
-        }
+      if (since != null && now - since >= a.idleSeconds() * 1000) {
+        expired++;
       }
     }
-    int inUse = active.size() - idle;
     int asked = st.demand == null ? 0 : Math.max(0, st.demand.nodes());
+    int busy = st.demand == null ? 0 : Math.max(0, st.demand.busy());
     int ripe =
         asked > 0 && now - st.demandSinceMillis >= a.scaleUpDelaySeconds() * 1000 ? asked : 0;
     int target = base;
     String why = null;
-    if (inUse + ripe > base) {
-      target = inUse + ripe;
-      why =
-          st.demand.jobs() + " pending job(s) ask for " + asked + " node(s); " + inUse + " in use";
+    if (busy + ripe > base) {
+      target = busy + ripe;
+      why = st.demand.jobs() + " pending job(s) ask for " + asked + " node(s); " + busy + " busy";
     } else if (asked == 0 && expired > 0) {
       target = base - expired;
       why = expired + " node(s) idle for " + seconds(a.idleSeconds()) + " or more";

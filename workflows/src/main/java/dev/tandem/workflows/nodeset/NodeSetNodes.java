@@ -136,7 +136,7 @@ final class NodeSetNodes {
   /** Starts missing nodes on the lowest free ordinals, or sends delete to the victims. */
   void scale() {
     List<Entry> active = NodeSetPlanner.active(s.nodes);
-    int desired = s.spec.replicas();
+    int desired = s.desired();
     if (active.size() < desired) {
       PodTemplate t = PodRejection.rolloutTemplate(s);
       if (t == null) {
@@ -151,7 +151,7 @@ final class NodeSetNodes {
       NodeCommand c =
           NodeCommand.of(DrainCause.SCALE_DOWN, why).withPolicy(s.spec.scaleDownDrain());
       signal(
-          NodeSetPlanner.victims(active, desired),
+          NodeSetPlanner.victims(active, desired, s.auto.idleSinceMillis),
           w -> w.delete(c),
           (e, sent) -> {
             e.deleteSent = sent;
@@ -183,8 +183,7 @@ final class NodeSetNodes {
       targets = plan.updates();
       domains = plan.domains();
     } else {
-      int max =
-          NodeSetSpecValidator.resolveMaxUnavailable(strategy.maxUnavailable(), s.spec.replicas());
+      int max = NodeSetSpecValidator.resolveMaxUnavailable(strategy.maxUnavailable(), s.desired());
       targets = NodeSetPlanner.rollingUpdates(active, rev, max);
     }
     UpdateCommand c = new UpdateCommand(template, !onDelete, s.spec.updateDrain());

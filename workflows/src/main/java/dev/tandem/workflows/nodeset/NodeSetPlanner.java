@@ -16,8 +16,8 @@ import java.util.Objects;
  * drained, down or not responding is not available.
  *
  * <p>Scale-down victims: unavailable nodes first (they serve nobody), then idle ones (no job is
- * disturbed), then the highest ordinal. Rolling update: see {@link #rollingUpdates}; a node running
- * a job is drained and waits like any other.
+ * disturbed; the longest idle first when autoscaled), then the highest ordinal. Rolling update: see
+ * {@link #rollingUpdates}; a node running a job is drained and waits like any other.
  */
 public final class NodeSetPlanner {
   private NodeSetPlanner() {}
@@ -49,8 +49,12 @@ public final class NodeSetPlanner {
     return out;
   }
 
-  /** Which nodes to delete to get from {@code active} down to {@code replicas}. */
-  static List<Entry> victims(List<Entry> active, int replicas) {
+  /**
+   * Which nodes to delete to get from {@code active} down to {@code replicas}; among idle nodes the
+   * longest idle first ({@code idleSince}: the autoscaler's marks by pod, workflow ms; empty when
+   * the NodeSet is not autoscaled).
+   */
+  static List<Entry> victims(List<Entry> active, int replicas, Map<String, Long> idleSince) {
     int excess = active.size() - replicas;
     if (excess <= 0) {
       return List.of();
@@ -59,6 +63,7 @@ public final class NodeSetPlanner {
     sorted.sort(
         Comparator.comparing((Entry e) -> NodeAvailability.available(e))
             .thenComparing(e -> !idle(e))
+            .thenComparingLong(e -> idleSince.getOrDefault(e.pod, Long.MAX_VALUE))
             .thenComparing(Comparator.comparingInt((Entry e) -> e.ordinal).reversed()));
     return sorted.subList(0, excess);
   }

@@ -46,7 +46,7 @@ final class NodeSetSnapshots {
               r == null ? null : r.k8sNode(),
               r == null ? null : r.problem()));
     }
-    int desired = s.spec == null ? 0 : s.spec.replicas();
+    int desired = s.desired();
     return new NodeSetSnapshot(
         ref, s.deleting, desired, current, list, List.copyOf(s.rejectedSignals));
   }

@@ -135,6 +135,17 @@ public final class NodeSetState {
 
   static final int MAX_REJECTED_SIGNALS = 10;
 
+  /**
+   * The nodes the NodeSet should have: its autoscaler's count while {@code spec.autoscaling} is set
+   * (and it has decided one), else {@code spec.replicas}; 0 without a valid spec.
+   */
+  int desired() {
+    if (spec == null) {
+      return 0;
+    }
+    return spec.autoscaling() != null && auto.replicas != null ? auto.replicas : spec.replicas();
+  }
+
   public Map<Integer, Entry> nodes() {
     return nodes;
   }

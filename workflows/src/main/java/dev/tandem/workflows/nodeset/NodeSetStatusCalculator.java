@@ -32,7 +32,7 @@ final class NodeSetStatusCalculator {
       }
     }
     String updateRevision = s.spec == null ? null : s.spec.template().revision();
-    int desired = s.spec == null || s.deleting ? 0 : s.spec.replicas();
+    int desired = s.deleting ? 0 : s.desired();
     int ready = 0;
     int updated = 0;
     int idle = 0;

@@ -168,7 +168,7 @@ final class NodeSetStatusWriter {
         + ": "
         + st.readyReplicas()
         + "/"
-        + (s.spec == null ? 0 : s.spec.replicas())
+        + s.desired()
         + " ready, "
         + st.updatedReplicas()
         + " at revision "

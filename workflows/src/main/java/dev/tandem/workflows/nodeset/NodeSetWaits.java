@@ -20,7 +20,8 @@ final class NodeSetWaits {
    * </ol>
    */
   static Duration next(NodeSetState s, Tuning tuning, boolean writeFailed) {
-    long wait = writeFailed ? tuning.pollSeconds() : tuning.resyncSeconds();
+    boolean retry = writeFailed || (s.spec != null && s.auto.writePending);
+    long wait = retry ? tuning.pollSeconds() : tuning.resyncSeconds();
     Duration d = Duration.ofSeconds(wait);
     long probe = StartProbes.next(s.nodes);
     if (probe != Long.MAX_VALUE) {
@@ -33,6 +34,12 @@ final class NodeSetWaits {
     long stale = NodeSetConditions.nextStaleMillis(s, now);
     if (stale != Long.MAX_VALUE && stale - now < d.toMillis()) {
       d = Duration.ofMillis(stale - now);
+    }
+    if (s.spec != null && s.spec.autoscaling() != null && !s.deleting) {
+      long due = Autoscaler.nextMillis(s.spec.autoscaling(), s.auto, now);
+      if (due != Long.MAX_VALUE && due - now < d.toMillis()) {
+        d = Duration.ofMillis(Math.max(1, due - now));
+      }
     }
     return d;
   }

@@ -56,6 +56,7 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
   private final NodeSetState s;
   private final NodeSetNodes nodes;
   private final NodeSetStatusWriter status;
+  private final NodeSetAutoscale autoscale;
   private boolean dirty;
 
   @WorkflowInit
@@ -69,6 +70,7 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
     }
     this.nodes = new NodeSetNodes(in, s);
     this.status = new NodeSetStatusWriter(in, s, () -> dirty = true);
+    this.autoscale = new NodeSetAutoscale(in.ref(), s);
     SignalInbox.open(NodeSetWorkflow.class, this, r -> NodeSetSnapshots.rejected(s, r));
   }
 
@@ -99,6 +101,7 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
         s.nodes.values().removeIf(NodeSetPlanner::deleted);
         PodRejection.noteGood(s);
         nodes.restartMissing();
+        autoscale.step();
         nodes.scale();
         nodes.roll();
       }
@@ -107,7 +110,7 @@ public class NodeSetWorkflowImpl implements NodeSetRun {
       sa.set(SearchAttributes.PHASE, status.phase(st));
       Workflow.setCurrentDetails(status.details(st));
       waits.await(NodeSetWaits.next(s, input.tuning(), status.writeFailed), () -> dirty);
-      int desired = s.spec == null ? 0 : s.spec.replicas();
+      int desired = s.desired();
       maybeContinueAsNew(ContinueAsNewTiming.busy(st, desired));
     }
   }

@@ -58,6 +58,9 @@ class ReportResendTest extends WorkflowTestBase {
     public void drainsHeld(HeldDrains held) {}
 
     @Override
+    public void demandObserved(dev.tandem.workflows.model.NodeSetDemand demand) {}
+
+    @Override
     public void resync() {}
 
     @Override

@@ -106,6 +106,6 @@ class NodeSetPlannerTest {
   void scaleDownTakesUnavailableNodesFirst() {
     List<Entry> active =
         List.of(ready(0, "a"), node(1, NodePhase.READY, "a", "idle+DRAIN", "disk"), ready(2, "a"));
-    assertEquals(List.of(1), ordinals(NodeSetPlanner.victims(active, 2)));
+    assertEquals(List.of(1), ordinals(NodeSetPlanner.victims(active, 2, java.util.Map.of())));
   }
 }

@@ -240,6 +240,20 @@ public class FakeCluster implements KubeActivities, SlurmActivities {
     released.add(ref);
   }
 
+  /** {@code spec.replicas} each autoscaled NodeSet's workflow wrote, in order. */
+  public final List<Integer> replicaWrites = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Set to make replica writes fail (Kubernetes refuses). */
+  public volatile boolean failReplicaWrites;
+
+  @Override
+  public void setNodeSetReplicas(NodeSetRef ref, String uid, int replicas) {
+    if (failReplicaWrites) {
+      throw new IllegalStateException("the API server refuses (test)");
+    }
+    replicaWrites.add(replicas);
+  }
+
   @Override
   public synchronized void recordEvent(EventRequest event) {
     events.add(event);
