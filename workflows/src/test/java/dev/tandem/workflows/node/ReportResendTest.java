@@ -6,6 +6,7 @@ import dev.tandem.workflows.model.HeldDrains;
 import dev.tandem.workflows.model.NodeCommand;
 import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeReport;
+import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetSnapshot;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.nodeset.NodeSetInput;
@@ -56,6 +57,9 @@ class ReportResendTest extends WorkflowTestBase {
 
     @Override
     public void drainsHeld(HeldDrains held) {}
+
+    @Override
+    public void demandObserved(NodeSetDemand demand) {}
 
     @Override
     public void resync() {}
