@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -45,6 +46,7 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
   private final SlurmJobsBudget budget;
   private volatile Consumer<NodeSetRef> onSpecSent = ref -> {};
   private final NodeSetPolicies policies = new NodeSetPolicies();
+  private final AutoscaledNodeSets autoscaled = new AutoscaledNodeSets(NodeSetSpecs::toView);
 
   public NodeSetWatcher(
       KubernetesClient client,
@@ -134,6 +136,15 @@ public final class NodeSetWatcher extends InformerWatcher<GenericKubernetesResou
       return List.of();
     }
     return informer.getStore().list().stream().map(NodeSetWatcher::ref).toList();
+  }
+
+  /**
+   * The autoscaled NodeSets in the cache that are not being deleted, with the view of the spec in
+   * force ({@link AutoscaledNodeSets}); for the {@link DemandFeed}, on the poller's thread.
+   */
+  Map<NodeSetRef, NodeSetSpecView> autoscaled() {
+    SharedIndexInformer<GenericKubernetesResource> informer = informer();
+    return autoscaled.of(informer == null ? List.of() : informer.getStore().list());
   }
 
   private void changed(GenericKubernetesResource r) {

@@ -68,6 +68,7 @@ final class SlurmJobTracker {
   private final Set<Long> toldQueued = new HashSet<>();
 
   private volatile JobRoutes routes = JobRoutes.NONE;
+  private volatile DemandFeed demand;
   private Instant since;
 
   SlurmJobTracker(
@@ -88,18 +89,30 @@ final class SlurmJobTracker {
     this.routes = r;
   }
 
+  /** Where every listing goes for the autoscaled NodeSets' demand; until set, nowhere. */
+  void demand(DemandFeed d) {
+    this.demand = d;
+  }
+
   /** Whether a pod waits for its placeholder to start (the poller then lists jobs sooner). */
   boolean podsWaiting() {
     return routes.podsWaiting();
   }
 
-  /** Lists jobs (all of them when {@code full}), signals what changed, then sweeps orphans. */
+  /**
+   * Lists jobs (all of them when {@code full}), signals what changed, feeds the demand, then sweeps
+   * orphans.
+   */
   void poll(boolean full, Instant now) {
     Listing<SlurmJob> lj = slurm.listJobs(full ? null : since);
     if (lj.changed()) {
       metrics.queue().jobs(lj.items());
       update(lj.items(), full, now);
       since = lj.updateTime();
+    }
+    DemandFeed d = demand;
+    if (d != null) {
+      d.polled(lj.changed() ? lj.items() : null, full, now);
     }
     tellStillQueued(now);
     orphans.sweep(List.copyOf(jobs.values()), routes, ownerNotRunning, now);

@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * Polls slurmrestd and turns what changed into signals (nodes: {@link SlurmNodeTracker}; jobs:
  * {@link SlurmJobTracker}): {@code slurmObserved} to the node workflow of each Tandem-managed Slurm
  * node, {@code jobObserved} to the workflow that owns a placeholder job (found from the job's tag
- * by {@link JobRoutes}), the cancelling of placeholder jobs no workflow owns ({@link OrphanJobs}),
- * and the mirror of administrators' drains onto pods.
+ * by {@link JobRoutes}), {@code demandObserved} to autoscaled NodeSets ({@link DemandFeed}), the
+ * cancelling of placeholder jobs no workflow owns ({@link OrphanJobs}), and the mirror of
+ * administrators' drains onto pods.
  *
  * <ol>
  *   <li>Every interval (default 2 s) list nodes and jobs incrementally: an unchanged cluster costs
@@ -38,6 +39,9 @@ import org.slf4j.LoggerFactory;
  *       on (Temporal unreachable) is marked undelivered: the next changed listing sends it again,
  *       and so does every full resync. A node or job that vanished from Slurm while its last signal
  *       was lost keeps a tombstone until that signal is accepted, so its end is not lost.
+ *   <li>Every job poll that answers also goes to the {@link DemandFeed}: each autoscaled NodeSet
+ *       gets {@code demandObserved} when what the queue asks of it differs from what it was last
+ *       sent (and at the first poll after it became autoscaled), and again on every full listing.
  * </ol>
  */
 public final class SlurmPoller implements AutoCloseable {
@@ -111,6 +115,11 @@ public final class SlurmPoller implements AutoCloseable {
    */
   public void routeJobs(JobRoutes routes) {
     jobs.routes(routes);
+  }
+
+  /** Where job listings go for the autoscaled NodeSets' demand; until set, nowhere. */
+  void feedDemand(DemandFeed d) {
+    jobs.demand(d);
   }
 
   /**

@@ -134,7 +134,13 @@ final class Watching implements AutoCloseable {
     pods.onPodSeen(new PodAnchors(k8s, crdAnchor, coalescer, metrics)::check);
     poller.routeJobs(scheduling);
     poller.onReachability(health);
-    nodeSets.onSpecSent(health::nodeSetRunning);
+    DemandFeed demand = new DemandFeed(nodeSets::autoscaled, coalescer, signals, metrics);
+    poller.feedDemand(demand);
+    nodeSets.onSpecSent(
+        ref -> {
+          health.nodeSetRunning(ref);
+          demand.nodeSetRunning(ref);
+        });
   }
 
   void start() {

@@ -84,6 +84,12 @@ class FakeSlurmClient implements SlurmClient {
     jobsVersion++;
   }
 
+  /** A job as given (any partition, reason and request). */
+  synchronized void putJob(SlurmJob j) {
+    jobs.put(j.id(), j);
+    jobsVersion++;
+  }
+
   /** A placeholder job tagged {@code tag}, as {@code PlaceholderTag} writes it. */
   void putPlaceholder(long id, String tag, String state, List<String> on) {
     putJob(id, "tandem-pod-" + tag, "tandem.dev/pod-uid=" + tag, state, on);

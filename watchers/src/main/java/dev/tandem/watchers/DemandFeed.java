@@ -1,0 +1,132 @@
+package dev.tandem.watchers;
+
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.watchers.NodeSetDemands.Shape;
+import dev.tandem.workflows.Names;
+import dev.tandem.workflows.model.NodeSetDemand;
+import dev.tandem.workflows.model.NodeSetRef;
+import dev.tandem.workflows.model.NodeSetSpecView;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the workflow of each autoscaled NodeSet what Slurm's queue asks of it ({@code
+ * demandObserved}, computed by {@link NodeSetDemands}), from the Slurm poller's job listings.
+ *
+ * <ol>
+ *   <li>Each changed job listing (a full set of jobs) replaces the jobs kept: those waiting for
+ *       resources, the only ones that ever count. Until the first listing of the term, nothing is
+ *       sent: unknown is not "no demand".
+ *   <li>On every poll the autoscaled NodeSets are read from the NodeSet informer's cache ({@link
+ *       AutoscaledNodeSets}: not being deleted, {@code autoscaling} in the spec in force). After a
+ *       changed listing each one's demand is computed; after an unchanged one only the demand of a
+ *       NodeSet that is new here (it just became autoscaled, or was forgotten, below) or whose
+ *       shape changed (partitions, features, GRES, {@code maxReplicas}), so that one hears within a
+ *       poll, not at the queue's next change.
+ *   <li>A demand is sent when it differs from the last one sent to that NodeSet ({@code observedAt}
+ *       aside), and to every autoscaled NodeSet on each full listing, which repairs a lost signal
+ *       within a full resync. At rest that is one signal per NodeSet per full resync.
+ *   <li>Signals are plain (a NodeSet without its workflow has nothing to scale: never started from
+ *       here) and go through the coalescer, one key per NodeSet, latest wins. A demand its workflow
+ *       was not running for stays remembered (no signal per poll to a workflow that is not there);
+ *       each accepted spec signal, which starts the workflow, makes the feed forget the NodeSet
+ *       ({@link #nodeSetRunning}), so it hears at the next poll. A signal the coalescer gives up on
+ *       is sent again at the next computation: the next changed listing at the latest.
+ *   <li>A NodeSet no longer autoscaled (or gone) is forgotten; when it is autoscaled again it is
+ *       new here.
+ * </ol>
+ */
+final class DemandFeed {
+  private static final Logger log = LoggerFactory.getLogger(DemandFeed.class);
+
+  /** What a NodeSet was last computed from, and the demand last sent (null: send at the next). */
+  private record Known(Shape shape, NodeSetDemand sent) {}
+
+  private final Supplier<Map<NodeSetRef, NodeSetSpecView>> autoscaled;
+  private final Coalescer coalescer;
+  private final WorkflowSignals signals;
+  private final WatcherMetrics metrics;
+  private final Map<NodeSetRef, Known> known = new ConcurrentHashMap<>();
+  private List<SlurmJob> waiting; // null until the first listing
+
+  /**
+   * @param autoscaled the autoscaled NodeSets with their views ({@link NodeSetWatcher#autoscaled})
+   */
+  DemandFeed(
+      Supplier<Map<NodeSetRef, NodeSetSpecView>> autoscaled,
+      Coalescer coalescer,
+      WorkflowSignals signals,
+      WatcherMetrics metrics) {
+    this.autoscaled = autoscaled;
+    this.coalescer = coalescer;
+    this.signals = signals;
+    this.metrics = metrics;
+  }
+
+  /**
+   * After each successful job poll, on the poller's thread. Never throws: a failure here is not
+   * Slurm's and must not count as a failed poll.
+   *
+   * @param listed the jobs of a changed listing, or null when the listing was unchanged
+   * @param full whether it was a full listing
+   * @param now when it was read
+   */
+  void polled(List<SlurmJob> listed, boolean full, Instant now) {
+    try {
+      update(listed, full, now);
+    } catch (RuntimeException e) {
+      log.warn("cannot compute the NodeSets' demand from Slurm's queue: {}", e.toString());
+    }
+  }
+
+  private void update(List<SlurmJob> listed, boolean full, Instant now) {
+    if (listed != null) {
+      waiting = listed.stream().filter(NodeSetDemands::waiting).toList();
+    }
+    if (waiting == null) {
+      return;
+    }
+    Map<NodeSetRef, NodeSetSpecView> views = autoscaled.get();
+    known.keySet().retainAll(views.keySet());
+    for (Map.Entry<NodeSetRef, NodeSetSpecView> e : views.entrySet()) {
+      NodeSetRef ref = e.getKey();
+      Shape shape = Shape.of(e.getValue());
+      Known k = known.get(ref);
+      if (listed == null && !full && k != null && k.shape().equals(shape)) {
+        continue; // nothing it depends on changed
+      }
+      NodeSetDemand d = NodeSetDemands.of(waiting, shape, now);
+      if (full || k == null || k.sent() == null || !same(k.sent(), d)) {
+        send(ref, new Known(shape, d));
+      } else if (!k.shape().equals(shape)) {
+        known.replace(ref, k, new Known(shape, k.sent()));
+      }
+    }
+  }
+
+  /** A spec signal started (or reached) the NodeSet's workflow: it hears its demand next poll. */
+  void nodeSetRunning(NodeSetRef ref) {
+    known.remove(ref);
+  }
+
+  private void send(NodeSetRef ref, Known k) {
+    known.put(ref, k);
+    NodeSetDemand d = k.sent();
+    coalescer.submit(
+        ref.workflowId() + ":demand",
+        () -> {
+          boolean ok = signals.workflow(ref.workflowId(), Names.SIGNAL_DEMAND_OBSERVED, d);
+          metrics.signal(Names.SIGNAL_DEMAND_OBSERVED, ok ? "sent" : "not-running");
+        },
+        () -> known.replace(ref, k, new Known(k.shape(), null)));
+  }
+
+  static boolean same(NodeSetDemand a, NodeSetDemand b) {
+    return a.nodes() == b.nodes() && a.jobs() == b.jobs() && a.unfit() == b.unfit();
+  }
+}

@@ -1,0 +1,211 @@
+package dev.tandem.watchers;
+
+import dev.tandem.slurm.SlurmJob;
+import dev.tandem.workflows.model.Autoscaling;
+import dev.tandem.workflows.model.NodeSetDemand;
+import dev.tandem.workflows.model.NodeSetSpecView;
+import dev.tandem.workflows.model.SlurmSettings;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What Slurm's queue asks of one autoscaled NodeSet ({@link NodeSetDemand}, the payload of {@code
+ * demandObserved}), from a job listing and the NodeSet's shape alone: a pure function, so every
+ * rule is tested without Slurm, Kubernetes or Temporal.
+ *
+ * <ol>
+ *   <li><b>Waiting.</b> Only jobs in state PENDING whose reason says that more nodes could start
+ *       them count ({@link SlurmQueue#WAITING_FOR_RESOURCES}, as for the partition gauges). A job
+ *       held, waiting for a dependency, a begin time or a limit of its account or QOS would not
+ *       start on a new node.
+ *   <li><b>Partitions.</b> Of those, the jobs on one of the NodeSet's partitions ({@code
+ *       spec.slurm.partitions}); a job that names several ({@code a,b}) counts when any of them is
+ *       the NodeSet's. It then counts for every NodeSet that could run it: Slurm decides where it
+ *       runs, and each NodeSet bounds only its own growth ({@code maxReplicas}). A NodeSet that
+ *       names no partition has no demand.
+ *   <li><b>Size.</b> A job asks for its node count; a count Slurm does not give (0) is one node. A
+ *       job that asks for more nodes than {@code maxReplicas} can never start on this NodeSet: it
+ *       is unfit.
+ *   <li><b>GRES.</b> Every GRES the job asks for on each node ({@code gpu:2}, {@code
+ *       gpu:h100:2,nvme:1}) must be in the NodeSet's {@code spec.slurm.gres} at that count or more,
+ *       matched by name, and by type when the job names one: {@code gpu:2} fits {@code gpu:h100:8},
+ *       {@code gpu:a100:1} does not, nor does it fit an untyped {@code gpu:8}. A NodeSet that lists
+ *       one name under several types offers an untyped request their sum. Otherwise the job is
+ *       unfit.
+ *   <li><b>Features.</b> A feature constraint that is a plain AND list ({@code h100&ib}, {@code
+ *       h100,ib}) fits when every feature in it is among the NodeSet's ({@code
+ *       spec.slurm.features}); otherwise the job is unfit.
+ *   <li><b>When unsure, fit.</b> A constraint with anything more ({@code |}, {@code [...]}, {@code
+ *       *count}, {@code !}, parentheses), or a GRES string on either side that cannot be read,
+ *       counts as fitting. A wrong "fit" adds a node that cannot run the job: wasted until the idle
+ *       time gives it back, and never more than {@code maxReplicas}. A wrong "unfit" would leave a
+ *       job that only this NodeSet can run waiting for ever. Bounded waste is the lesser harm.
+ *   <li><b>Not checked: CPUs.</b> The watchers do not know how many CPUs a NodeSet's nodes have
+ *       (its pod template says it as Kubernetes resources, and Slurm only once a node has
+ *       registered), so a job asking for more CPUs per node than that fits here and adds nodes that
+ *       cannot run it, up to {@code maxReplicas}.
+ *   <li><b>Result.</b> {@code nodes} is the sum of the fitting jobs' node counts, {@code jobs} how
+ *       many they are, {@code unfit} how many waiting jobs on the NodeSet's partitions were unfit:
+ *       those add nothing, and their count tells an operator why the queue does not move.
+ * </ol>
+ */
+final class NodeSetDemands {
+  private NodeSetDemands() {}
+
+  /**
+   * What of a NodeSet decides which waiting jobs count for it.
+   *
+   * @param maxReplicas {@code spec.autoscaling.maxReplicas}; no bound when not autoscaled
+   */
+  record Shape(List<String> partitions, List<String> features, String gres, int maxReplicas) {
+    static Shape of(NodeSetSpecView v) {
+      SlurmSettings s = v.template() == null ? SlurmSettings.none() : v.template().slurm();
+      Autoscaling a = v.autoscaling();
+      return new Shape(
+          s.partitions(), s.features(), s.gres(), a == null ? Integer.MAX_VALUE : a.maxReplicas());
+    }
+  }
+
+  /** The demand on the NodeSet viewed as {@code v}, from {@code listed} (read at {@code at}). */
+  static NodeSetDemand of(List<SlurmJob> listed, NodeSetSpecView v, Instant at) {
+    return of(listed, Shape.of(v), at);
+  }
+
+  static NodeSetDemand of(List<SlurmJob> listed, Shape shape, Instant at) {
+    List<Gres> offered = Gres.parse(shape.gres());
+    long nodes = 0;
+    int jobs = 0;
+    int unfit = 0;
+    for (SlurmJob j : listed) {
+      if (!waiting(j) || !onAny(j.partition(), shape.partitions())) {
+        continue;
+      }
+      if (fits(j.request(), shape, offered)) {
+        jobs++;
+        nodes += size(j.request());
+      } else {
+        unfit++;
+      }
+    }
+    return new NodeSetDemand((int) Math.min(nodes, Integer.MAX_VALUE), jobs, unfit, at);
+  }
+
+  /** Pending for a reason that more nodes could end; only such jobs ever count. */
+  static boolean waiting(SlurmJob j) {
+    return j.pending() && SlurmQueue.waitsForResources(j);
+  }
+
+  private static int size(SlurmJob.Request r) {
+    return Math.max(1, r.nodes());
+  }
+
+  private static boolean onAny(String jobPartitions, List<String> ours) {
+    if (jobPartitions == null) {
+      return false;
+    }
+    for (String p : jobPartitions.split(",")) {
+      if (ours.contains(p.trim())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean fits(SlurmJob.Request r, Shape shape, List<Gres> offered) {
+    return size(r) <= shape.maxReplicas()
+        && fitsGres(Gres.parse(r.gresPerNode()), offered)
+        && fitsFeatures(r.features(), shape.features());
+  }
+
+  /** Null on either side: unreadable, so it fits. */
+  static boolean fitsGres(List<Gres> asked, List<Gres> offered) {
+    if (asked == null || offered == null) {
+      return true;
+    }
+    for (Gres a : asked) {
+      long have = 0;
+      for (Gres o : offered) {
+        if (o.name().equals(a.name()) && (a.type() == null || a.type().equals(o.type()))) {
+          have = Long.MAX_VALUE - have < o.count() ? Long.MAX_VALUE : have + o.count();
+        }
+      }
+      if (have < a.count()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Feature names joined by {@code &} or {@code ,} and nothing else. */
+  private static final Pattern AND_LIST = Pattern.compile("[\\w.\\-]+([&,][\\w.\\-]+)*");
+
+  static boolean fitsFeatures(String constraint, List<String> offered) {
+    if (constraint == null) {
+      return true;
+    }
+    String c = constraint.strip();
+    if (!AND_LIST.matcher(c).matches()) {
+      return true; // more than an AND list: we cannot tell, so it fits (see the class comment)
+    }
+    for (String f : c.split("[&,]")) {
+      if (!offered.contains(f)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * One GRES entry in slurm.conf form, {@code name[:type][:count]}: a count may end in K, M, G, T
+   * or P (powers of 1024) and defaults to 1.
+   */
+  record Gres(String name, String type, long count) {
+    private static final Pattern COUNT =
+        Pattern.compile("(\\d+)([KMGTP]?)", Pattern.CASE_INSENSITIVE);
+
+    /**
+     * A comma-separated list ({@code gpu:h100:8,nvme:1}); empty for null or blank, null when an
+     * entry cannot be read. A socket binding in parentheses ({@code gpu:8(S:0-1)}) and the flag
+     * {@code no_consume} are left out.
+     */
+    static List<Gres> parse(String list) {
+      if (list == null || list.isBlank()) {
+        return List.of();
+      }
+      List<Gres> out = new ArrayList<>();
+      for (String raw : list.replaceAll("\\([^)]*\\)", "").split(",")) {
+        List<String> parts = new ArrayList<>(List.of(raw.strip().split(":", -1)));
+        parts.remove("no_consume");
+        if (parts.isEmpty() || parts.size() > 3 || parts.contains("")) {
+          return null;
+        }
+        String last = parts.get(parts.size() - 1);
+        Matcher m = COUNT.matcher(last);
+        long count = 1;
+        if (parts.size() > 1 && m.matches()) {
+          count = count(m);
+          parts.remove(parts.size() - 1);
+        }
+        if (count < 0 || parts.size() > 2) {
+          return null;
+        }
+        out.add(new Gres(parts.get(0), parts.size() == 2 ? parts.get(1) : null, count));
+      }
+      return out;
+    }
+
+    /** The count, or -1 when it does not fit in a long. */
+    private static long count(Matcher m) {
+      try {
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2).toUpperCase(java.util.Locale.ROOT);
+        return unit.isEmpty() ? n : Math.multiplyExact(n, 1L << (10 + 10 * "KMGTP".indexOf(unit)));
+      } catch (NumberFormatException | ArithmeticException e) {
+        return -1;
+      }
+    }
+  }
+}
