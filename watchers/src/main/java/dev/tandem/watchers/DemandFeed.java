@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Each changed job listing (a full set of jobs) replaces the jobs kept: those waiting for
- *       resources, the only ones that ever count. Until the first listing of the term, nothing is
- *       sent: unknown is not "no demand".
+ *       resources and those holding nodes, the only ones that ever count. Until the first listing
+ *       of the term, nothing is sent: unknown is not "no demand".
  *   <li>On every poll the autoscaled NodeSets are read from the NodeSet informer's cache ({@link
  *       AutoscaledNodeSets}: not being deleted, {@code autoscaling} in the spec in force). After a
  *       changed listing each one's demand is computed; after an unchanged one only the demand of a
@@ -52,7 +52,7 @@ final class DemandFeed {
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
   private final Map<NodeSetRef, Known> known = new ConcurrentHashMap<>();
-  private List<SlurmJob> waiting; // null until the first listing
+  private List<SlurmJob> waiting; // waiting or holding nodes; null until the first listing
 
   /**
    * @param autoscaled the autoscaled NodeSets with their views ({@link NodeSetWatcher#autoscaled})
@@ -86,7 +86,10 @@ final class DemandFeed {
 
   private void update(List<SlurmJob> listed, boolean full, Instant now) {
     if (listed != null) {
-      waiting = listed.stream().filter(NodeSetDemands::waiting).toList();
+      waiting =
+          listed.stream()
+              .filter(j -> NodeSetDemands.waiting(j) || NodeSetDemands.holds(j))
+              .toList();
     }
     if (waiting == null) {
       return;
@@ -95,7 +98,7 @@ final class DemandFeed {
     known.keySet().retainAll(views.keySet());
     for (Map.Entry<NodeSetRef, NodeSetSpecView> e : views.entrySet()) {
       NodeSetRef ref = e.getKey();
-      Shape shape = Shape.of(e.getValue());
+      Shape shape = Shape.of(ref.name(), e.getValue());
       Known k = known.get(ref);
       if (listed == null && !full && k != null && k.shape().equals(shape)) {
         continue; // nothing it depends on changed
@@ -127,6 +130,9 @@ final class DemandFeed {
   }
 
   static boolean same(NodeSetDemand a, NodeSetDemand b) {
-    return a.nodes() == b.nodes() && a.jobs() == b.jobs() && a.unfit() == b.unfit();
+    return a.nodes() == b.nodes()
+        && a.jobs() == b.jobs()
+        && a.busy() == b.busy()
+        && a.unfit() == b.unfit();
   }
 }

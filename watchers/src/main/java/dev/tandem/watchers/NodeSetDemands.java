@@ -47,9 +47,13 @@ import java.util.regex.Pattern;
  *       (its pod template says it as Kubernetes resources, and Slurm only once a node has
  *       registered), so a job asking for more CPUs per node than that fits here and adds nodes that
  *       cannot run it, up to {@code maxReplicas}.
+ *   <li><b>Busy.</b> From the same listing, the NodeSet's nodes ({@code <name>-<ordinal>}) that a
+ *       job holds (running, suspended, completing...): the work it has now, read at the same moment
+ *       as the queue, so a job that just started on new nodes is not also counted as waiting.
  *   <li><b>Result.</b> {@code nodes} is the sum of the fitting jobs' node counts, {@code jobs} how
- *       many they are, {@code unfit} how many waiting jobs on the NodeSet's partitions were unfit:
- *       those add nothing, and their count tells an operator why the queue does not move.
+ *       many they are, {@code busy} as above, {@code unfit} how many waiting jobs on the NodeSet's
+ *       partitions were unfit: those add nothing, and their count tells an operator why the queue
+ *       does not move.
  * </ol>
  */
 final class NodeSetDemands {
@@ -60,18 +64,34 @@ final class NodeSetDemands {
    *
    * @param maxReplicas {@code spec.autoscaling.maxReplicas}; no bound when not autoscaled
    */
-  record Shape(List<String> partitions, List<String> features, String gres, int maxReplicas) {
-    static Shape of(NodeSetSpecView v) {
+  record Shape(
+      String name, List<String> partitions, List<String> features, String gres, int maxReplicas) {
+    static Shape of(String name, NodeSetSpecView v) {
       SlurmSettings s = v.template() == null ? SlurmSettings.none() : v.template().slurm();
       Autoscaling a = v.autoscaling();
       return new Shape(
-          s.partitions(), s.features(), s.gres(), a == null ? Integer.MAX_VALUE : a.maxReplicas());
+          name,
+          s.partitions(),
+          s.features(),
+          s.gres(),
+          a == null ? Integer.MAX_VALUE : a.maxReplicas());
+    }
+
+    /** Whether Slurm node {@code node} is one of this NodeSet's ({@code <name>-<ordinal>}). */
+    boolean owns(String node) {
+      return node.length() > name.length() + 1
+          && node.startsWith(name)
+          && node.charAt(name.length()) == '-'
+          && node.substring(name.length() + 1).chars().allMatch(Character::isDigit);
     }
   }
 
-  /** The demand on the NodeSet viewed as {@code v}, from {@code listed} (read at {@code at}). */
-  static NodeSetDemand of(List<SlurmJob> listed, NodeSetSpecView v, Instant at) {
-    return of(listed, Shape.of(v), at);
+  /**
+   * The demand on NodeSet {@code name} viewed as {@code v}, from {@code listed} (read at {@code
+   * at}).
+   */
+  static NodeSetDemand of(List<SlurmJob> listed, String name, NodeSetSpecView v, Instant at) {
+    return of(listed, Shape.of(name, v), at);
   }
 
   static NodeSetDemand of(List<SlurmJob> listed, Shape shape, Instant at) {
@@ -79,7 +99,12 @@ final class NodeSetDemands {
     long nodes = 0;
     int jobs = 0;
     int unfit = 0;
+    java.util.Set<String> busy = new java.util.HashSet<>();
     for (SlurmJob j : listed) {
+      if (holds(j)) {
+        j.nodeList().stream().filter(shape::owns).forEach(busy::add);
+        continue;
+      }
       if (!waiting(j) || !onAny(j.partition(), shape.partitions())) {
         continue;
       }
@@ -90,7 +115,13 @@ final class NodeSetDemands {
         unfit++;
       }
     }
-    return new NodeSetDemand((int) Math.min(nodes, Integer.MAX_VALUE), jobs, unfit, at);
+    return new NodeSetDemand(
+        (int) Math.min(nodes, Integer.MAX_VALUE), jobs, busy.size(), unfit, at);
+  }
+
+  /** A job that may hold its nodes. */
+  static boolean holds(SlurmJob j) {
+    return SlurmJob.ACTIVE_STATES.contains(j.state()) && !j.nodeList().isEmpty();
   }
 
   /** Pending for a reason that more nodes could end; only such jobs ever count. */

@@ -64,7 +64,7 @@ class DemandFeedTest extends WatcherTestBase {
     assertEquals(List.of(), sentTo(a), "nothing before the first listing: unknown is not idle");
 
     poll(List.of(), false, 1);
-    assertEquals(List.of(new NodeSetDemand(0, 0, 0, T0.plusSeconds(1))), sentTo(a));
+    assertEquals(List.of(new NodeSetDemand(0, 0, 0, 0, T0.plusSeconds(1))), sentTo(a));
     poll(null, false, 2);
     poll(List.of(waiting(1, "cpu", 3, null, null)), false, 3); // changed, not for this NodeSet
     assertEquals(1, sentTo(a).size(), "no demand: one signal, then nothing until it changes");
@@ -74,11 +74,11 @@ class DemandFeedTest extends WatcherTestBase {
     poll(two, false, 5); // another listing, same demand: observedAt alone does not count
     poll(null, false, 6);
     assertEquals(2, sentTo(a).size());
-    assertEquals(new NodeSetDemand(2, 1, 0, T0.plusSeconds(4)), sentTo(a).get(1));
+    assertEquals(new NodeSetDemand(2, 1, 0, 0, T0.plusSeconds(4)), sentTo(a).get(1));
 
     poll(two, true, 60);
     assertEquals(3, sentTo(a).size(), "a full listing sends it again: a lost one is repaired");
-    assertEquals(new NodeSetDemand(2, 1, 0, T0.plusSeconds(60)), sentTo(a).get(2));
+    assertEquals(new NodeSetDemand(2, 1, 0, 0, T0.plusSeconds(60)), sentTo(a).get(2));
     assertEquals(3, counted("sent"));
   }
 
@@ -93,7 +93,7 @@ class DemandFeedTest extends WatcherTestBase {
 
     autoscaled.put(b, view(List.of("tpu"), List.of(), null, 8));
     poll(null, false, 1);
-    assertEquals(List.of(new NodeSetDemand(1, 1, 0, T0.plusSeconds(1))), sentTo(b));
+    assertEquals(List.of(new NodeSetDemand(1, 1, 0, 0, T0.plusSeconds(1))), sentTo(b));
     assertEquals(1, sentTo(a).size(), "the others' inputs did not change");
 
     autoscaled.put(a, view(List.of("gpu"), List.of("ib"), null, 8)); // same demand
@@ -101,7 +101,7 @@ class DemandFeedTest extends WatcherTestBase {
     assertEquals(1, sentTo(a).size());
     autoscaled.put(a, view(List.of("gpu"), List.of("ib"), null, 4)); // the job no longer fits
     poll(null, false, 3);
-    assertEquals(new NodeSetDemand(0, 0, 1, T0.plusSeconds(3)), sentTo(a).get(1));
+    assertEquals(new NodeSetDemand(0, 0, 0, 1, T0.plusSeconds(3)), sentTo(a).get(1));
     poll(null, false, 4);
     assertEquals(2, sentTo(a).size());
     assertEquals(1, sentTo(b).size());
@@ -119,7 +119,7 @@ class DemandFeedTest extends WatcherTestBase {
     autoscaled.put(a, GPU);
     poll(null, false, 3);
     assertEquals(2, sentTo(a).size());
-    assertEquals(new NodeSetDemand(2, 1, 0, T0.plusSeconds(3)), sentTo(a).get(1));
+    assertEquals(new NodeSetDemand(2, 1, 0, 0, T0.plusSeconds(3)), sentTo(a).get(1));
   }
 
   @Test
@@ -153,7 +153,7 @@ class DemandFeedTest extends WatcherTestBase {
     poll(List.copyOf(jobs), false, 2);
     assertEquals(1, counted("sent"));
     assertEquals(
-        new NodeSetDemand(2, 1, 0, T0.plusSeconds(2)), sentTo(a).get(sentTo(a).size() - 1));
+        new NodeSetDemand(2, 1, 0, 0, T0.plusSeconds(2)), sentTo(a).get(sentTo(a).size() - 1));
   }
 
   @Test
@@ -166,13 +166,13 @@ class DemandFeedTest extends WatcherTestBase {
     slurm.putJob(waiting(1, "gpu", 3, null, null));
     tracker.poll(false, T0);
     assertTrue(coalescer.drain(Duration.ofSeconds(10)));
-    assertEquals(List.of(new NodeSetDemand(3, 1, 0, T0)), sentTo(a));
+    assertEquals(List.of(new NodeSetDemand(3, 1, 0, 0, T0)), sentTo(a));
 
     autoscaled.put(b, GPU);
     tracker.poll(false, T0.plusSeconds(2)); // 304: b still hears, from the jobs kept
     assertTrue(coalescer.drain(Duration.ofSeconds(10)));
     assertTrue(slurm.unchangedJobAnswers.get() > 0, "the case under test: an unchanged listing");
-    assertEquals(List.of(new NodeSetDemand(3, 1, 0, T0.plusSeconds(2))), sentTo(b));
+    assertEquals(List.of(new NodeSetDemand(3, 1, 0, 0, T0.plusSeconds(2))), sentTo(b));
 
     slurm.removeJob(1);
     tracker.poll(false, T0.plusSeconds(4));
@@ -181,9 +181,9 @@ class DemandFeedTest extends WatcherTestBase {
     assertTrue(coalescer.drain(Duration.ofSeconds(10)));
     assertEquals(
         List.of(
-            new NodeSetDemand(3, 1, 0, T0),
-            new NodeSetDemand(0, 0, 0, T0.plusSeconds(4)),
-            new NodeSetDemand(0, 0, 0, T0.plusSeconds(60))),
+            new NodeSetDemand(3, 1, 0, 0, T0),
+            new NodeSetDemand(0, 0, 0, 0, T0.plusSeconds(4)),
+            new NodeSetDemand(0, 0, 0, 0, T0.plusSeconds(60))),
         sentTo(a));
 
     DemandFeed broken =

@@ -50,10 +50,49 @@ class NodeSetDemandsTest {
   }
 
   private static NodeSetDemand demand(NodeSetSpecView v, SlurmJob... jobs) {
-    return NodeSetDemands.of(List.of(jobs), v, AT);
+    return NodeSetDemands.of(List.of(jobs), "gpu", v, AT);
   }
 
   private final NodeSetSpecView gpu = view(List.of("gpu"), List.of(), null, 10);
+
+  /** A job holding {@code nodes}, in {@code state}. */
+  static SlurmJob holding(long id, String state, String... nodes) {
+    return new SlurmJob(
+        id,
+        "j" + id,
+        null,
+        state,
+        Set.of(),
+        "None",
+        String.join(",", nodes),
+        List.of(nodes),
+        "gpu",
+        null,
+        null,
+        "alice",
+        0,
+        AT,
+        AT,
+        null,
+        null,
+        null,
+        null,
+        new SlurmJob.Request(nodes.length, 1, null, null));
+  }
+
+  @Test
+  void busyCountsTheNodeSetsOwnNodesThatAJobHoldsFromTheSameListing() {
+    NodeSetDemand d =
+        demand(
+            gpu,
+            holding(1, "RUNNING", "gpu-0", "gpu-1"),
+            holding(2, "COMPLETING", "gpu-1"), // counted once
+            holding(3, "SUSPENDED", "gpu-7"),
+            holding(4, "RUNNING", "gpu-x-0", "gpux-1", "cpu-3", "gpu-"), // not gpu's nodes
+            holding(5, "COMPLETED", "gpu-2"), // ended: holds nothing
+            waiting(6, "gpu", 2, null, null));
+    assertEquals(new NodeSetDemand(2, 1, 3, 0, AT), d);
+  }
 
   @Test
   void onlyPendingJobsWaitingForResourcesOnItsPartitionsCount() {
@@ -72,9 +111,9 @@ class NodeSetDemandsTest {
     jobs.add(job(106, "cpu", "PENDING", "Resources", two));
     jobs.add(job(107, null, "PENDING", "Resources", two));
 
-    NodeSetDemand d = NodeSetDemands.of(jobs, gpu, AT);
+    NodeSetDemand d = NodeSetDemands.of(jobs, "gpu", gpu, AT);
 
-    assertEquals(new NodeSetDemand(2 * counted, counted, 0, AT), d);
+    assertEquals(new NodeSetDemand(2 * counted, counted, 0, 0, AT), d);
   }
 
   @Test
@@ -96,7 +135,7 @@ class NodeSetDemandsTest {
   @Test
   void aNodeSetWithoutPartitionsHasNoDemand() {
     NodeSetSpecView none = view(List.of(), List.of(), null, 10);
-    assertEquals(new NodeSetDemand(0, 0, 0, AT), demand(none, waiting(1, "gpu", 1, null, null)));
+    assertEquals(new NodeSetDemand(0, 0, 0, 0, AT), demand(none, waiting(1, "gpu", 1, null, null)));
   }
 
   @Test
@@ -109,7 +148,7 @@ class NodeSetDemandsTest {
             waiting(2, "gpu", 4, null, null), // as wide as the NodeSet may grow: fits
             waiting(3, "gpu", 5, null, null), // wider: never runs here
             job(4, "gpu", "PENDING", "Priority", SlurmJob.Request.UNKNOWN));
-    assertEquals(new NodeSetDemand(6, 3, 1, AT), d);
+    assertEquals(new NodeSetDemand(6, 3, 0, 1, AT), d);
   }
 
   @Test
@@ -204,6 +243,6 @@ class NodeSetDemandsTest {
             waiting(3, "gpu", 16, null, null),
             waiting(4, "gpu", 1, "gpu:a100:1", null),
             waiting(5, "gpu", 1, null, "a100"));
-    assertEquals(new NodeSetDemand(5, 2, 3, AT), d);
+    assertEquals(new NodeSetDemand(5, 2, 0, 3, AT), d);
   }
 }
