@@ -14,6 +14,7 @@ public record Condition(
   public static final String SLURM_REACHABLE = "SlurmReachable";
   public static final String KUBERNETES_REACHABLE = "KubernetesReachable";
   public static final String AUTOMATIC_DRAINS_HELD = "AutomaticDrainsHeld";
+  public static final String AUTOSCALED = "Autoscaled";
 
   public static final String TRUE = "True";
   public static final String FALSE = "False";

@@ -1,7 +1,9 @@
 package dev.tandem.workflows.nodeset;
 
 import dev.tandem.workflows.model.Autoscaling;
+import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.support.ActivityStubs;
 import io.temporal.failure.ActivityFailure;
@@ -74,6 +76,45 @@ final class NodeSetAutoscale {
     if (st.writePending) {
       write(st.replicas);
     }
+  }
+
+  /**
+   * Condition {@code Autoscaled} of an autoscaled NodeSet (null otherwise): True, with the count,
+   * its bounds, the last decision's reason and what the queue asks now.
+   */
+  static Condition condition(NodeSetState s) {
+    Autoscaling a = s.spec == null ? null : s.spec.autoscaling();
+    if (a == null) {
+      return null;
+    }
+    AutoscaleState st = s.auto;
+    NodeSetDemand d = st.demand;
+    String queue =
+        d == null
+            ? "no report of Slurm's queue yet"
+            : "queue: "
+                + d.jobs()
+                + " job(s) ask for "
+                + d.nodes()
+                + " node(s), "
+                + d.busy()
+                + " node(s) busy"
+                + (d.unfit() > 0
+                    ? ", " + d.unfit() + " job(s) no node of this NodeSet can run"
+                    : "");
+    return NodeSetConditions.cond(
+        Condition.AUTOSCALED,
+        true,
+        st.reason == null ? "Steady" : "Scaled",
+        s.desired()
+            + " replicas (min "
+            + a.minReplicas()
+            + ", max "
+            + a.maxReplicas()
+            + ")"
+            + (st.reason == null ? "" : "; last change: " + st.reason)
+            + "; "
+            + queue);
   }
 
   private void write(int replicas) {

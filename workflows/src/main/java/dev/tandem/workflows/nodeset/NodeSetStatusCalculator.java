@@ -111,6 +111,10 @@ final class NodeSetStatusCalculator {
         NodeSetConditions.reachable(
             Condition.KUBERNETES_REACHABLE, ClusterHealth.KUBERNETES, s, nowMillis));
     conds.add(MassFault.condition(s));
+    Condition autoscaled = NodeSetAutoscale.condition(s);
+    if (autoscaled != null) {
+      conds.add(autoscaled);
+    }
     List<Condition> withTimes = new ArrayList<>();
     for (Condition c : conds) {
       Condition old = s.written == null ? null : s.written.condition(c.type());
