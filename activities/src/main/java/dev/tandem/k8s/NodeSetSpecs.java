@@ -5,6 +5,7 @@ import static dev.tandem.k8s.SpecText.quote;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tandem.k8s.api.NodeSet;
+import dev.tandem.workflows.model.Autoscaling;
 import dev.tandem.workflows.model.DrainPolicy;
 import dev.tandem.workflows.model.NodeSetSpecView;
 import dev.tandem.workflows.model.PodTemplate;
@@ -39,7 +40,14 @@ public final class NodeSetSpecs {
   private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
   private static final Set<String> SPEC_FIELDS =
       Set.of(
-          "replicas", "template", "slurm", "updateStrategy", "drain", "scaleDown", "remediation");
+          "replicas",
+          "template",
+          "slurm",
+          "updateStrategy",
+          "drain",
+          "scaleDown",
+          "remediation",
+          "autoscaling");
 
   public static NodeSetSpecView toView(NodeSet nodeSet) {
     if (nodeSet == null) {
@@ -124,6 +132,9 @@ public final class NodeSetSpecs {
     // specChanged payload they had before remediation existed.
     JsonNode r = member(spec, "remediation");
     RemediationPolicy remediation = r == null ? null : RemediationReader.read(r, problems);
+    // Absent: null, replicas are set by hand. Invalid: null too, with problems, so the spec is
+    // refused as a whole and the last valid one (with its autoscaling) stays in force.
+    Autoscaling autoscaling = AutoscalingReader.read(member(spec, "autoscaling"), problems);
     return new NodeSetSpecView(
         generation,
         uid,
@@ -134,7 +145,8 @@ public final class NodeSetSpecs {
         scaleDownDrain,
         problems,
         null,
-        remediation);
+        remediation,
+        autoscaling);
   }
 
   private static Integer replicas(JsonNode r, List<String> problems) {

@@ -313,6 +313,35 @@ class BadNodeSetSpecTest {
         invalidSpec("spec.drain", json("{\"onTimeout\":\"Force\"}")));
   }
 
+  // ---- spec.autoscaling ----
+
+  /** A CEL rule on a real API server; stored anyway where CEL is not evaluated. */
+  @Test
+  void autoscalingMinAboveMax() {
+    assertEquals(
+        "spec.autoscaling: minReplicas 5 is more than maxReplicas 2; raise maxReplicas or lower"
+            + " minReplicas",
+        invalidSpec("spec.autoscaling", json("{\"minReplicas\":5,\"maxReplicas\":2}")));
+  }
+
+  /** The schema's pattern lets 0s through; every node would go the moment it idles. */
+  @Test
+  void autoscalingIdleTimeZero() {
+    assertEquals(
+        "spec.autoscaling.idleTime: \"0s\" is zero; use at least 1s, or leave it unset for the"
+            + " default 10m (to keep every node however long it idles, set minReplicas to"
+            + " maxReplicas)",
+        invalidSpec("spec.autoscaling", json("{\"maxReplicas\":4,\"idleTime\":\"0s\"}")));
+  }
+
+  @Test
+  void autoscalingWithoutMaxReplicas() {
+    assertEquals(
+        "spec.autoscaling.maxReplicas: missing; set the most nodes the NodeSet may grow to, e.g."
+            + " maxReplicas: 8",
+        invalidSpec("spec.autoscaling", json("{\"minReplicas\":1}")));
+  }
+
   // ---- spec.template ----
 
   /**
@@ -363,8 +392,8 @@ class BadNodeSetSpecTest {
   @Test
   void misspelledReplicas() {
     assertEquals(
-        "spec.replica: unknown field; remove it (known fields: drain, remediation, replicas,"
-            + " scaleDown, slurm, template, updateStrategy)",
+        "spec.replica: unknown field; remove it (known fields: autoscaling, drain, remediation,"
+            + " replicas, scaleDown, slurm, template, updateStrategy)",
         invalidSpec("spec.replica", json("3")));
   }
 

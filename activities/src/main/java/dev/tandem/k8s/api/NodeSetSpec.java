@@ -60,6 +60,13 @@ public class NodeSetSpec {
           + " {} enables every default (docs/nodeset.md, docs/remediation.md).")
   private RemediationSpec remediation;
 
+  @JsonPropertyDescription(
+      "Tandem sets replicas itself, between minReplicas and maxReplicas, from Slurm's queue and"
+          + " how long the nodes have been idle; a value written by anyone else (kubectl scale) is"
+          + " written back over. Absent: replicas is set by hand or by an outside autoscaler"
+          + " (docs/nodeset.md).")
+  private AutoscalingSpec autoscaling;
+
   public Integer getReplicas() {
     return replicas;
   }
@@ -114,5 +121,13 @@ public class NodeSetSpec {
 
   public void setRemediation(RemediationSpec remediation) {
     this.remediation = remediation;
+  }
+
+  public AutoscalingSpec getAutoscaling() {
+    return autoscaling;
+  }
+
+  public void setAutoscaling(AutoscalingSpec autoscaling) {
+    this.autoscaling = autoscaling;
   }
 }

@@ -188,6 +188,60 @@ class NodeSetCrdTest {
   }
 
   @Test
+  void autoscalingSchemaDeclaresItsBoundsAndDefaults() {
+    JsonNode a = spec.at("/properties/autoscaling");
+    assertEquals("object", a.path("type").asText());
+    assertEquals(Set.of("maxReplicas"), texts(a.get("required")));
+    // The bounds of replicas themselves: an autoscaler cannot ask for more than replicas allows.
+    JsonNode replicas = spec.at("/properties/replicas");
+    assertEquals(2000, replicas.path("maximum").asInt());
+    assertEquals(replicas.path("maximum"), a.at("/properties/maxReplicas/maximum"));
+    assertEquals(replicas.path("maximum"), a.at("/properties/minReplicas/maximum"));
+    assertEquals(1, a.at("/properties/maxReplicas/minimum").asInt());
+    assertEquals(0, a.at("/properties/minReplicas/minimum").asInt());
+    assertEquals("integer", a.at("/properties/minReplicas/type").asText());
+    assertEquals("integer", a.at("/properties/maxReplicas/type").asText());
+    assertEquals(json("0"), a.at("/properties/minReplicas/default"));
+    for (String d : List.of("idleTime", "scaleUpDelay")) {
+      assertEquals(DrainSpec.DURATION_PATTERN, a.at("/properties/" + d + "/pattern").asText(), d);
+      assertEquals("string", a.at("/properties/" + d + "/type").asText(), d);
+    }
+    assertEquals("10m", a.at("/properties/idleTime/default").asText());
+    assertEquals("5s", a.at("/properties/scaleUpDelay/default").asText());
+    assertEquals(
+        "!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",
+        a.at("/x-kubernetes-validations/0/rule").asText());
+    assertEquals(
+        "minReplicas must not be more than maxReplicas",
+        a.at("/x-kubernetes-validations/0/message").asText());
+  }
+
+  @Test
+  void autoscalingSchemaRefusesWhatItCanSay() {
+    assertInvalid("spec.autoscaling", json("{}"));
+    assertInvalid("spec.autoscaling", json("{\"minReplicas\":1}"));
+    assertInvalid("spec.autoscaling.maxReplicas", json("0"));
+    assertInvalid("spec.autoscaling.maxReplicas", json("2001"));
+    assertInvalid("spec.autoscaling.maxReplicas", json("2.5"));
+    assertInvalid("spec.autoscaling.maxReplicas", TextNode.valueOf("8"));
+    assertInvalid("spec.autoscaling.minReplicas", json("-1"));
+    assertInvalid("spec.autoscaling.idleTime", TextNode.valueOf("ten minutes"));
+    assertInvalid("spec.autoscaling.idleTime", json("600"));
+    assertInvalid("spec.autoscaling.scaleUpDelay", TextNode.valueOf("-5s"));
+    assertInvalid("spec.autoscaling", json("8"));
+  }
+
+  @Test
+  void autoscalingSchemaAcceptsAMinimalAndAFullBlock() {
+    assertValid("spec.autoscaling", json("{\"maxReplicas\":8}"));
+    assertValid(
+        "spec.autoscaling",
+        json(
+            "{\"minReplicas\":2,\"maxReplicas\":2000,\"idleTime\":\"1h30m\","
+                + "\"scaleUpDelay\":\"0s\"}"));
+  }
+
+  @Test
   void remediationSchemaAcceptsAFullPolicyAndAnEmptyOne() {
     assertValid("spec.remediation", json("{}"));
     assertValid(

@@ -214,6 +214,31 @@ class BadNodeSetApplyTest {
         refused("spec.template.spec.containers", json("[]")));
   }
 
+  @Test
+  void autoscalingWithoutMaxReplicas() {
+    assertEquals(
+        INVALID + "[spec.autoscaling.maxReplicas: Required value, " + NOT_CHECKED + "]",
+        refused("spec.autoscaling", json("{\"minReplicas\":1}")));
+  }
+
+  @Test
+  void autoscalingMaxReplicasZero() {
+    assertEquals(
+        INVALID
+            + "spec.autoscaling.maxReplicas: Invalid value: 0: spec.autoscaling.maxReplicas in body"
+            + " should be greater than or equal to 1",
+        refused("spec.autoscaling", json("{\"maxReplicas\":0}")));
+  }
+
+  @Test
+  void autoscalingIdleTimeInWords() {
+    assertEquals(
+        INVALID
+            + "spec.autoscaling.idleTime: Invalid value: \"ten minutes\": spec.autoscaling.idleTime"
+            + " in body should match '^([0-9]{1,9}(s|m|h|d)){1,4}$'",
+        refused("spec.autoscaling", json("{\"maxReplicas\":4,\"idleTime\":\"ten minutes\"}")));
+  }
+
   /** kubectl apply validates strictly by default: an unknown field is refused, not pruned. */
   @Test
   void misspelledReplicas() {
@@ -253,6 +278,13 @@ class BadNodeSetApplyTest {
         refused(
             "spec.remediation",
             json("{\"steps\":[{\"action\":\"Reboot\"},{\"action\":\"Reboot\"}]}")));
+  }
+
+  @Test
+  void autoscalingMinAboveMax() {
+    assertEquals(
+        INVALID + "spec.autoscaling: Invalid value: minReplicas must not be more than maxReplicas",
+        refused("spec.autoscaling", json("{\"minReplicas\":5,\"maxReplicas\":2}")));
   }
 
   @Test

@@ -72,6 +72,7 @@ public final class NodeSetSpecValidator {
     } else if (u.topologyKey() != null || u.domainOrder() != null) {
       p.add("spec.updateStrategy.rollingUpdate is only allowed with type RollingUpdate");
     }
+    p.addAll(AutoscalingRules.problems(spec.autoscaling()));
     return p;
   }
 
