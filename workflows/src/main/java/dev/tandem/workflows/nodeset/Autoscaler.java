@@ -14,9 +14,9 @@ import java.util.Set;
  *
  * <ol>
  *   <li><b>Idle clock.</b> Every pass notes since when each active node has been idle in Slurm
- *       (phase ready, Slurm state idle, no job: {@link NodeSetPlanner#idle}); a node that is not
- *       idle, or gone, loses its mark. The marks live in the workflow's state, so a worker restart
- *       does not reset them.
+ *       (phase ready, Slurm state {@code idle} with no flag, no job); a node that is not idle
+ *       (drained by an administrator, down, not responding, busy), or gone, loses its mark. The
+ *       marks live in the workflow's state, so a worker restart does not reset them.
  *   <li><b>Demand.</b> From the watchers' one job listing ({@link NodeSetDemand}): the nodes the
  *       queue asks for (pending jobs on the NodeSet's partitions that wait for resources and that
  *       its nodes can run) and the NodeSet's nodes that run a job. The asked nodes count once they
@@ -116,7 +116,10 @@ final class Autoscaler {
     Set<String> seen = new HashSet<>();
     for (Entry e : active) {
       boolean idle =
-          e.report != null && e.report.phase() == NodePhase.READY && NodeSetPlanner.idle(e);
+          e.report != null
+              && e.report.phase() == NodePhase.READY
+              && "idle".equals(e.report.slurmState())
+              && NodeSetPlanner.idle(e);
       if (idle) {
         st.idleSinceMillis.putIfAbsent(e.pod, now);
         seen.add(e.pod);

@@ -3,6 +3,7 @@ package dev.tandem.workflows.nodeset;
 import dev.tandem.workflows.model.Autoscaling;
 import dev.tandem.workflows.model.Condition;
 import dev.tandem.workflows.model.EventRequest;
+import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.support.ActivityStubs;
@@ -102,6 +103,21 @@ final class NodeSetAutoscale {
                 + (d.unfit() > 0
                     ? ", " + d.unfit() + " job(s) no node of this NodeSet can run"
                     : "");
+    String unplaced = null;
+    int waiting = 0;
+    for (NodeSetState.Entry e : NodeSetPlanner.active(s.nodes)) {
+      if (e.report != null
+          && e.report.phase() == NodePhase.PROVISIONING
+          && e.report.problem() != null) {
+        waiting++;
+        unplaced = unplaced == null ? e.report.problem() : unplaced;
+      }
+    }
+    if (waiting > 0) {
+      // Starting nodes are part of the count: the autoscaler asks for no more while they wait.
+      queue +=
+          "; " + waiting + " node(s) wait for Kubernetes to start their pod (" + unplaced + ")";
+    }
     return NodeSetConditions.cond(
         Condition.AUTOSCALED,
         true,

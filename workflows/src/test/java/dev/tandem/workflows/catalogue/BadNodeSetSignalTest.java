@@ -45,6 +45,7 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
             new Object[] {"nodeReported", Map.of("ordinal", 0)},
             new Object[] {"clusterHealth", "down"},
             new Object[] {"clusterHealth", Map.of("component", "slurm", "reachable", "maybe")},
+            new Object[] {"demandObserved", Map.of("nodes", "lots")},
             new Object[] {"delete", Map.of()});
     for (Object[] s : sent) {
       raw.signal((String) s[0], s[1]);
@@ -65,6 +66,7 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
             "clusterHealth: payload must be a JSON object with the fields of ClusterHealth, got:"
                 + " \"down\"",
             "clusterHealth: \"reachable\": \"maybe\" is not true or false",
+            "demandObserved: \"nodes\": \"lots\" is not a whole number",
             "delete: \"owner\" is required (one of " + OWNERS + ")"),
         snap.rejectedSignals().stream().map(TimelineEntry::detail).toList());
     snap.rejectedSignals().forEach(e -> assertEquals("signal-rejected", e.event()));
@@ -100,7 +102,8 @@ class BadNodeSetSignalTest extends WorkflowTestBase {
             "delete", "{\"owner\":\"scale-down\",\"reason\":\"r\"}",
             "nodeReported", "{\"pod\":\"raw-0\",\"ordinal\":0,\"phase\":\"READY\",\"seq\":1}",
             "clusterHealth", "{\"component\":\"slurm\",\"reachable\":true}",
-            "drainsHeld", "{\"nodes\":[]}");
+            "drainsHeld", "{\"nodes\":[]}",
+            "demandObserved", "{\"nodes\":0,\"jobs\":0,\"busy\":0,\"unfit\":0}");
     try (RawSignals raws = new RawSignals(client, Names.nodeSetWorkflowId(NS, "raw"))) {
       raws.sendAll(
           RawSignals.cases(NodeSetWorkflow.class, examples),

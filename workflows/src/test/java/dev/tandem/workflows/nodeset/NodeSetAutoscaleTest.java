@@ -130,6 +130,30 @@ class NodeSetAutoscaleTest extends WorkflowTestBase {
   }
 
   @Test
+  void withoutRoomInKubernetesItSaysSoAndAsksForNoMore() {
+    NodeSetWorkflow wf = startNodeSet("cap", auto(1, 0, AUTO));
+    await("status written", 30, () -> cluster.status("default/cap") != null);
+    cluster.unschedulable("0/3 nodes are available: 3 Insufficient cpu");
+    wf.demandObserved(demand(2, 2, 0));
+    env.sleep(Duration.ofMinutes(10));
+    assertEquals(List.of(2), cluster.replicaWrites, "no more asked while the pods wait");
+    assertEquals(2, active());
+    String message =
+        cluster
+            .status("default/cap")
+            .condition(dev.tandem.workflows.model.Condition.AUTOSCALED)
+            .message();
+    assertTrue(
+        message.contains("2 node(s) wait for Kubernetes to start their pod")
+            && message.contains("Insufficient cpu"),
+        message);
+    // A Kubernetes node is added (a cluster autoscaler reacting to the pending pods): they start.
+    cluster.schedulePending();
+    await("2 ready", 300, () -> allReady(wf, 2));
+    assertEquals(List.of(2), cluster.replicaWrites);
+  }
+
+  @Test
   void aWorkerCrashMidScaleAndARefusedWriteLoseNothing() {
     NodeSetWorkflow wf = startNodeSet("cr", auto(1, 0, AUTO));
     await("status written", 30, () -> cluster.status("default/cr") != null);
