@@ -43,7 +43,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Watchers.class,
       BenchScheduling.class,
       BenchSlurmPoll.class,
-      BenchFleet.class
+      BenchFleet.class,
+      BenchAutoscale.class
     })
 final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;

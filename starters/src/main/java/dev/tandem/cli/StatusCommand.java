@@ -126,6 +126,11 @@ final class StatusCommand implements Callable<Integer> {
             st.updatedReplicas(),
             st.updateRevision(),
             s.deleting() ? " (deleting)" : ""));
+    if (s.status() != null) {
+      s.status().conditions().stream()
+          .filter(c -> Condition.AUTOSCALED.equals(c.type()))
+          .forEach(c -> b.append("  Autoscaled: ").append(c.message()).append('\n'));
+    }
     for (Condition c : attention(s)) {
       b.append("  ! ")
           .append(c.type())

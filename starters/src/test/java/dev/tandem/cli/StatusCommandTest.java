@@ -76,6 +76,22 @@ class StatusCommandTest {
   }
 
   @Test
+  void anAutoscaledNodeSetSaysWhatItsAutoscalerDecidedAndWhy() {
+    String message =
+        "3 replicas (min 0, max 8); last change: 1 pending job(s) ask for 3 node(s); 0 busy;"
+            + " queue: 0 job(s) ask for 0 node(s), 3 node(s) busy";
+    String out =
+        StatusCommand.render(
+            snapshot(
+                List.of(
+                    c("Ready", "True", "AllNodesReady", "3/3 nodes ready"),
+                    c("Autoscaled", "True", "Scaled", message))));
+    List<String> lines = out.lines().toList();
+    assertEquals("  Autoscaled: " + message, lines.get(1));
+    assertTrue(lines.get(2).startsWith("NODE "), out);
+  }
+
+  @Test
   void aHealthyNodeSetShowsOnlyTheTable() {
     List<Condition> fine =
         List.of(

@@ -1,7 +1,6 @@
 package dev.tandem.workflows.nodeset;
 
 import dev.tandem.workflows.model.Autoscaling;
-import dev.tandem.workflows.model.NodePhase;
 import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.nodeset.NodeSetState.Entry;
 import java.util.HashSet;
@@ -14,9 +13,9 @@ import java.util.Set;
  *
  * <ol>
  *   <li><b>Idle clock.</b> Every pass notes since when each active node has been idle in Slurm
- *       (phase ready, Slurm state {@code idle} with no flag, no job); a node that is not idle
- *       (drained by an administrator, down, not responding, busy), or gone, loses its mark. The
- *       marks live in the workflow's state, so a worker restart does not reset them.
+ *       ({@link #idleInSlurm}); a node that is not (drained by an administrator, down, not
+ *       responding, completing, busy), or gone, loses its mark. The marks live in the workflow's
+ *       state, so a worker restart does not reset them.
  *   <li><b>Demand.</b> From the watchers' one job listing ({@link NodeSetDemand}): the nodes the
  *       queue asks for (pending jobs on the NodeSet's partitions that wait for resources and that
  *       its nodes can run) and the NodeSet's nodes that run a job. The asked nodes count once they
@@ -115,17 +114,25 @@ final class Autoscaler {
   private static void markIdle(List<Entry> active, AutoscaleState st, long now) {
     Set<String> seen = new HashSet<>();
     for (Entry e : active) {
-      boolean idle =
-          e.report != null
-              && e.report.phase() == NodePhase.READY
-              && "idle".equals(e.report.slurmState())
-              && NodeSetPlanner.idle(e);
-      if (idle) {
+      if (idleInSlurm(e)) {
         st.idleSinceMillis.putIfAbsent(e.pod, now);
         seen.add(e.pod);
       }
     }
     st.idleSinceMillis.keySet().retainAll(seen);
+  }
+
+  /**
+   * Phase ready, serving in Slurm ({@link NodeAvailability#available}: no drain, not down or not
+   * responding), base state {@code idle} and not completing, no job known: flags that say nothing
+   * of jobs ({@code DYNAMIC_NORM} of a dynamic node, {@code CLOUD}) do not matter.
+   */
+  static boolean idleInSlurm(Entry e) {
+    if (!NodeAvailability.available(e) || !NodeSetPlanner.idle(e)) {
+      return false;
+    }
+    String[] parts = e.report.slurmState().split("\\+");
+    return parts[0].equals("idle") && !java.util.Arrays.asList(parts).contains("COMPLETING");
   }
 
   private static String seconds(long s) {

@@ -154,6 +154,43 @@ class NodeSetAutoscaleTest extends WorkflowTestBase {
   }
 
   @Test
+  void movedBoundsMoveTheCountAtOnce() {
+    NodeSetWorkflow wf = startNodeSet("mm", auto(1, 0, AUTO));
+    await("status written", 30, () -> cluster.status("default/mm") != null);
+    wf.demandObserved(demand(0, 0, 0));
+    // minReplicas raised to 2: two nodes with no demand.
+    wf.specChanged(auto(2, 0, new Autoscaling(2, 4, 600, 5)));
+    await("2 ready", 120, () -> allReady(wf, 2));
+    assertEquals(List.of(2), cluster.replicaWrites);
+    // A job on mm-1; maxReplicas lowered to 1 (minReplicas with it): the idle mm-0 goes, the busy
+    // mm-1 stays.
+    cluster.startJob("mm-1");
+    wf.demandObserved(demand(0, 0, 1));
+    env.sleep(Duration.ofSeconds(30));
+    wf.specChanged(auto(3, 2, new Autoscaling(1, 1, 600, 5)));
+    await("mm-0 deleted", 120, () -> phaseIs("mm-0", NodePhase.DELETED));
+    assertTrue(phaseIs("mm-1", NodePhase.READY));
+    assertEquals(List.of(2, 1), cluster.replicaWrites);
+    assertTrue(events("Autoscaled").get(1).contains("held at maxReplicas 1"));
+  }
+
+  @Test
+  void aNodeSetDeletedWhileItScalesUpDrainsEverythingAndWritesNoMore() {
+    NodeSetWorkflow wf = startNodeSet("del", auto(1, 0, AUTO));
+    await("status written", 30, () -> cluster.status("default/del") != null);
+    wf.demandObserved(demand(3, 1, 0));
+    await("3 starting", 60, () -> active() == 3);
+    int writes = cluster.replicaWrites.size();
+    wf.delete(
+        dev.tandem.workflows.model.NodeCommand.of(
+            dev.tandem.workflows.model.DrainCause.SCALE_DOWN, "NodeSet deleted"));
+    wf.demandObserved(demand(5, 2, 0)); // the queue still asks: nothing comes of it
+    await("released", 300, () -> cluster.released().size() == 1);
+    assertEquals(0, active());
+    assertEquals(writes, cluster.replicaWrites.size(), "no write of spec.replicas while deleting");
+  }
+
+  @Test
   void aWorkerCrashMidScaleAndARefusedWriteLoseNothing() {
     NodeSetWorkflow wf = startNodeSet("cr", auto(1, 0, AUTO));
     await("status written", 30, () -> cluster.status("default/cr") != null);
