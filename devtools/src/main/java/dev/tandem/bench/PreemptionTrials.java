@@ -6,7 +6,6 @@ import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNotFoundException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Part 3 of {@code tandem bench scheduling}: how long after Slurm preempts a pod's placeholder job
@@ -216,17 +214,6 @@ final class PreemptionTrials {
   }
 
   private String command(List<String> cmd) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("SLURM_CONF", slurmConf);
-    Process p = pb.start();
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(cmd + " timed out");
-    }
-    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new IOException(cmd + " failed (" + p.exitValue() + "): " + text);
-    }
-    return text;
+    return SlurmCommand.run(slurmConf, cmd);
   }
 }

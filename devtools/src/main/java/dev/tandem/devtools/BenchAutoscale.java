@@ -1,6 +1,7 @@
 package dev.tandem.devtools;
 
 import dev.tandem.bench.Machine;
+import dev.tandem.bench.SlurmCommand;
 import dev.tandem.cli.Durations;
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
@@ -21,7 +22,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -182,18 +182,7 @@ final class BenchAutoscale implements Callable<Integer> {
 
   private static String run(String slurmConf, List<String> cmd)
       throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("SLURM_CONF", slurmConf);
-    Process p = pb.start();
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(String.join(" ", cmd) + ": no answer within 30 s");
-    }
-    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new IOException(String.join(" ", cmd) + ": " + text.trim());
-    }
-    return text;
+    return SlurmCommand.run(slurmConf, cmd);
   }
 
   private static double median(List<Double> xs) {

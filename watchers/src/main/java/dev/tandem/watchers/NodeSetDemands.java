@@ -134,15 +134,7 @@ final class NodeSetDemands {
   }
 
   private static boolean onAny(String jobPartitions, List<String> ours) {
-    if (jobPartitions == null) {
-      return false;
-    }
-    for (String p : jobPartitions.split(",")) {
-      if (ours.contains(p.trim())) {
-        return true;
-      }
-    }
-    return false;
+    return SlurmQueue.partitions(jobPartitions).stream().anyMatch(ours::contains);
   }
 
   private static boolean fits(SlurmJob.Request r, Shape shape, List<Gres> offered) {

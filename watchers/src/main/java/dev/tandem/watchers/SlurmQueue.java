@@ -124,7 +124,8 @@ final class SlurmQueue {
     };
   }
 
-  private static List<String> partitions(String field) {
+  /** The partitions a job names ({@code a,b}), trimmed; none for a null or blank field. */
+  static List<String> partitions(String field) {
     if (field == null || field.isBlank()) {
       return List.of();
     }
