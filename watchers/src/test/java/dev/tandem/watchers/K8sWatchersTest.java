@@ -15,6 +15,7 @@ import dev.tandem.workflows.remediation.RemediationBudget;
 import dev.tandem.workflows.remediation.SlotRelease;
 import dev.tandem.workflows.remediation.SlotRequest;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -199,10 +201,13 @@ class K8sWatchersTest extends WatcherTestBase {
    */
   @Test
   void anAddOfTheFirstListingDeliveredAfterTheFirstPassSendsNothingAgain() throws Exception {
-    // The informer's own adds are held back: the test hands the listing's add over itself, after
-    // the first pass. Let through, the informer's add came after the test's on a loaded CI
-    // machine, and counted as a second add of the same version (a new node).
+    // The informer's own adds are held back and the listing's add is handed over by the test,
+    // after the first pass. Let through, the informer's add came after the test's on a loaded CI
+    // machine, and counted as a second add of the same version (a new node). The add handed over
+    // is the listed object itself: a fresh GET may carry a later version (the control plane's node
+    // controller updates the Node), which is rightly a change.
     Thread test = Thread.currentThread();
+    AtomicReference<Node> listing = new AtomicReference<>();
     restartNodeWatcherWithAPodOnK1(
         () ->
             new K8sNodeWatcher(
@@ -220,17 +225,21 @@ class K8sWatchersTest extends WatcherTestBase {
               protected void onAdd(Node n) {
                 if (Thread.currentThread() == test) {
                   super.onAdd(n);
+                } else if ("k1".equals(n.getMetadata().getName())) {
+                  listing.compareAndSet(null, n);
                 }
               }
             });
     Wait.until("first pass", () -> signals.named("undrain").size() == 1);
-    Node listed = client.nodes().withName("k1").get();
+    Wait.until("listing's add held back", () -> listing.get() != null);
+    Node listed = listing.get();
     nodes.onAdd(listed); // late delivery of the listing's add
     assertTrue(coalescer.drain(Duration.ofSeconds(5)), "sends settled");
     assertEquals(1, signals.named("undrain").size(), "nothing sent twice: " + signals.all());
     // The same name seen again with another version (deleted and added back): a new node.
-    listed.getMetadata().setResourceVersion(listed.getMetadata().getResourceVersion() + "0");
-    nodes.onAdd(listed);
+    Node readded = new NodeBuilder(listed).build(); // the listed object is the cache's own
+    readded.getMetadata().setResourceVersion(listed.getMetadata().getResourceVersion() + "0");
+    nodes.onAdd(readded);
     Wait.until("full pass for the new node", () -> signals.named("undrain").size() == 2);
   }
 
