@@ -5,16 +5,19 @@
 #                          | node-up NAME | node-down NAME | rest-stop | rest-kill | rest-start
 #                          | dyn-up NAME [CONF] | dyn-down NAME   (a dynamic node, slurmd -Z)
 #                          | topology FILE | reconfigure
+#                          | db-stop   (slurmdbd and MariaDB only: an accounting outage)
 #
 # start brings up what is not running: everything when nothing runs, otherwise only the dead daemons
-# (no job cancelled, no slurmd stopped). rest-start restarts slurmrestd alone.
+# (no job cancelled, no slurmd stopped). rest-start restarts slurmrestd alone. Accounting (slurmdbd on
+# a MariaDB of its own) starts with the rest: docs/slurm-local.md, "Accounting".
 #
 # Everything lives under one state dir (conf, keys, state, logs, pids), so a second instance can run
 # beside the first with another TANDEM_SLURM_DIR and other port bases. See docs/slurm-local.md.
 #
 # Environment (all optional):
 #   TANDEM_SLURM_DIR            state dir                       (/var/tmp/tandem-slurm)
-#   TANDEM_SLURM_PORT_BASE      slurmctld port; +3 = slurmrestd (6817)
+#   TANDEM_SLURM_PORT_BASE      slurmctld port; +2 = slurmdbd, +3 = slurmrestd (6817)
+#   TANDEM_SLURM_DB_PORT        MariaDB of the accounting database (PORT_BASE + 4)
 #   TANDEM_SLURM_NODE_PORT_BASE first slurmd port               (17001)
 #   TANDEM_SLURM_NODES          number of static nodes n1..nN   (4)
 #   TANDEM_SLURM_NODES_UP       static nodes given a slurmd     (all; fewer for listing benches)
@@ -43,7 +46,9 @@ FEATURE_PARTITIONS=${TANDEM_SLURM_FEATURE_PARTITIONS:-gpu:gpu+h100+a100}
 TOPOLOGY=${TANDEM_SLURM_TOPOLOGY:-none}
 API=v0.0.38
 CTLD_PORT=$PORT_BASE
+DBD_PORT=$((PORT_BASE + 2))
 REST_PORT=$((PORT_BASE + 3))
+DB_PORT=${TANDEM_SLURM_DB_PORT:-$((PORT_BASE + 4))}
 CONF=$DIR/etc/slurm.conf
 ENV_FILE=$DIR/slurm.env
 TOKEN_FILE=$DIR/token
@@ -51,7 +56,7 @@ KEY_FILE=$DIR/etc/jwt_hs256.key
 MUNGE_DIR=$DIR/munge
 MUNGE_SOCKET=$MUNGE_DIR/munge.socket
 REST_USER=tandem-slurmrestd
-PACKAGES=(munge slurmctld slurmd slurmrestd slurm-client slurm-wlm-jwt-plugin curl procps util-linux)
+PACKAGES=(munge slurmctld slurmd slurmrestd slurm-client slurm-wlm-jwt-plugin slurmdbd mariadb-server curl procps util-linux)
 SLURMD_BIN=/usr/sbin/slurmd
 SCONTROL_BIN=/usr/bin/scontrol
 export SLURM_CONF=$CONF
@@ -153,6 +158,8 @@ rest_ping() {
 # The commands live in two files beside this one (sourced: they share the settings above).
 # shellcheck source=lib/slurm-local-setup.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/slurm-local-setup.sh"
+# shellcheck source=lib/slurm-local-accounting.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/slurm-local-accounting.sh"
 # shellcheck source=lib/slurm-local-daemons.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/slurm-local-daemons.sh"
 
@@ -178,10 +185,11 @@ case ${1:-} in
   rest-stop) lock && cmd_rest_stop TERM ;;
   rest-kill) lock && cmd_rest_stop KILL ;;
   rest-start) lock && cmd_rest_start ;;
+  db-stop) lock && cmd_db_stop ;;
   topology) lock && cmd_topology "${2:-}" ;;
   reconfigure) timeout 30 scontrol reconfigure ;;
   *)
-    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -77,6 +77,15 @@ start_missing() {
     start_munged
     started+=(munged)
   fi
+  if ! our_pid "$DIR/run/mariadbd.pid" >/dev/null; then
+    start_mariadb
+    started+=(mariadb)
+  fi
+  if ! our_pid "$DIR/run/slurmdbd.pid" >/dev/null; then
+    write_dbd_conf
+    start_slurmdbd
+    started+=(slurmdbd)
+  fi
   if ! our_pid "$DIR/run/slurmctld.pid" >/dev/null; then
     # Without -c slurmctld recovers its saved state: jobs, and the nodes whose slurmd still run.
     setsid slurmctld -D -i -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 9>&- &
@@ -114,7 +123,7 @@ start_missing() {
 # Nothing of this Slurm runs: a new configuration, node states forgotten, every daemon started.
 start_fresh() {
   local p
-  for p in "$CTLD_PORT" "$REST_PORT" "$NODE_PORT_BASE"; do
+  for p in "$CTLD_PORT" "$DBD_PORT" "$REST_PORT" "$DB_PORT" "$NODE_PORT_BASE"; do
     port_in_use "$p" && die "port $p on 127.0.0.1 is in use by another process; set TANDEM_SLURM_PORT_BASE"
   done
   HOST=$(short_host)
@@ -142,6 +151,7 @@ start_fresh() {
   log "starting in $DIR (slurmctld :$CTLD_PORT, slurmrestd :$REST_PORT, nodes from :$NODE_PORT_BASE)"
 
   start_munged
+  start_accounting
   setsid slurmctld -D -i -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 9>&- &
   echo $! >"$DIR/run/slurmctld.pid"
   wait_for 30 "slurmctld to answer 'scontrol ping'" ctld_up || fail_start "slurmctld did not come up"
@@ -245,6 +255,12 @@ cmd_stop() {
   pids=()
   if pid=$(our_pid "$DIR/run/slurmctld.pid"); then pids+=("$pid"); fi
   terminate 10 "${pids[@]}"
+  pids=()
+  if pid=$(our_pid "$DIR/run/slurmdbd.pid"); then pids+=("$pid"); fi
+  terminate 10 "${pids[@]}"
+  pids=()
+  if pid=$(our_pid "$DIR/run/mariadbd.pid"); then pids+=("$pid"); fi
+  terminate 30 "${pids[@]}"
   pids=()
   if pid=$(our_pid "$DIR/run/munged.pid"); then pids+=("$pid"); fi
   terminate 5 "${pids[@]}"

@@ -75,8 +75,6 @@ SlurmdLogFile=$DIR/log/slurmd-%n.log
 DebugFlags=NO_CONF_HASH
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
 MpiDefault=none
 MailProg=/bin/true
 SchedulerType=sched/backfill
@@ -91,10 +89,9 @@ SlurmdTimeout=$SLURMD_TIMEOUT
 InactiveLimit=0
 MinJobAge=$MIN_JOB_AGE
 KillWait=5
-PreemptType=preempt/partition_prio
-PreemptMode=REQUEUE
 MaxNodeCount=$MAX_NODES
 EOF
+    accounting_conf
     # Static nodes; the last two (of 3 or more) get a fake GPU GRES (a count, no device files).
     local plain=$NODES
     ((NODES >= 3)) && plain=$((NODES - 2))

@@ -290,6 +290,7 @@ final class PlaceholderSubmitter {
     }
     try {
       return PlaceholderTag.submission(tag)
+          .comment(job.comment())
           .nodeCount(job.nodes())
           .cpusPerNode((int) job.cpusPerNode())
           .memoryMbPerNode(job.memoryMbPerNode() > 0 ? job.memoryMbPerNode() : null)
@@ -330,7 +331,8 @@ final class PlaceholderSubmitter {
     String tag = job.podUid();
     checkTag("submit placeholder " + job.name(), tag);
     if (!PlaceholderTag.jobName(tag).equals(job.name())
-        || !PlaceholderTag.comment(tag).equals(job.comment())) {
+        || !PlaceholderTag.uidOf(job.comment()).equals(java.util.Optional.of(tag))
+        || job.comment().indexOf('\n') >= 0) {
       throw SlurmFailures.rejected(
           "placeholder name "
               + job.name()

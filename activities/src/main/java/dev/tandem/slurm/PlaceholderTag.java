@@ -9,9 +9,10 @@ import java.util.regex.Pattern;
  * "Placeholder jobs").
  *
  * <p>The tag is the pod's uid, written twice: the job name {@code tandem-pod-<uid>} (readable in
- * {@code squeue}) and the comment {@code tandem.dev/pod-uid=<uid>}. A job counts as tagged only
- * when BOTH carry the same uid: whoever acts on tagged jobs (cancelling orphans) must never touch a
- * job that merely looks like one of ours.
+ * {@code squeue}) and the comment {@code tandem.dev/pod-uid=<uid>}, which may go on after a space
+ * with whose job it is ({@code pod=<namespace>/<name>}, shown by {@code sacct} and {@code squeue}).
+ * A job counts as tagged only when BOTH carry the same uid: whoever acts on tagged jobs (cancelling
+ * orphans) must never touch a job that merely looks like one of ours.
  */
 public final class PlaceholderTag {
   /** Job name prefix; the uid follows. */
@@ -49,15 +50,18 @@ public final class PlaceholderTag {
 
   /** The uid the job is tagged with, or empty when it is not a (well-formed) placeholder. */
   public static Optional<String> uidOf(SlurmJob job) {
-    String comment = job.comment();
+    return uidOf(job.comment()).filter(uid -> (NAME_PREFIX + uid).equals(job.name()));
+  }
+
+  /** The uid a placeholder's comment carries (up to the first space), or empty. */
+  public static Optional<String> uidOf(String comment) {
     if (comment == null || !comment.startsWith(COMMENT_PREFIX)) {
       return Optional.empty();
     }
-    String uid = comment.substring(COMMENT_PREFIX.length());
-    if (!UID.matcher(uid).matches() || !(NAME_PREFIX + uid).equals(job.name())) {
-      return Optional.empty();
-    }
-    return Optional.of(uid);
+    String rest = comment.substring(COMMENT_PREFIX.length());
+    int space = rest.indexOf(' ');
+    String uid = space < 0 ? rest : rest.substring(0, space);
+    return UID.matcher(uid).matches() ? Optional.of(uid) : Optional.empty();
   }
 
   /**

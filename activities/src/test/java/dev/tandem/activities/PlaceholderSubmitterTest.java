@@ -52,7 +52,7 @@ class PlaceholderSubmitterTest {
   static PlaceholderJob placeholder(String uid, String partition) {
     return new PlaceholderJob(
         PlaceholderJob.nameFor(uid),
-        PlaceholderJob.commentFor(uid),
+        PlaceholderJob.commentFor(uid, "pod=default/it"),
         uid,
         2,
         3,
@@ -142,7 +142,7 @@ class PlaceholderSubmitterTest {
     verify(slurm).submit(s.capture());
     JobSubmission j = s.getValue();
     assertEquals("tandem-pod-" + UID, j.name());
-    assertEquals("tandem.dev/pod-uid=" + UID, j.comment());
+    assertEquals("tandem.dev/pod-uid=" + UID + " pod=default/it", j.comment(), "tag, then whose");
     assertEquals(2, j.nodeCount());
     assertEquals(3, j.cpusPerNode());
     assertEquals(1536L, j.memoryMbPerNode());
@@ -254,7 +254,7 @@ class PlaceholderSubmitterTest {
     PlaceholderJob one =
         new PlaceholderJob(
             PlaceholderJob.nameFor(UID),
-            PlaceholderJob.commentFor(UID),
+            PlaceholderJob.commentFor(UID, "pod=default/it"),
             UID,
             1,
             500,

@@ -58,6 +58,11 @@ class PlaceholderTagTest {
     String comment = PlaceholderTag.comment(UID);
     assertEquals(
         Optional.of(UID), PlaceholderTag.uidOf(job(name, comment, "RUNNING", Set.of(), 0)));
+    // Whose job it is may follow the tag after a space (for sacct and squeue).
+    assertEquals(
+        Optional.of(UID),
+        PlaceholderTag.uidOf(
+            job(name, comment + " pod=default/trainer-0", "RUNNING", Set.of(), 0)));
     assertEquals(
         Optional.empty(),
         PlaceholderTag.uidOf(job("tandem-pod-other", comment, "RUNNING", Set.of(), 0)));

@@ -80,7 +80,7 @@ class SchedulingActivitiesV0038IT {
   private static PlaceholderJob small(String uid, String partition) {
     return new PlaceholderJob(
         PlaceholderJob.nameFor(uid),
-        PlaceholderJob.commentFor(uid),
+        PlaceholderJob.commentFor(uid, "pod=default/it"),
         uid,
         1,
         1,
@@ -136,7 +136,7 @@ class SchedulingActivitiesV0038IT {
     SlurmJobView first = submit(small(uid, "low"));
     assertTrue(first.id() > 0);
     assertEquals(PlaceholderJob.nameFor(uid), first.name());
-    assertEquals(PlaceholderJob.commentFor(uid), first.comment());
+    assertEquals(PlaceholderJob.commentFor(uid, "pod=default/it"), first.comment());
     SlurmJobView second = submit(small(uid, "low"));
     assertEquals(first.id(), second.id(), "a retried submit must not make a second job");
 
@@ -227,6 +227,7 @@ class SchedulingActivitiesV0038IT {
         slurm.submit(
             JobSubmission.builder("tandem-it-high")
                 .partition("high")
+                .qos("high")
                 .nodeList(List.of(running.nodes().get(0)))
                 .exclusive(true)
                 .build());

@@ -24,8 +24,8 @@ import java.util.Random;
  *       trial is independent. A pod's Slurm node is Tandem's {@code tandem.dev/slurm-node}
  *       annotation, else its placeholder's node.
  *   <li>After a random pause of up to one Slurm poll interval (so trials land at every phase of the
- *       watcher's poll cycle), one real {@code sbatch -p high -w <node> --exclusive} job per node
- *       preempts the placeholder there.
+ *       watcher's poll cycle), one real {@code sbatch -p high --qos=high -w <node> --exclusive} job
+ *       per node preempts the placeholder there.
  *   <li>{@link BenchPods}' watch timestamps each pod's eviction (deletionTimestamp, {@code
  *       DisruptionTarget}, or deletion). Slurm gives the placeholder's {@code preemptTime} in whole
  *       seconds, so the preemption happened at or after it; and it happened after {@code sbatch}
@@ -195,6 +195,7 @@ final class PreemptionTrials {
                 "--parsable",
                 "-p",
                 "high",
+                "--qos=high",
                 "-w",
                 node,
                 "--exclusive",

@@ -10,9 +10,9 @@ import java.util.Map;
  * Slurm of a running dev stack, and the other way round.
  *
  * <p>Unless {@code TANDEM_SLURM_DIR} is set, the Slurm lives in {@code <state-dir>/slurm} with
- * slurmctld on {@value #PORT_BASE} (slurmrestd {@value #PORT_BASE} + 3) and slurmd ports from
- * {@value #NODE_PORT_BASE}. A user who sets {@code TANDEM_SLURM_DIR} chooses the instance, and its
- * ports come from {@code TANDEM_SLURM_PORT_BASE} / {@code TANDEM_SLURM_NODE_PORT_BASE} or the
+ * slurmctld on {@value #PORT_BASE} (slurmdbd + 2, slurmrestd + 3, its MariaDB + 4) and slurmd ports
+ * from {@value #NODE_PORT_BASE}. A user who sets {@code TANDEM_SLURM_DIR} chooses the instance, and
+ * its ports come from {@code TANDEM_SLURM_PORT_BASE} / {@code TANDEM_SLURM_NODE_PORT_BASE} or the
  * script's defaults, exactly as for {@code scripts/slurm-local.sh}: mixing a chosen directory with
  * the dev ports could make the script think a healthy instance is broken and restart it.
  */

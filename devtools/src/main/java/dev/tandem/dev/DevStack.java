@@ -275,6 +275,8 @@ public final class DevStack implements AutoCloseable {
     // that fits its KillWait of 5 s (pods may take up to 3 s to stop). docs/scheduling.md.
     env.putIfAbsent("TANDEM_SCHED_DEFAULT_PARTITION", "tandem");
     env.putIfAbsent("TANDEM_SCHED_GRACE_MARGIN", "2s");
+    // The local Slurm's QOS (scripts/slurm-local.sh): docs/scheduling.md's worked example.
+    env.putIfAbsent("TANDEM_SCHED_PRIORITY_CLASSES", "training-high=qos:high;batch-low=qos:low");
     env.putAll(options.workerEnv());
     return env;
   }

@@ -74,7 +74,7 @@ public final class FleetStack implements AutoCloseable {
     fake =
         FakeSlurmrestd.start(
             FakeSlurmrestd.Options.defaults(key).withRegistrationDelay(registrationDelay),
-            List.of(FakePartition.all("tandem", 1, FakePartition.PreemptMode.REQUEUE)),
+            List.of(FakePartition.all("tandem", 1)),
             List.of());
     step(
         "Temporal server (scripts/temporal-local.sh, state in "

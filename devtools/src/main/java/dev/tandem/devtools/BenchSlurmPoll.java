@@ -147,9 +147,7 @@ final class BenchSlurmPoll implements Callable<Integer> {
     }
     try (FakeSlurmrestd fake =
         FakeSlurmrestd.start(
-            FakeSlurmrestd.Options.defaults(key),
-            List.of(FakePartition.all("low", 1, FakePartition.PreemptMode.REQUEUE)),
-            specs)) {
+            FakeSlurmrestd.Options.defaults(key), List.of(FakePartition.all("low", 1)), specs)) {
       SlurmClientConfig cfg = fake.clientConfig(Duration.ofDays(1));
       measure("simulated fleet (FakeSlurmrestd, v0.0.44)", cfg, names, perCycle, cycle, out);
     }

@@ -72,12 +72,18 @@ class DevSlurmIT {
     }
   }
 
-  /** A slurmctld base (it and +3 free) and a slurmd base (40 free ports), picked at random. */
+  /**
+   * A slurmctld base (it and the next four free: slurmd, slurmdbd, slurmrestd, MariaDB) and a
+   * slurmd base (40 free ports), picked at random.
+   */
   private static int[] freePortBases() throws IOException {
     for (int attempt = 0; attempt < 50; attempt++) {
       int ctld = ThreadLocalRandom.current().nextInt(20000, 29000);
       int nodes = ThreadLocalRandom.current().nextInt(29100, 32000);
-      boolean ok = free(ctld) && free(ctld + 1) && free(ctld + 3);
+      boolean ok = true;
+      for (int p = ctld; ok && p <= ctld + 4; p++) {
+        ok = free(p);
+      }
       for (int p = nodes; ok && p < nodes + 40; p++) {
         ok = free(p);
       }

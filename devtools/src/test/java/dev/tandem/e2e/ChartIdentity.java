@@ -147,7 +147,7 @@ final class ChartIdentity {
   }
 
   /** The repository root: Maven passes it; from an IDE the module's parent directory. */
-  private static Path repositoryRoot() {
+  static Path repositoryRoot() {
     return Path.of(
         System.getProperty("tandem.root", Path.of("").toAbsolutePath().getParent().toString()));
   }

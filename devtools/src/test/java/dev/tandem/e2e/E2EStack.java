@@ -355,22 +355,24 @@ public final class E2EStack implements AutoCloseable {
 
   /** {@code sbatch -w node --wrap "sleep seconds"}; returns the job id. */
   long sbatch(String node, int seconds) throws IOException, InterruptedException {
-    return sbatch("low", node, false, seconds);
+    return sbatch("low", "normal", node, false, seconds);
   }
 
   /**
-   * {@code sbatch -p high -w node --exclusive} of a {@code seconds} sleep: takes the whole node in
-   * the higher tier, preempting what runs there in lower ones. Returns the job id.
+   * {@code sbatch -p high --qos=high -w node --exclusive} of a {@code seconds} sleep: takes the
+   * whole node with QOS {@code high}, preempting what runs there under QOS {@code normal} or {@code
+   * low} (scripts/slurm-local.sh, {@code preempt/qos}). Returns the job id.
    */
   long sbatchHigh(String node, int seconds) throws IOException, InterruptedException {
-    return sbatch("high", node, true, seconds);
+    return sbatch("high", "high", node, true, seconds);
   }
 
-  /** {@code sbatch -p partition -w node [--exclusive] --wrap "sleep seconds"}; the job id. */
-  long sbatch(String partition, String node, boolean exclusive, int seconds)
+  /** {@code sbatch -p partition --qos=qos -w node [--exclusive] --wrap "sleep seconds"}; the id. */
+  long sbatch(String partition, String qos, String node, boolean exclusive, int seconds)
       throws IOException, InterruptedException {
     List<String> cmd =
-        new ArrayList<>(List.of("sbatch", "--parsable", "-p", partition, "-w", node));
+        new ArrayList<>(
+            List.of("sbatch", "--parsable", "-p", partition, "--qos=" + qos, "-w", node));
     if (exclusive) {
       cmd.add("--exclusive");
     }

@@ -38,6 +38,19 @@ final class SchedPods {
   }
 
   Pod create(String name, Map<String, String> annotations, Map<String, String> requests) {
+    return create(name, annotations, requests, null);
+  }
+
+  /** A pod of one CPU and 256Mi, grace 2 s, of PriorityClass {@code priorityClass}. */
+  Pod createWithPriorityClass(String name, String priorityClass) {
+    return create(name, Map.of(), Map.of("cpu", "1", "memory", "256Mi"), priorityClass);
+  }
+
+  private Pod create(
+      String name,
+      Map<String, String> annotations,
+      Map<String, String> requests,
+      String priorityClass) {
     Map<String, Quantity> req = new HashMap<>();
     requests.forEach((k, v) -> req.put(k, new Quantity(v)));
     Pod p =
@@ -49,6 +62,7 @@ final class SchedPods {
             .endMetadata()
             .withNewSpec()
             .withSchedulerName(Names.SCHEDULER_NAME)
+            .withPriorityClassName(priorityClass)
             .withTerminationGracePeriodSeconds(2L)
             .addNewContainer()
             .withName("main")

@@ -191,6 +191,6 @@ class SchedulingCrashE2EIT {
   }
 
   private static long sbatchExclusive(String node) throws Exception {
-    return e2e.sbatch("low", node, true, 300);
+    return e2e.sbatch("low", "normal", node, true, 300);
   }
 }

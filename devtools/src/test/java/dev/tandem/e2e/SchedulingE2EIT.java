@@ -134,7 +134,7 @@ class SchedulingE2EIT {
           !preemptor.startTime().isBefore(after.preemptTime().plusSeconds(KILL_WAIT - 1)),
           "preemptor started " + preemptor.startTime() + ", preempted " + after.preemptTime());
       // Slurm names no preemptor; once the high job runs on the node, the pod is told which it is.
-      String named = "Slurm job " + high + " (partition high";
+      String named = "Slurm job " + high + " (partition high, QOS high)";
       Event by =
           Await.until(
                   "an event naming the preempting job",
@@ -281,6 +281,11 @@ class SchedulingE2EIT {
 
   /** The one job Slurm lists with the pod's uid tag. */
   static PlaceholderJob onlyJob(String uid) {
+    return onlyJob(uid, pods);
+  }
+
+  /** The one job Slurm lists with the pod's uid tag, through {@code pods}. */
+  static PlaceholderJob onlyJob(String uid, SchedPods pods) {
     List<PlaceholderJob> jobs = pods.jobs(uid);
     assertEquals(1, jobs.size(), "jobs tagged " + uid + ": " + jobs);
     assertNotNull(jobs.get(0));

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
  * {@code tandem pods}: the pods Tandem is scheduling through Slurm, from visibility: the running
  * scheduling workflows of a namespace ({@code PodSchedule}, {@code schedule/<ns>/<pod>/<uid>}; a
  * gang's {@code PodGroup}, {@code schedule-group/<ns>/<group>}, one row per live member), each with
- * what its {@code status} query says: phase, job id, Slurm state, Slurm node, Kubernetes node,
+ * what its {@code status} query says: phase, job id, Slurm state, QOS, Slurm node, Kubernetes node,
  * problem. Needs no kubeconfig. A pod whose workflow has ended (done, or invalid) is not listed; a
  * workflow started a moment ago may be missing until visibility has it.
  */
@@ -194,7 +194,16 @@ final class PodsCommand implements Callable<Integer> {
     }
     headers.addAll(
         List.of(
-            "POD", "GROUP", "PHASE", "JOB", "SLURM", "SLURM-NODE", "K8S-NODE", "AGE", "PROBLEM"));
+            "POD",
+            "GROUP",
+            "PHASE",
+            "JOB",
+            "SLURM",
+            "QOS",
+            "SLURM-NODE",
+            "K8S-NODE",
+            "AGE",
+            "PROBLEM"));
     List<List<String>> cells = new ArrayList<>();
     for (Row r : rows) {
       List<String> c = new ArrayList<>();
@@ -210,12 +219,14 @@ final class PodsCommand implements Callable<Integer> {
         c.add("group " + g.phase().label());
         c.add(g.jobId() == 0 ? "" : Long.toString(g.jobId()));
         c.add(g.jobState());
+        c.add(qos(g.qos()));
         c.add(m == null ? "" : m.slurmNode());
         c.add(m == null ? "" : m.k8sNode());
       } else {
         c.add(s == null ? "unknown" : s.phase().label());
         c.add(s == null || s.jobId() == 0 ? "" : Long.toString(s.jobId()));
         c.add(s == null ? "" : s.jobState());
+        c.add(s == null ? "" : qos(s.qos()));
         c.add(s == null ? "" : s.slurmNode());
         c.add(s == null ? "" : s.k8sNode());
       }
@@ -224,6 +235,11 @@ final class PodsCommand implements Callable<Integer> {
       cells.add(c);
     }
     return Table.render(headers, cells);
+  }
+
+  /** The QOS the job asks for; {@code default} when it names none (the account's default QOS). */
+  static String qos(String asked) {
+    return asked == null ? "default" : asked;
   }
 
   /**

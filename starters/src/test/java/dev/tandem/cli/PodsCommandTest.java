@@ -286,7 +286,16 @@ class PodsCommandTest {
     List<String> lines = r.out().lines().toList();
     assertEquals(
         List.of(
-            "POD", "GROUP", "PHASE", "JOB", "SLURM", "SLURM-NODE", "K8S-NODE", "AGE", "PROBLEM"),
+            "POD",
+            "GROUP",
+            "PHASE",
+            "JOB",
+            "SLURM",
+            "QOS",
+            "SLURM-NODE",
+            "K8S-NODE",
+            "AGE",
+            "PROBLEM"),
         List.of(lines.get(0).split(" +")));
     // "was" is another test's pod, listed while its workflow runs.
     assertEquals(
@@ -296,10 +305,10 @@ class PodsCommandTest {
     long id = world.jobOf(webUid);
     List<String> web = row(r.out(), "web");
     assertEquals(
-        List.of("web", "-", "running", Long.toString(id), "RUNNING", "n1", "k1"),
-        web.subList(0, 7));
-    assertTrue(web.get(7).matches("\\d+s"), web.toString());
-    assertEquals("-", web.get(8));
+        List.of("web", "-", "running", Long.toString(id), "RUNNING", "default", "n1", "k1"),
+        web.subList(0, 8));
+    assertTrue(web.get(8).matches("\\d+s"), web.toString());
+    assertEquals("-", web.get(9));
     List<String> queued = row(r.out(), "queued");
     assertEquals(List.of("queued", "-", "pending"), queued.subList(0, 3), r.out());
   }
@@ -315,7 +324,8 @@ class PodsCommandTest {
     assertTrue(h.contains("RUNNING"), h.toString());
     assertTrue(h.contains("n1") && h.contains("k1"), h.toString());
     assertTrue(row(r.out(), "h-1").contains("k2"), r.out());
-    assertTrue(h.get(8).matches("\\d+s"), h.toString());
+    assertEquals("default", h.get(6), h.toString());
+    assertTrue(h.get(9).matches("\\d+s"), h.toString());
     assertEquals(
         List.of("h-0", "h-1", "queued", "web"),
         pods(r.out(), 1).stream().filter(p -> !p.equals("was")).sorted().toList(),

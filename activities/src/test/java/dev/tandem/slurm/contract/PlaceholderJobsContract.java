@@ -11,6 +11,7 @@ import dev.tandem.slurm.PlaceholderJob;
 import dev.tandem.slurm.PlaceholderJob.Phase;
 import dev.tandem.slurm.PlaceholderTag;
 import dev.tandem.slurm.SlurmClient.Listing;
+import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.testing.Await;
 import java.time.Duration;
@@ -106,7 +107,7 @@ public abstract class PlaceholderJobsContract extends JobsContractBase {
   }
 
   @Test
-  void noRequeuePlaceholderPreemptedByTheHighPartitionEndsPreempted() {
+  void noRequeuePlaceholderPreemptedByAHighQosJobEndsPreempted() {
     String uid = UUID.randomUUID().toString();
     long id = submit(small(uid).build());
     PlaceholderJob running = awaitTagged(uid, p -> p.phase() == Phase.RUNNING);
@@ -114,6 +115,7 @@ public abstract class PlaceholderJobsContract extends JobsContractBase {
     submit(
         JobSubmission.builder("tandem-it-high")
             .partition("high")
+            .qos("high")
             .nodeList(List.of(node))
             .exclusive(true)
             .build());
@@ -136,6 +138,7 @@ public abstract class PlaceholderJobsContract extends JobsContractBase {
     submit(
         JobSubmission.builder("tandem-it-high")
             .partition("high")
+            .qos("high")
             .nodeList(List.of(running.nodes().get(0)))
             .exclusive(true)
             .build());
@@ -143,6 +146,34 @@ public abstract class PlaceholderJobsContract extends JobsContractBase {
     assertEquals("PENDING", requeued.state());
     assertTrue(requeued.restartCount() >= 1, requeued.toString());
     assertFalse(requeued.over());
+  }
+
+  @Test
+  void unknownQosIsRejectedBySlurm() {
+    SlurmRejectedException e =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> submit(small(UUID.randomUUID().toString()).qos("no-such-qos").build()));
+    assertEquals(2066, e.errorNumber(), e.getMessage());
+  }
+
+  @Test
+  void unknownAccountIsRejectedBySlurm() {
+    SlurmRejectedException e =
+        assertThrows(
+            SlurmRejectedException.class,
+            () -> submit(small(UUID.randomUUID().toString()).account("no-such-account").build()));
+    assertEquals(2045, e.errorNumber(), e.getMessage());
+  }
+
+  @Test
+  void aPlaceholderCarriesItsQosAndAccount() {
+    String uid = UUID.randomUUID().toString();
+    long id = submit(small(uid).qos("low").account("ml").build());
+    SlurmJob j = client.getJob(id);
+    assertEquals("low", j.qos());
+    assertEquals("ml", j.account());
+    client.cancel(id, null);
   }
 
   @Test

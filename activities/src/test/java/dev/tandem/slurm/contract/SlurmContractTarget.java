@@ -14,11 +14,13 @@ import java.util.Optional;
  * simulated slurmrestd (devstack's {@code FakeSlurmrestd}) through v0.0.44.
  *
  * <p>Both targets are configured alike (scripts/slurm-local.sh): static nodes n1–n4 with 4 CPUs and
- * 4000 MB, n3 and n4 with {@code gpu:2}; partitions {@code low} (default, PriorityTier 1,
- * PreemptMode REQUEUE) and {@code high} (PriorityTier 10, PreemptMode OFF), both on all nodes; a
- * pool {@code spare} of nodes that exist for Slurm only once their slurmd registers. Everything the
- * targets do differently is a method here, documented per target: the suite asserts through these
- * methods instead of skipping or loosening a check silently.
+ * 4000 MB, n3 and n4 with {@code gpu:2}; partitions {@code low} (default, PriorityTier 1) and
+ * {@code high} (PriorityTier 10), both on all nodes; a pool {@code spare} of nodes that exist for
+ * Slurm only once their slurmd registers; accounting with {@code preempt/qos}: QOS {@code low},
+ * {@code normal} (the default, preempts low) and {@code high} (preempts normal and low), all
+ * PreemptMode REQUEUE; accounts {@code k8s} (root's default), {@code research}, {@code ml}, {@code
+ * physics}. Everything the targets do differently is a method here, documented per target: the
+ * suite asserts through these methods instead of skipping or loosening a check silently.
  */
 public interface SlurmContractTarget {
 

@@ -93,10 +93,11 @@ public abstract class SlurmJobsContract extends JobsContractBase {
   }
 
   @Test
-  void highTierPreemptsLowPlaceholderWhichIsRequeued() {
+  void highQosPreemptsNormalPlaceholderWhichIsRequeued() {
     long low = submit(placeholder("n4", "low"));
     SlurmJob lowRunning = awaitState(low, "RUNNING");
-    long high = submit(placeholder("n4", "high"));
+    assertEquals("normal", lowRunning.qos(), "the default QOS");
+    long high = submit(placeholder("n4", "high").qos("high"));
     awaitState(high, "RUNNING");
     // PreemptMode=REQUEUE: RUNNING -> PENDING with restart_cnt + 1, no visible PREEMPTED state
     // (what 22.05 does, and what the fake does).
@@ -110,10 +111,10 @@ public abstract class SlurmJobsContract extends JobsContractBase {
   }
 
   @Test
-  void highTierPreemptsNoRequeuePlaceholderWhichEndsPreempted() {
+  void highQosPreemptsNoRequeuePlaceholderWhichEndsPreempted() {
     long low = submit(placeholder("n3", "low").noRequeue(true));
     awaitState(low, "RUNNING");
-    long high = submit(placeholder("n3", "high"));
+    long high = submit(placeholder("n3", "high").qos("high"));
     awaitState(high, "RUNNING");
     SlurmJob preempted = awaitState(low, "PREEMPTED");
     assertTrue(preempted.finished());

@@ -12,6 +12,16 @@ final class FakeAdmission {
       throw FakeSlurmError.refused(
           2000, "Invalid partition name specified", "Batch job submission failed");
     }
+    if (r.qos() != null && !FakeAccounting.QOS.containsKey(r.qos())) {
+      throw FakeSlurmError.refused(
+          2066, "Invalid qos specification", "Batch job submission failed");
+    }
+    if (r.account() != null && !FakeAccounting.ACCOUNTS.contains(r.account())) {
+      throw FakeSlurmError.refused(
+          2045,
+          "Invalid account or account/partition combination specified",
+          "Batch job submission failed");
+    }
     if (r.reservation() != null) {
       // The fake has no reservations.
       throw FakeSlurmError.refused(

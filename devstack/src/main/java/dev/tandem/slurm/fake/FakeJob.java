@@ -73,8 +73,8 @@ final class FakeJob {
     this.name = r.name();
     this.comment = r.comment();
     this.partition = r.partition();
-    this.account = r.account();
-    this.qos = r.qos();
+    this.account = r.account() == null ? FakeAccounting.DEFAULT_ACCOUNT : r.account();
+    this.qos = r.qos() == null ? FakeAccounting.DEFAULT_QOS : r.qos();
     this.user = user;
     this.nodeCount = r.nodeCount();
     this.required = List.copyOf(r.required());

@@ -111,8 +111,8 @@ final class FakeJson {
     o.put("state_reason", j.reason);
     o.put("nodes", String.join(",", j.nodes));
     o.put("partition", j.partition);
-    o.put("account", j.account == null ? "" : j.account);
-    o.put("qos", j.qos == null ? "normal" : j.qos);
+    o.put("account", j.account);
+    o.put("qos", j.qos);
     o.put("user_name", j.user);
     // What the job asks for: node_count is the request while it waits, its allocation once placed.
     o.set("node_count", number((long) (j.nodes.isEmpty() ? j.nodeCount : j.nodes.size())));

@@ -3,28 +3,14 @@ package dev.tandem.slurm.fake;
 import java.util.Set;
 
 /**
- * A partition: its priority tier and what happens to its jobs when a higher tier needs their nodes
- * ({@code preempt/partition_prio}).
+ * A partition: its priority tier (pending jobs of a higher tier are scheduled first; preemption
+ * follows the jobs' QOS, {@link FakeAccounting}).
  *
  * @param nodes the node names it holds, or null for {@code Nodes=ALL} (dynamic nodes included)
  */
-public record FakePartition(
-    String name, int priorityTier, PreemptMode preemptMode, Set<String> nodes) {
-  /** Slurm's PreemptMode for a partition's jobs. */
-  public enum PreemptMode {
-    /** Not preemptable. */
-    OFF,
-    /**
-     * Requeued (back to PENDING, restart count + 1); a job submitted without requeue ends
-     * PREEMPTED.
-     */
-    REQUEUE,
-    /** Ends PREEMPTED. */
-    CANCEL
-  }
-
-  public static FakePartition all(String name, int tier, PreemptMode mode) {
-    return new FakePartition(name, tier, mode, null);
+public record FakePartition(String name, int priorityTier, Set<String> nodes) {
+  public static FakePartition all(String name, int tier) {
+    return new FakePartition(name, tier, null);
   }
 
   boolean holds(String node) {

@@ -2,7 +2,6 @@ package dev.tandem.slurm.fake;
 
 import dev.tandem.slurm.fake.FakeJob.Sharing;
 import dev.tandem.slurm.fake.FakeJob.State;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,19 +17,21 @@ import java.util.stream.Stream;
  * on every tick. One pass:
  *
  * <ol>
- *   <li>Pending jobs are taken by partition priority tier (highest first), then by job id. One that
- *       asks for more nodes than its partition has waits (reason PartitionNodeLimit).
+ *   <li>Pending jobs are taken by partition priority tier (highest first), then by QOS priority
+ *       (highest first, as {@code priority/multifactor} weighs it), then by job id. One that asks
+ *       for more nodes than its partition has waits (reason PartitionNodeLimit).
  *   <li>For each, the candidate nodes are those of its partition that are schedulable (not drained,
  *       down or without slurmd) and not excluded. Its required nodes must all be candidates that
  *       fit; the rest of its node count is filled first-fit in node order.
  *   <li>A node fits when its free CPUs, memory and GRES cover the job's per-node request and
  *       sharing allows: a {@code shared:none} job needs an empty node and then holds it whole; a
  *       {@code shared:user} job shares only with the same user's jobs (both ways).
- *   <li>If the job does not fit and lower-tier partitions with a PreemptMode other than OFF hold
- *       jobs, the fit is tried again as if those jobs were gone. If it fits then, the lower-tier
- *       jobs on the chosen nodes are preempted ({@code preempt_time} set): requeued to PENDING
- *       (restart count + 1, reason BeginTime) under REQUEUE when the job allows requeue, else ended
- *       PREEMPTED; and the job starts at once (the fake has no KillWait).
+ *   <li>If the job does not fit and jobs of QOS its QOS may preempt run ({@code preempt/qos},
+ *       {@link FakeAccounting}), the fit is tried again as if those jobs were gone. If it fits
+ *       then, those jobs on the chosen nodes are preempted ({@code preempt_time} set): requeued to
+ *       PENDING (restart count + 1, reason BeginTime) when the job allows requeue (every QOS has
+ *       PreemptMode REQUEUE), else ended PREEMPTED; and the job starts at once (the fake has no
+ *       KillWait).
  *   <li>A started job is RUNNING with its nodes; every change marks jobs and nodes changed.
  * </ol>
  */
@@ -82,7 +83,10 @@ final class FakeScheduler {
     List<FakeJob> pending =
         c.jobs.values().stream()
             .filter(j -> j.state == State.PENDING)
-            .sorted(Comparator.comparingInt((FakeJob j) -> -tier(j)).thenComparingLong(j -> j.id))
+            .sorted(
+                Comparator.comparingInt((FakeJob j) -> -tier(j))
+                    .thenComparingInt(j -> -FakeAccounting.qos(j).priority())
+                    .thenComparingLong(j -> j.id))
             .toList();
     Instant now = c.now();
     for (FakeJob j : pending) {
@@ -116,9 +120,8 @@ final class FakeScheduler {
     return p == null ? 0 : p.priorityTier();
   }
 
-  private boolean preemptableBy(FakeJob victim, FakeJob by) {
-    FakePartition p = c.partitions.get(victim.partition);
-    return p != null && p.preemptMode() != PreemptMode.OFF && tier(victim) < tier(by);
+  private static boolean preemptableBy(FakeJob victim, FakeJob by) {
+    return FakeAccounting.qos(by).preempts().contains(victim.qos);
   }
 
   /** The nodes for {@code j} counting only the running jobs {@code counted}; null if none. */
@@ -189,8 +192,7 @@ final class FakeScheduler {
   private void preempt(FakeJob victim) {
     Instant now = c.now();
     victim.preemptTime = now;
-    FakePartition p = c.partitions.get(victim.partition);
-    if (p.preemptMode() == PreemptMode.REQUEUE && victim.requeue) {
+    if (victim.requeue) {
       // What 22.05 showed: back to PENDING, reason BeginTime, no visible PREEMPTED state.
       release(victim);
       victim.nodes = new ArrayList<>();

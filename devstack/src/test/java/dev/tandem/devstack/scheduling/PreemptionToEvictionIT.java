@@ -66,7 +66,7 @@ class PreemptionToEvictionIT extends SchedulingApiBase {
           activities.submitPlaceholder(
               new PlaceholderJob(
                   PlaceholderJob.nameFor(uid),
-                  PlaceholderJob.commentFor(uid),
+                  PlaceholderJob.commentFor(uid, "pod=default/it"),
                   uid,
                   1,
                   1,
@@ -105,6 +105,7 @@ class PreemptionToEvictionIT extends SchedulingApiBase {
           slurm.submit(
               JobSubmission.builder("tandem-it-high")
                   .partition("high")
+                  .qos("high")
                   .nodeList(List.of(slurmNode))
                   .exclusive(true)
                   .build()));

@@ -13,7 +13,6 @@ import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
 import dev.tandem.slurm.SlurmRejectedException;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import dev.tandem.slurm.fake.FakeSlurmrestd.NodeSpec;
 import dev.tandem.slurm.spec.OpenApiSpec;
 import dev.tandem.slurm.spec.SpecCheckedTransport;
@@ -43,9 +42,7 @@ class FakeSchedulerTest {
     fake =
         FakeSlurmrestd.start(
             FakeSlurmrestd.Options.defaults(KEY).withRegistrationDelay(Duration.ofMillis(300)),
-            List.of(
-                FakePartition.all("low", 1, PreemptMode.CANCEL),
-                FakePartition.all("high", 10, PreemptMode.OFF)),
+            List.of(FakePartition.all("low", 1), FakePartition.all("high", 10)),
             List.of(
                 new NodeSpec("a", 4, 4000, List.of(), "gpu:2"),
                 new NodeSpec("b", 4, 4000, List.of(), "")));
@@ -105,15 +102,25 @@ class FakeSchedulerTest {
   }
 
   @Test
-  void cancelModePreemptionEndsEvenARequeueableJobPreempted() {
+  void aHighQosJobPreemptsOneNormalJobWhichIsRequeued() {
     long low = submit("low", 4, Exclusivity.NONE);
     long low2 = submit("low", 4, Exclusivity.NONE);
     await(low, "RUNNING");
     await(low2, "RUNNING");
-    long high = submit("high", 4, Exclusivity.NONE);
+    long same = submit("high", 4, Exclusivity.NONE);
+    assertEquals("Resources", await(same, "PENDING").stateReason(), "normal never preempts normal");
+    client.cancel(same, null);
+    long high =
+        client.submit(
+            JobSubmission.builder("t-high").partition("low").cpusPerNode(4).qos("high").build());
     SlurmJob h = await(high, "RUNNING");
     long victim = h.nodeList().equals(List.of("a")) ? low : low2;
-    SlurmJob v = await(victim, "PREEMPTED");
+    SlurmJob v =
+        Await.until(
+            "job " + victim + " requeued",
+            Duration.ofSeconds(30),
+            () -> client.getJob(victim),
+            j -> j.pending() && j.restartCount() == 1);
     assertTrue(v.preemptTime() != null, v.toString());
     assertEquals("RUNNING", client.getJob(victim == low ? low2 : low).state(), "one node only");
   }

@@ -5,7 +5,6 @@ import dev.tandem.slurm.Jwt;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClient.ApiVersion;
 import dev.tandem.slurm.contract.SlurmContractTarget;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import dev.tandem.slurm.fake.FakeSlurmrestd.NodeSpec;
 import dev.tandem.slurm.spec.OpenApiSpec;
 import dev.tandem.slurm.spec.SpecCheckedTransport;
@@ -61,9 +60,7 @@ public final class FakeSlurmTarget implements SlurmContractTarget {
     FakeSlurmrestd fake =
         FakeSlurmrestd.start(
             FakeSlurmrestd.Options.defaults(key),
-            List.of(
-                FakePartition.all("low", 1, PreemptMode.REQUEUE),
-                FakePartition.all("high", 10, PreemptMode.OFF)),
+            List.of(FakePartition.all("low", 1), FakePartition.all("high", 10)),
             nodes);
     try {
       Path dir = Files.createTempDirectory("fake-slurm");

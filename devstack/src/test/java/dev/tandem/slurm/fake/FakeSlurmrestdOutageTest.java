@@ -13,7 +13,6 @@ import dev.tandem.slurm.SlurmTransport;
 import dev.tandem.slurm.SlurmTransport.Request;
 import dev.tandem.slurm.SlurmTransport.Response;
 import dev.tandem.slurm.SlurmUnavailableException;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import dev.tandem.slurm.fake.FakeSlurmrestd.NodeSpec;
 import dev.tandem.slurm.spec.OpenApiSpec;
 import dev.tandem.slurm.spec.SpecCheckedTransport;
@@ -43,7 +42,7 @@ class FakeSlurmrestdOutageTest {
     fake =
         FakeSlurmrestd.start(
             FakeSlurmrestd.Options.defaults("0123456789abcdef0123456789abcdef".getBytes()),
-            List.of(FakePartition.all("low", 1, PreemptMode.REQUEUE)),
+            List.of(FakePartition.all("low", 1)),
             List.of(new NodeSpec("n1", 4, 4000, List.of(), "")));
     http =
         new SpecCheckedTransport(

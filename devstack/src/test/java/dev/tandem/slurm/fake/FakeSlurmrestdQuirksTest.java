@@ -11,7 +11,6 @@ import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmTransport;
 import dev.tandem.slurm.SlurmTransport.Request;
 import dev.tandem.slurm.SlurmTransport.Response;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import dev.tandem.slurm.fake.FakeSlurmrestd.NodeSpec;
 import dev.tandem.slurm.spec.OpenApiSpec;
 import dev.tandem.slurm.spec.SpecCheckedTransport;
@@ -47,7 +46,7 @@ class FakeSlurmrestdQuirksTest {
             FakeSlurmrestd.Options.defaults(KEY)
                 .withClock(clock, Duration.ofHours(1))
                 .withMinJobAge(Duration.ofSeconds(300)),
-            List.of(FakePartition.all("low", 1, PreemptMode.REQUEUE)),
+            List.of(FakePartition.all("low", 1)),
             List.of(new NodeSpec("n1", 4, 4000, List.of("ib"), "gpu:2")));
     http =
         transport(Jwt.mintHs256(KEY, "root", clock.instant(), clock.instant().plusSeconds(3600)));

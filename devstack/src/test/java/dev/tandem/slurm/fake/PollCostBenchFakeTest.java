@@ -10,7 +10,6 @@ import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.bench.CountingTransport;
 import dev.tandem.slurm.bench.PollCostBench;
 import dev.tandem.slurm.bench.PollCostBench.Sample;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -38,9 +37,7 @@ class PollCostBenchFakeTest {
     }
     try (FakeSlurmrestd fake =
         FakeSlurmrestd.start(
-            FakeSlurmrestd.Options.defaults(KEY),
-            List.of(FakePartition.all("low", 1, PreemptMode.REQUEUE)),
-            specs)) {
+            FakeSlurmrestd.Options.defaults(KEY), List.of(FakePartition.all("low", 1)), specs)) {
       SlurmClientConfig cfg = fake.clientConfig(Duration.ofSeconds(3600));
       CountingTransport counting = new CountingTransport(new HttpSlurmTransport(cfg));
       StringWriter text = new StringWriter();

@@ -10,7 +10,6 @@ import dev.tandem.slurm.JobSubmission;
 import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmJob;
-import dev.tandem.slurm.fake.FakePartition.PreemptMode;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.slurm.v0044.SlurmClientV0044;
 import java.time.Clock;
@@ -41,7 +40,7 @@ class SharedViewFiguresTest {
     try (FakeSlurmrestd fake =
         FakeSlurmrestd.start(
             FakeSlurmrestd.Options.defaults(KEY),
-            List.of(FakePartition.all("tandem", 1, PreemptMode.REQUEUE)),
+            List.of(FakePartition.all("tandem", 1)),
             List.of())) {
       SlurmClientConfig cfg = fake.clientConfig(Duration.ofSeconds(3600));
       try (SlurmClient c = new SlurmClientV0044(new HttpSlurmTransport(cfg))) {

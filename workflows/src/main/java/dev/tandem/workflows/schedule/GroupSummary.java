@@ -35,6 +35,10 @@ final class GroupSummary {
         ms,
         s.jobId,
         s.job == null ? null : s.job.state(),
+        s.members.values().stream()
+            .findFirst()
+            .map(m -> PlaceholderJobs.qos(m.request, input.config()))
+            .orElse(null),
         s.problem,
         List.copyOf(s.invalid),
         List.copyOf(s.timeline));

@@ -8,8 +8,10 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * this {@link #name} so that a retried or replayed submit never makes a second job.
  *
  * @param name {@code tandem-pod-<uid>}: found again by the pod uid after any crash
- * @param comment {@code tandem.dev/pod-uid=<uid>}: the same tag again; a job counts as the pod's
- *     only when name and comment agree (docs/slurm-client.md, "Placeholder jobs")
+ * @param comment {@code tandem.dev/pod-uid=<uid> pod=<namespace>/<name>} (a gang: {@code
+ *     group=<namespace>/<group>}): the same tag again, then whose job it is for {@code sacct} and
+ *     {@code squeue}; a job counts as the pod's only when name and the comment's tag agree
+ *     (docs/slurm-client.md, "Placeholder jobs")
  * @param podUid the pod uid
  * @param nodes node count (1 for a single pod, N for a gang of N)
  * @param cpusPerNode whole CPUs on each node
@@ -56,8 +58,11 @@ public record PlaceholderJob(
     return NAME_PREFIX + uid;
   }
 
-  /** The job comment of the pod with {@code uid}. */
-  public static String commentFor(String uid) {
-    return COMMENT_PREFIX + uid;
+  /**
+   * The job comment of the job tagged {@code uid}: the tag, then {@code whose} ({@code
+   * pod=<namespace>/<name>} or {@code group=<namespace>/<group>}).
+   */
+  public static String commentFor(String uid, String whose) {
+    return COMMENT_PREFIX + uid + " " + whose;
   }
 }

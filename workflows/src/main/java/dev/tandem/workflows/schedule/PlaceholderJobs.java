@@ -4,6 +4,7 @@ import static dev.tandem.workflows.schedule.ScheduleAnnotations.ACCOUNT;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.EXCLUSIVE;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.GROUP_SIZE;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.PARTITION;
+import static dev.tandem.workflows.schedule.ScheduleAnnotations.POD_GROUP;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.QOS;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.RESERVATION;
 import static dev.tandem.workflows.schedule.ScheduleAnnotations.TIME_LIMIT;
@@ -43,9 +44,8 @@ public final class PlaceholderJobs {
       throw new IllegalArgumentException("invalid pod: " + String.join("; ", problems));
     }
     Map<String, String> a = p.annotations();
-    PriorityMapping prio =
-        p.priorityClassName() == null ? null : c.priorityClasses().get(p.priorityClassName());
-    String qos = a.get(QOS) != null ? a.get(QOS) : prio == null ? null : prio.qos();
+    PriorityMapping prio = priority(p, c);
+    String qos = qos(p, c);
     String partition = a.get(PARTITION) != null ? a.get(PARTITION) : c.defaultPartition();
     Exclusivity ex =
         a.get(EXCLUSIVE) == null ? Exclusivity.NONE : Exclusivity.parse(a.get(EXCLUSIVE));
@@ -53,7 +53,7 @@ public final class PlaceholderJobs {
     String gres = gres(p, c, new ArrayList<>());
     return new PlaceholderJob(
         PlaceholderJob.nameFor(p.uid()),
-        PlaceholderJob.commentFor(p.uid()),
+        PlaceholderJob.commentFor(p.uid(), "pod=" + p.namespace() + "/" + p.name()),
         p.uid(),
         nodes,
         Quantities.cpus(p.requests().get("cpu")),
@@ -70,6 +70,23 @@ public final class PlaceholderJobs {
   }
 
   /**
+   * The QOS the pod's job asks for: its {@code tandem.dev/qos} annotation, else its PriorityClass's
+   * in the map, else null (the account's default QOS).
+   */
+  public static String qos(PodRequest p, SchedulingConfig c) {
+    String annotated = p.annotations() == null ? null : p.annotations().get(QOS);
+    if (annotated != null) {
+      return annotated;
+    }
+    PriorityMapping prio = priority(p, c);
+    return prio == null ? null : prio.qos();
+  }
+
+  private static PriorityMapping priority(PodRequest p, SchedulingConfig c) {
+    return p.priorityClassName() == null ? null : c.priorityClasses().get(p.priorityClassName());
+  }
+
+  /**
    * The one placeholder job of a gang of {@code size} pods in {@code namespace}, sized like {@code
    * member} on each of its {@code size} nodes (the caller checked that every member asks for the
    * same job, see {@link GroupValidator}). Tagged with {@code tag} ({@link Names#podGroupJobTag})
@@ -80,7 +97,8 @@ public final class PlaceholderJobs {
     PlaceholderJob one = from(member, c);
     return new PlaceholderJob(
         PlaceholderJob.nameFor(tag),
-        PlaceholderJob.commentFor(tag),
+        PlaceholderJob.commentFor(
+            tag, "group=" + member.namespace() + "/" + member.annotations().get(POD_GROUP)),
         tag,
         size,
         one.cpusPerNode(),

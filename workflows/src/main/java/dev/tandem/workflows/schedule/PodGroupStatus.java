@@ -14,6 +14,8 @@ import java.util.List;
  * @param members every pod seen, in name order
  * @param jobId placeholder job id, or 0 before it is submitted
  * @param jobState the job's last known Slurm state, or null
+ * @param qos the QOS the job asks for (the members' annotation or PriorityClass map), or null for
+ *     the account's default
  * @param problem what currently keeps it from progressing, or null
  * @param invalid why the group cannot run (phase INVALID), else empty
  * @param timeline what happened, oldest first
@@ -27,6 +29,7 @@ public record PodGroupStatus(
     List<MemberStatus> members,
     long jobId,
     String jobState,
+    String qos,
     String problem,
     List<String> invalid,
     List<GroupTimelineEntry> timeline) {

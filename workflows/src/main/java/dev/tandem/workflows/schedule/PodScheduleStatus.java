@@ -13,6 +13,8 @@ import java.util.List;
  * @param phaseSince when it entered the phase
  * @param jobId placeholder job id, or 0 before it is submitted
  * @param jobState the job's last known Slurm state, or null
+ * @param qos the QOS the job asks for (annotation or PriorityClass map), or null for the account's
+ *     default
  * @param slurmNode the Slurm node the job runs on, or null
  * @param k8sNode the Kubernetes node the pod is bound to, or null
  * @param problem what currently keeps it from progressing (an unreachable Slurm, an unknown node),
@@ -28,6 +30,7 @@ public record PodScheduleStatus(
     Instant phaseSince,
     long jobId,
     String jobState,
+    String qos,
     String slurmNode,
     String k8sNode,
     String problem,

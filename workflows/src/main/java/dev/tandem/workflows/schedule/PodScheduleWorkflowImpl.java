@@ -171,6 +171,7 @@ public class PodScheduleWorkflowImpl implements PodScheduleRun {
         Instant.ofEpochMilli(s.phaseSinceMillis),
         s.jobId,
         s.job == null ? null : s.job.state(),
+        PlaceholderJobs.qos(input.pod(), input.config()),
         s.slurmNode,
         s.k8sNode,
         s.problem,

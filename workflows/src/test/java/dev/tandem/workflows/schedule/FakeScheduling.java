@@ -167,7 +167,13 @@ public class FakeScheduling implements SchedulingActivities {
 
   /** A queued job {@code id} tagged with pod {@code uid} (name and comment). */
   public static SlurmJobView queued(long id, String uid) {
-    return queued(id, PlaceholderJob.nameFor(uid), PlaceholderJob.commentFor(uid));
+    return queued(id, PlaceholderJob.nameFor(uid), PlaceholderJob.commentFor(uid, "pod=test/x"));
+  }
+
+  /** The comment carries {@code uid} as its tag (whose job it is may follow after a space). */
+  private static boolean taggedWith(String comment, String uid) {
+    String tag = PlaceholderJob.COMMENT_PREFIX + uid;
+    return comment.equals(tag) || comment.startsWith(tag + " ");
   }
 
   private static SlurmJobView queued(long id, String name, String comment) {
@@ -193,7 +199,7 @@ public class FakeScheduling implements SchedulingActivities {
     reads.add("find " + podUid);
     return jobs.values().stream()
         .filter(j -> j.name().equals(PlaceholderJob.nameFor(podUid)))
-        .filter(j -> j.comment().equals(PlaceholderJob.commentFor(podUid)))
+        .filter(j -> taggedWith(j.comment(), podUid))
         .toList();
   }
 

@@ -88,7 +88,7 @@ class PlaceholderJobsTest {
         PlaceholderJobs.from(
             pod(Map.of("cpu", "500m", "memory", "1G"), Map.of(), Map.of(), null), CONFIG);
     assertEquals("tandem-pod-u-1", j.name());
-    assertEquals("tandem.dev/pod-uid=u-1", j.comment());
+    assertEquals("tandem.dev/pod-uid=u-1 pod=team/trainer", j.comment());
     assertEquals("u-1", j.podUid());
     assertEquals(1, j.nodes());
     assertEquals(1, j.cpusPerNode());
@@ -218,7 +218,7 @@ class PlaceholderJobsTest {
             CONFIG,
             3);
     assertEquals("tandem-pod-team.g.1a2b3c4d", j.name());
-    assertEquals("tandem.dev/pod-uid=team.g.1a2b3c4d", j.comment());
+    assertEquals("tandem.dev/pod-uid=team.g.1a2b3c4d group=team/g", j.comment());
     assertEquals("team.g.1a2b3c4d", j.podUid());
     assertEquals(3, j.nodes());
     assertEquals(4, j.cpusPerNode());

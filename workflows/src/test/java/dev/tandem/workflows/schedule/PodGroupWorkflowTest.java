@@ -81,7 +81,7 @@ class PodGroupWorkflowTest extends GroupTestBase {
     assertEquals(1, world.submitted.size());
     assertEquals(3, job.nodes());
     assertEquals("tandem-pod-default.g.uida", job.name());
-    assertEquals("tandem.dev/pod-uid=default.g.uida", job.comment());
+    assertEquals("tandem.dev/pod-uid=default.g.uida group=default/g", job.comment());
     assertEquals(1, job.cpusPerNode());
     assertEquals(1024, job.memoryMbPerNode());
     assertEquals(false, job.requeue());

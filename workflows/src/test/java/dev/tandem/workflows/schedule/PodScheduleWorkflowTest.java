@@ -215,7 +215,7 @@ class PodScheduleWorkflowTest extends ScheduleTestBase {
     long id = world.onlyJobId();
     PlaceholderJob job = world.submitted.get(0);
     assertEquals("tandem-pod-uid-web", job.name());
-    assertEquals("tandem.dev/pod-uid=uid-web", job.comment());
+    assertEquals("tandem.dev/pod-uid=uid-web pod=default/web", job.comment());
     assertEquals("high", job.qos());
     assertEquals(
         List.of(new BindRequest("default", "web", "uid-web", "k1", id, "n1")), world.binds);
