@@ -9,8 +9,9 @@
 #    the accounting database only.
 # 3. slurmdbd.conf (mode 600, as slurmdbd demands) beside slurm.conf, and slurmdbd itself.
 # 4. The cluster, QOS, accounts and users, registered before slurmctld starts (slurmctld refuses
-#    jobs of unknown associations under AccountingStorageEnforce=associations). Each `sacctmgr`
-#    step is idempotent: a restart with the data directory kept adds nothing twice.
+#    jobs of unknown associations under AccountingStorageEnforce=associations) by the chart's
+#    helm/tandem/files/slurm-accounting.sh. Every step is idempotent: a restart with the data
+#    directory kept adds nothing twice.
 
 DB_DIR=$DIR/db
 DB_SOCKET=$DB_DIR/mysqld.sock
@@ -88,35 +89,15 @@ start_slurmdbd() {
   wait_for 60 "slurmdbd to answer sacctmgr" dbd_up || fail_start "slurmdbd did not start"
 }
 
-# sacctmgr -i add ... fails when the entity exists; an existing one is what we want.
-sacctmgr_add() { timeout 20 sacctmgr -i "$@" >/dev/null 2>&1 || true; }
-
-# The cluster, the QOS ladder and the account tree (docs/slurm-local.md, "Accounting").
+# The cluster, the QOS ladder and the account tree (docs/slurm-local.md, "Accounting"), with the
+# chart's own registration script: CI runs what the chart's accounting Job runs.
 register_accounting() {
-  sacctmgr_add add cluster tandem
-  timeout 20 sacctmgr -n -P show cluster format=cluster | grep -qx tandem ||
-    fail_start "cluster tandem is not in the accounting database"
-  # QOS: high preempts normal and low, normal preempts low. `normal` exists in every new database.
-  sacctmgr_add add qos low
-  sacctmgr_add add qos high
-  timeout 20 sacctmgr -i modify qos where name=low set priority=0 preemptmode=requeue >/dev/null
-  timeout 20 sacctmgr -i modify qos where name=normal set priority=10 preempt=low preemptmode=requeue >/dev/null
-  timeout 20 sacctmgr -i modify qos where name=high set priority=100 preempt=normal,low preemptmode=requeue >/dev/null
-  # Accounts: research (ml, physics) for Slurm users; k8s for pods scheduled through Slurm.
-  local a
-  sacctmgr_add add account research cluster=tandem description=research organization=tandem
-  for a in ml physics; do
-    sacctmgr_add add account "$a" parent=research cluster=tandem description="$a" organization=tandem
-  done
-  sacctmgr_add add account k8s cluster=tandem description="Kubernetes pods" organization=tandem
-  for a in research ml physics k8s; do
-    timeout 20 sacctmgr -i modify account where name="$a" cluster=tandem set qos=low,normal,high defaultqos=normal >/dev/null
-  done
-  timeout 20 sacctmgr -i modify account where name=root cluster=tandem set qos=low,normal,high defaultqos=normal >/dev/null
-  # root submits everything here (tests, Tandem's REST user): in every account, k8s by default.
-  sacctmgr_add add user root account=k8s,ml,physics cluster=tandem
-  timeout 20 sacctmgr -i modify user where name=root cluster=tandem set defaultaccount=k8s >/dev/null
-  timeout 20 sacctmgr -i modify user where name=root cluster=tandem set qos=low,normal,high defaultqos=normal >/dev/null
+  SLURM_CLUSTER=tandem \
+    SLURM_QOS="low:0: normal:10:low high:100:normal,low" \
+    SLURM_ACCOUNTS="research: ml:research physics:research k8s:" \
+    SLURM_USERS="root:k8s:k8s,ml,physics" \
+    "$(dirname "${BASH_SOURCE[0]}")/../../helm/tandem/files/slurm-accounting.sh" >>"$DIR/log/accounting.log" 2>&1 ||
+    fail_start "registering the cluster, QOS and accounts failed (log: $DIR/log/accounting.log)"
 }
 
 start_accounting() {

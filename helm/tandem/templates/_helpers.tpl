@@ -156,6 +156,33 @@ app.kubernetes.io/component: worker
   mountPath: /run/munge
 {{- end }}
 
+{{/* slurm.accounting.qos as files/slurm-accounting.sh reads it: name:priority:preempted,... */}}
+{{- define "tandem.slurm.accountingQos" -}}
+{{- $out := list -}}
+{{- range .Values.slurm.accounting.qos -}}
+{{- $out = append $out (printf "%s:%d:%s" (required "slurm.accounting.qos[].name is required" .name) (int (.priority | default 0)) (join "," (.preempt | default list))) -}}
+{{- end -}}
+{{- join " " $out -}}
+{{- end }}
+
+{{/* slurm.accounting.accounts as files/slurm-accounting.sh reads them: name:parent ... */}}
+{{- define "tandem.slurm.accountingAccounts" -}}
+{{- $out := list -}}
+{{- range .Values.slurm.accounting.accounts -}}
+{{- $out = append $out (printf "%s:%s" (required "slurm.accounting.accounts[].name is required" .name) (.parent | default "")) -}}
+{{- end -}}
+{{- join " " $out -}}
+{{- end }}
+
+{{/* slurm.accounting.users as files/slurm-accounting.sh reads them: name:default:account,... */}}
+{{- define "tandem.slurm.accountingUsers" -}}
+{{- $out := list -}}
+{{- range .Values.slurm.accounting.users -}}
+{{- $out = append $out (printf "%s:%s:%s" (required "slurm.accounting.users[].name is required" .name) (required "slurm.accounting.users[].defaultAccount is required" .defaultAccount) (join "," (.accounts | default (list .defaultAccount)))) -}}
+{{- end -}}
+{{- join " " $out -}}
+{{- end }}
+
 {{/* The topology file slurmctld reads: topology.yaml (Slurm 25.05+) or topology.conf. */}}
 {{- define "tandem.slurm.topologyFile" -}}
 {{- $f := .Values.slurm.topology.file | default "yaml" -}}

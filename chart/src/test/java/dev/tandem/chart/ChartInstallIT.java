@@ -9,15 +9,18 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.Release;
 import dev.tandem.devstack.kube.LocalKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code helm install}, {@code helm upgrade} and {@code helm uninstall} of {@code helm/tandem} into
@@ -153,5 +156,42 @@ class ChartInstallIT {
 
   private static Deployment deployment() {
     return client.apps().deployments().inNamespace(NS).withName("tandem").get();
+  }
+
+  /**
+   * The Slurm control plane's objects with accounting (ci/slurm-values.yaml), hooks included, are
+   * accepted by the real API server (server-side dry run): the accounting Job's munged sidecar (an
+   * init container with restartPolicy Always) among them. Images cannot run here, so nothing
+   * starts.
+   */
+  @Test
+  void theSlurmControlPlaneWithAccountingIsAcceptedByTheApiServer(@TempDir Path tmp) {
+    String ns = "tandem-slurm-dry";
+    client
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName(ns)
+                .endMetadata()
+                .build())
+        .serverSideApply();
+    List<HasMetadata> objects = new java.util.ArrayList<>();
+    objects.addAll(Chart.render(Chart.DIR.resolve("ci/slurm-values.yaml"), Map.of()));
+    objects.addAll(Chart.renderHooks(tmp, Chart.DIR.resolve("ci/slurm-values.yaml"), Map.of()));
+    List<String> accepted = new java.util.ArrayList<>();
+    for (HasMetadata o : objects) {
+      if (o.getMetadata().getNamespace() == null
+          || o
+              instanceof
+              io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition) {
+        continue;
+      }
+      o.getMetadata().setNamespace(ns);
+      client.resource(o).inNamespace(ns).dryRun().create();
+      accepted.add(o.getKind() + "/" + o.getMetadata().getName());
+    }
+    assertTrue(accepted.contains("Job/tandem-slurm-accounting"), accepted.toString());
+    assertTrue(accepted.contains("Deployment/tandem-slurmdbd"), accepted.toString());
   }
 }

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +119,7 @@ class ChartSlurmTest {
     assertTrue(Chart.ofType(objects, Secret.class).isEmpty(), "no key in the rendered manifests");
     List<HasMetadata> hooks = Chart.renderHooks(tmp.resolve("a"), VALUES, Map.of());
     assertTrue(Chart.ofType(hooks, Secret.class).isEmpty(), "no key in the hooks either");
-    Job job = Chart.one(hooks, Job.class);
+    Job job = named(hooks, Job.class, "tandem-slurm-keys");
     assertEquals(
         "pre-install,pre-upgrade", job.getMetadata().getAnnotations().get("test.tandem.dev/hook"));
     String script =
@@ -133,7 +134,10 @@ class ChartSlurmTest {
 
     Map<String, String> given =
         Map.of("slurm.munge.existingSecret", "my-munge", "slurm.jwt.existingSecret", "my-jwt");
-    assertTrue(Chart.renderHooks(tmp.resolve("b"), VALUES, given).isEmpty(), "nothing to generate");
+    assertTrue(
+        Chart.renderHooks(tmp.resolve("b"), VALUES, given).stream()
+            .noneMatch(o -> o.getMetadata().getName().equals("tandem-slurm-keys")),
+        "nothing to generate");
     List<HasMetadata> withGiven = Chart.render(VALUES, given);
     StatefulSet ctld = named(withGiven, StatefulSet.class, "tandem-slurmctld");
     assertTrue(
@@ -144,6 +148,49 @@ class ChartSlurmTest {
         Chart.worker(withGiven).getSpec().getTemplate().getSpec().getVolumes().stream()
             .anyMatch(
                 v -> v.getSecret() != null && v.getSecret().getSecretName().equals("my-jwt")));
+  }
+
+  /**
+   * With accounting, slurm.conf has the settings the local Slurm of CI runs, and a Job registers
+   * the QOS, accounts and users of values after every install and upgrade with the same script
+   * scripts/slurm-local.sh runs (files/slurm-accounting.sh).
+   */
+  @Test
+  void accountingRegistersTheValuesQosAndAccountsWithTheScriptCiRuns(@TempDir Path tmp)
+      throws Exception {
+    String conf =
+        named(Chart.render(VALUES, Map.of()), ConfigMap.class, "tandem-slurm-conf")
+            .getData()
+            .get("slurm.conf");
+    for (String line :
+        List.of(
+            "AccountingStorageEnforce=associations,limits,qos",
+            "AccountingStoreFlags=job_comment",
+            "PriorityType=priority/multifactor",
+            "PreemptType=preempt/qos",
+            "PreemptMode=REQUEUE")) {
+      assertTrue(conf.contains(line + "\n"), line + " in\n" + conf);
+    }
+    Job job = named(Chart.renderHooks(tmp, VALUES, Map.of()), Job.class, "tandem-slurm-accounting");
+    assertEquals(
+        "post-install,post-upgrade",
+        job.getMetadata().getAnnotations().get("test.tandem.dev/hook"));
+    var spec = job.getSpec().getTemplate().getSpec();
+    assertEquals("munged", spec.getInitContainers().get(0).getName());
+    assertEquals("Always", spec.getInitContainers().get(0).getRestartPolicy(), "a sidecar");
+    Container register = container(spec.getContainers(), "register");
+    String script = Files.readString(Chart.DIR.resolve("files/slurm-accounting.sh"));
+    assertEquals(List.of("/bin/sh", "-c", script), register.getCommand());
+    Map<String, String> env = new java.util.HashMap<>();
+    register.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+    assertEquals("lab", env.get("SLURM_CLUSTER"));
+    assertEquals("low:0: normal:10:low high:100:normal,low", env.get("SLURM_QOS"));
+    assertEquals("k8s:", env.get("SLURM_ACCOUNTS"));
+    assertEquals("root:k8s:k8s", env.get("SLURM_USERS"));
+    // CI's local Slurm registers its own QOS and accounts with this very file.
+    assertTrue(
+        Files.readString(Chart.ROOT.resolve("scripts/lib/slurm-local-accounting.sh"))
+            .contains("/helm/tandem/files/slurm-accounting.sh\""));
   }
 
   @Test
