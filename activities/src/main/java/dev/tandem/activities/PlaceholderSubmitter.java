@@ -331,7 +331,7 @@ final class PlaceholderSubmitter {
     String tag = job.podUid();
     checkTag("submit placeholder " + job.name(), tag);
     if (!PlaceholderTag.jobName(tag).equals(job.name())
-        || !PlaceholderTag.uidOf(job.comment()).equals(java.util.Optional.of(tag))
+        || !PlaceholderTag.uidOf(job.comment()).equals(Optional.of(tag))
         || job.comment().indexOf('\n') >= 0) {
       throw SlurmFailures.rejected(
           "placeholder name "

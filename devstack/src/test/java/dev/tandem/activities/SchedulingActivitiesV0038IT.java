@@ -136,7 +136,7 @@ class SchedulingActivitiesV0038IT {
     SlurmJobView first = submit(small(uid, "low"));
     assertTrue(first.id() > 0);
     assertEquals(PlaceholderJob.nameFor(uid), first.name());
-    assertEquals(PlaceholderJob.commentFor(uid, "pod=default/it"), first.comment());
+    assertEquals(PlaceholderJob.COMMENT_PREFIX + uid, first.comment(), "the tag");
     SlurmJobView second = submit(small(uid, "low"));
     assertEquals(first.id(), second.id(), "a retried submit must not make a second job");
 

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.PlaceholderJob;
 import dev.tandem.slurm.SlurmJob;
-import dev.tandem.slurm.local.LocalSlurmScript;
 import dev.tandem.slurm.testing.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -25,8 +24,9 @@ import org.junit.jupiter.api.Test;
  * Pods scheduled through Slurm on a Slurm with accounting (slurmdbd on MariaDB, {@code
  * preempt/qos}; scripts/slurm-local.sh): a PriorityClass mapped to QOS {@code high} preempts a
  * running {@code sbatch} job of QOS {@code low}, the commands of docs/scheduling.md's worked
- * example; a QOS or account the accounting database does not know is a refusal on the pod, in
- * Slurm's words, with no job and no retry.
+ * example, and the pod's job is charged to its namespace's account ({@code default=ml}); a QOS or
+ * account the accounting database does not know is a refusal on the pod, in Slurm's words, with no
+ * job and no retry.
  */
 class AccountingE2EIT {
   private static final String SET = "e2e";
@@ -39,7 +39,11 @@ class AccountingE2EIT {
   static void start() throws Exception {
     e2e =
         E2EStack.start(
-            Map.of("TANDEM_SCHED_PRIORITY_CLASSES", "training-high=qos:high;gold=qos:gold"));
+            Map.of(
+                "TANDEM_SCHED_PRIORITY_CLASSES",
+                "training-high=qos:high;gold=qos:gold",
+                "TANDEM_SCHED_NAMESPACE_ACCOUNTS",
+                "default=ml"));
     e2e.ownNodeSet(SET, 1);
     pods = new SchedPods(e2e);
   }
@@ -97,23 +101,14 @@ class AccountingE2EIT {
       String row =
           "tandem-pod-"
               + uid(bound)
-              + "|k8s|high|tandem.dev/pod-uid="
+              + "|ml|high|tandem.dev/pod-uid="
               + uid(bound)
               + " pod=default/trainer-high";
       Await.until(
           "sacct lists the placeholder",
           LIMIT,
           EVERY,
-          () ->
-              cmd(
-                  "sacct",
-                  "-X",
-                  "-n",
-                  "-P",
-                  "-j",
-                  Long.toString(job.id()),
-                  "-o",
-                  "JobName,Account,QOS,Comment"),
+          () -> sacct(Long.toString(job.id()), "JobName,Account,QOS,Comment"),
           out -> out.trim().equals(row));
     } finally {
       e2e.scancel(low);
@@ -221,7 +216,7 @@ class AccountingE2EIT {
   @Test
   void schedulingGoesOnWhileAccountingIsDownAndNothingIsLost() throws Exception {
     long downAt = System.nanoTime();
-    slurmScript("db-stop");
+    e2e.slurmScript("db-stop");
     long sbatchJob;
     long podJob;
     try {
@@ -236,23 +231,14 @@ class AccountingE2EIT {
       long left = Duration.ofSeconds(60).toNanos() - (System.nanoTime() - downAt);
       Thread.sleep(Math.max(0, left / 1_000_000));
     } finally {
-      slurmScript("start");
+      e2e.slurmScript("start");
     }
     String both =
         Await.until(
             "sacct has the outage's jobs",
             Duration.ofSeconds(120),
             Duration.ofSeconds(1),
-            () ->
-                cmd(
-                    "sacct",
-                    "-X",
-                    "-n",
-                    "-P",
-                    "-j",
-                    podJob + "," + sbatchJob,
-                    "-o",
-                    "JobID,Account,QOS,State,Comment"),
+            () -> sacct(podJob + "," + sbatchJob, "JobID,Account,QOS,State,Comment"),
             out -> out.lines().count() == 2 && out.contains("pod=default/outage-1"));
     assertTrue(both.contains("pod=default/outage-1"), both);
     assertTrue(both.contains(sbatchJob + "|ml|normal|COMPLETED|"), both);
@@ -279,6 +265,13 @@ class AccountingE2EIT {
 
   private static long priority(long job) {
     return Long.parseLong(cmd("squeue", "-h", "-j", Long.toString(job), "-o", "%Q").trim());
+  }
+
+  /**
+   * {@code sacct} rows of {@code jobs} (comma-separated ids), fields {@code format}, '|'-separated.
+   */
+  private static String sacct(String jobs, String format) {
+    return cmd("sacct", "-X", "-n", "-P", "-j", jobs, "-o", format);
   }
 
   /** A Slurm command against the stack's Slurm; its output. */
@@ -309,13 +302,5 @@ class AccountingE2EIT {
     Map<String, String> all = new java.util.HashMap<>(m);
     all.put(key, value);
     return all;
-  }
-
-  private static void slurmScript(String command) {
-    LocalSlurmScript.Result r =
-        LocalSlurmScript.run(e2e.stack.slurm().script(), Duration.ofSeconds(120), command);
-    if (r.exitCode() != 0) {
-      throw new IllegalStateException("slurm-local.sh " + command + " failed: " + r.output());
-    }
   }
 }

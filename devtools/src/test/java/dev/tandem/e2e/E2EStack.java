@@ -8,6 +8,7 @@ import dev.tandem.slurm.SlurmClient;
 import dev.tandem.slurm.SlurmClientConfig;
 import dev.tandem.slurm.SlurmClients;
 import dev.tandem.slurm.SlurmNode;
+import dev.tandem.slurm.local.LocalSlurmScript;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.watchers.K8sNodeWatcher;
 import dev.tandem.workflows.Names;
@@ -379,6 +380,17 @@ public final class E2EStack implements AutoCloseable {
     cmd.addAll(List.of("-o", "/dev/null", "-D", "/tmp", "--wrap", "sleep " + seconds));
     String out = run(cmd);
     return Long.parseLong(out.trim().split(";")[0]);
+  }
+
+  /**
+   * {@code scripts/slurm-local.sh COMMAND} on the stack's Slurm ({@code rest-stop}, {@code start}).
+   */
+  void slurmScript(String command) {
+    LocalSlurmScript.Result r =
+        LocalSlurmScript.run(stack.slurm().script(), Duration.ofSeconds(120), command);
+    if (r.exitCode() != 0) {
+      throw new IllegalStateException("slurm-local.sh " + command + " failed: " + r.output());
+    }
   }
 
   void scancel(long job) throws IOException, InterruptedException {

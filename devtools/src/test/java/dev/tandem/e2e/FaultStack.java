@@ -4,7 +4,6 @@ import dev.tandem.cli.TandemCli;
 import dev.tandem.devstack.faults.ApiFaults;
 import dev.tandem.devstack.faults.KubeApiProxy;
 import dev.tandem.devstack.faults.TcpProxy;
-import dev.tandem.slurm.local.LocalSlurmScript;
 import dev.tandem.slurm.testing.Await;
 import dev.tandem.workflows.model.Condition;
 import java.io.IOException;
@@ -155,11 +154,7 @@ final class FaultStack implements AutoCloseable {
   }
 
   private void slurmScript(String command) {
-    LocalSlurmScript.Result r =
-        LocalSlurmScript.run(e2e.stack.slurm().script(), Duration.ofSeconds(60), command);
-    if (r.exitCode() != 0) {
-      throw new IllegalStateException("slurm-local.sh " + command + " failed: " + r.output());
-    }
+    e2e.slurmScript(command);
   }
 
   ApiFaults apiFaults() {

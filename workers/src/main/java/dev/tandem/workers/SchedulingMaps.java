@@ -1,6 +1,7 @@
 package dev.tandem.workers;
 
 import static dev.tandem.workers.SchedulingSettings.GRES;
+import static dev.tandem.workers.SchedulingSettings.NAMESPACE_ACCOUNTS;
 import static dev.tandem.workers.SchedulingSettings.PRIORITY_CLASSES;
 import static dev.tandem.workers.SchedulingSettings.SLURM_NAME;
 
@@ -149,6 +150,45 @@ final class SchedulingMaps {
       }
       if (out.put(name, new PriorityMapping(qos, nice)) != null) {
         throw new ConfigException(PRIORITY_CLASSES + ": \"" + name + "\" appears twice");
+      }
+    }
+    return out;
+  }
+
+  /** A Kubernetes namespace name (a DNS label). */
+  private static final Pattern NAMESPACE = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
+
+  /** {@code <namespace>=<account>} entries separated by {@code ;}. */
+  static Map<String, String> namespaceAccounts(String v) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (v == null) {
+      return out;
+    }
+    String hint =
+        " (expected <namespace>=<Slurm account> entries separated by ';', e.g."
+            + " team-a=physics;team-b=ml)";
+    for (String entry : v.split(";", -1)) {
+      String e = entry.trim();
+      if (e.isEmpty()) {
+        continue;
+      }
+      int eq = e.indexOf('=');
+      if (eq < 0 || eq != e.lastIndexOf('=')) {
+        throw new ConfigException(
+            NAMESPACE_ACCOUNTS + ": entry \"" + e + "\" is not key=value" + hint);
+      }
+      String ns = e.substring(0, eq).trim();
+      String account = e.substring(eq + 1).trim();
+      if (!NAMESPACE.matcher(ns).matches()) {
+        throw new ConfigException(
+            NAMESPACE_ACCOUNTS + ": \"" + ns + "\" is not a namespace name" + hint);
+      }
+      if (!SLURM_NAME.matcher(account).matches()) {
+        throw new ConfigException(
+            NAMESPACE_ACCOUNTS + ": \"" + account + "\" is not a Slurm account name" + hint);
+      }
+      if (out.put(ns, account) != null) {
+        throw new ConfigException(NAMESPACE_ACCOUNTS + ": \"" + ns + "\" appears twice");
       }
     }
     return out;

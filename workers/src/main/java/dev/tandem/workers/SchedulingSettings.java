@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  * @param gpuModelLabel node-selector label naming the GPU model
  * @param priorityClasses PriorityClass name to QOS and/or nice
  * @param defaultPartition partition for pods without {@code tandem.dev/partition}, or null
+ * @param namespaceAccounts namespace to the Slurm account of its pods without {@code
+ *     tandem.dev/account}
  * @param killWaitFallbackSeconds {@code KillWait} when Slurm does not report it
  * @param graceMarginSeconds how much shorter than {@code KillWait} a pod's grace must be
  */
@@ -30,6 +32,7 @@ public record SchedulingSettings(
     String gpuModelLabel,
     Map<String, PriorityMapping> priorityClasses,
     String defaultPartition,
+    Map<String, String> namespaceAccounts,
     long killWaitFallbackSeconds,
     long graceMarginSeconds) {
 
@@ -37,6 +40,7 @@ public record SchedulingSettings(
   static final String GPU_MODEL_LABEL = "TANDEM_SCHED_GPU_MODEL_LABEL";
   static final String PRIORITY_CLASSES = "TANDEM_SCHED_PRIORITY_CLASSES";
   static final String DEFAULT_PARTITION = "TANDEM_SCHED_DEFAULT_PARTITION";
+  static final String NAMESPACE_ACCOUNTS = "TANDEM_SCHED_NAMESPACE_ACCOUNTS";
   static final String KILL_WAIT = "TANDEM_SCHED_KILL_WAIT";
   static final String GRACE_MARGIN = "TANDEM_SCHED_GRACE_MARGIN";
 
@@ -55,6 +59,7 @@ public record SchedulingSettings(
   public SchedulingSettings {
     gres = Map.copyOf(gres);
     priorityClasses = Map.copyOf(priorityClasses);
+    namespaceAccounts = Map.copyOf(namespaceAccounts);
   }
 
   /** The configuration workflows carry, with the {@code KillWait} in force. */
@@ -64,6 +69,7 @@ public record SchedulingSettings(
         gpuModelLabel,
         priorityClasses,
         defaultPartition,
+        namespaceAccounts,
         killWaitSeconds,
         graceMarginSeconds);
   }
@@ -110,7 +116,9 @@ public record SchedulingSettings(
               + killWait
               + "s): otherwise no pod's grace period fits");
     }
-    return new SchedulingSettings(gres, label, classes, partition, killWait, margin);
+    Map<String, String> accounts =
+        SchedulingMaps.namespaceAccounts(env.string(NAMESPACE_ACCOUNTS, null));
+    return new SchedulingSettings(gres, label, classes, partition, accounts, killWait, margin);
   }
 
   private static long wholeSeconds(String name, Duration d) {

@@ -48,6 +48,8 @@ class SchedulingSettingsTest {
                 "high=qos:high;batch=qos:low,nice:100;bg=nice:-5",
                 "TANDEM_SCHED_DEFAULT_PARTITION",
                 "gpu_a",
+                "TANDEM_SCHED_NAMESPACE_ACCOUNTS",
+                " team-a=physics; team-b=ml ;",
                 "TANDEM_SCHED_KILL_WAIT",
                 "2m",
                 "TANDEM_SCHED_GRACE_MARGIN",
@@ -67,6 +69,7 @@ class SchedulingSettingsTest {
             "bg", new PriorityMapping(null, -5)),
         c.priorityClasses());
     assertEquals("gpu_a", c.defaultPartition());
+    assertEquals(Map.of("team-a", "physics", "team-b", "ml"), c.namespaceAccounts());
     assertEquals(120, s.killWaitFallbackSeconds());
     assertEquals(90, c.killWaitSeconds(), "the resolved KillWait, not the fallback");
     assertEquals(10, c.graceMarginSeconds());
@@ -113,6 +116,21 @@ class SchedulingSettingsTest {
   void badPriorityClassEntriesAreNamed(String value, String expected) {
     String m = error("TANDEM_SCHED_PRIORITY_CLASSES", value);
     assertTrue(m.startsWith("TANDEM_SCHED_PRIORITY_CLASSES: "), m);
+    assertTrue(m.contains(expected), m);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "team-a | \"team-a\" is not key=value",
+        "Team=ml | \"Team\" is not a namespace name",
+        "team-a=ml x | \"ml x\" is not a Slurm account name",
+        "team-a=ml;team-a=physics | \"team-a\" appears twice",
+      })
+  void badNamespaceAccountEntriesAreNamed(String value, String expected) {
+    String m = error("TANDEM_SCHED_NAMESPACE_ACCOUNTS", value);
+    assertTrue(m.startsWith("TANDEM_SCHED_NAMESPACE_ACCOUNTS: "), m);
     assertTrue(m.contains(expected), m);
   }
 

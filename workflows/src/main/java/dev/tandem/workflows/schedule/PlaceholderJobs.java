@@ -61,7 +61,7 @@ public final class PlaceholderJobs {
         gres,
         partition,
         qos,
-        a.get(ACCOUNT),
+        a.get(ACCOUNT) != null ? a.get(ACCOUNT) : c.namespaceAccounts().get(p.namespace()),
         a.get(TIME_LIMIT) == null ? null : SlurmTime.minutes(a.get(TIME_LIMIT)),
         a.get(RESERVATION),
         ex,

@@ -17,6 +17,8 @@ import java.util.TreeMap;
  * @param priorityClasses PriorityClass name to QOS and/or nice
  * @param defaultPartition partition when the pod has no {@code tandem.dev/partition}, or null for
  *     Slurm's default partition
+ * @param namespaceAccounts Kubernetes namespace to the Slurm account its pods are charged to when
+ *     they have no {@code tandem.dev/account}; a namespace not listed: the Slurm user's default
  * @param killWaitSeconds Slurm's {@code KillWait}: read from Slurm where the API gives it, else
  *     configured (the worker resolves it before starting workflows)
  * @param graceMarginSeconds how much shorter than {@code KillWait} a pod's grace period must be, so
@@ -28,6 +30,7 @@ public record SchedulingConfig(
     String gpuModelLabel,
     Map<String, PriorityMapping> priorityClasses,
     String defaultPartition,
+    Map<String, String> namespaceAccounts,
     long killWaitSeconds,
     long graceMarginSeconds) {
 
@@ -37,6 +40,7 @@ public record SchedulingConfig(
   public SchedulingConfig {
     gres = gres == null ? Map.of() : new TreeMap<>(gres);
     priorityClasses = priorityClasses == null ? Map.of() : new TreeMap<>(priorityClasses);
+    namespaceAccounts = namespaceAccounts == null ? Map.of() : new TreeMap<>(namespaceAccounts);
     if (killWaitSeconds < 0 || graceMarginSeconds < 0) {
       throw new IllegalArgumentException("killWaitSeconds and graceMarginSeconds must be >= 0");
     }
@@ -49,6 +53,7 @@ public record SchedulingConfig(
         "nvidia.com/gpu.product",
         Map.of(),
         null,
+        Map.of(),
         SLURM_DEFAULT_KILL_WAIT,
         5);
   }

@@ -23,6 +23,7 @@ class PlaceholderJobsTest {
               "high", new PriorityMapping("high", -100),
               "low", new PriorityMapping(null, 500)),
           "batch",
+          Map.of("team", "physics"),
           60,
           5);
 
@@ -83,6 +84,20 @@ class PlaceholderJobsTest {
   }
 
   @Test
+  void aNamespacesPodsAreChargedToItsAccountUnlessAPodNamesOne() {
+    Map<String, String> req = Map.of("cpu", "1", "memory", "1Gi");
+    assertEquals(
+        "physics", PlaceholderJobs.from(pod(req, Map.of(), Map.of(), null), CONFIG).account());
+    assertEquals(
+        "ml",
+        PlaceholderJobs.from(pod(req, Map.of("tandem.dev/account", "ml"), Map.of(), null), CONFIG)
+            .account());
+    PodRequest elsewhere =
+        new PodRequest("other", "p", "u-2", req, Map.of(), Map.of(), null, 10L, null);
+    assertEquals(null, PlaceholderJobs.from(elsewhere, CONFIG).account(), "the user's default");
+  }
+
+  @Test
   void singlePodJob() {
     PlaceholderJob j =
         PlaceholderJobs.from(
@@ -96,7 +111,7 @@ class PlaceholderJobsTest {
     assertNull(j.gresPerNode());
     assertEquals("batch", j.partition(), "the configured default partition");
     assertNull(j.qos());
-    assertNull(j.account());
+    assertEquals("physics", j.account(), "the namespace's account");
     assertNull(j.timeLimitMinutes());
     assertNull(j.reservation());
     assertEquals(Exclusivity.NONE, j.exclusivity(), "shared by default");
@@ -154,7 +169,7 @@ class PlaceholderJobsTest {
                 Map.of(
                     "tandem.dev/partition", "gpu",
                     "tandem.dev/qos", "normal",
-                    "tandem.dev/account", "physics",
+                    "tandem.dev/account", "ml",
                     "tandem.dev/time-limit", "1:30:00",
                     "tandem.dev/reservation", "maint",
                     "tandem.dev/exclusive", "exclusive"),
@@ -164,7 +179,7 @@ class PlaceholderJobsTest {
     assertEquals("gpu", j.partition());
     assertEquals("normal", j.qos(), "annotation over PriorityClass");
     assertEquals(-100, j.nice(), "nice still from the PriorityClass");
-    assertEquals("physics", j.account());
+    assertEquals("ml", j.account(), "annotation over the namespace's account");
     assertEquals(90L, j.timeLimitMinutes());
     assertEquals("maint", j.reservation());
     assertEquals(Exclusivity.EXCLUSIVE, j.exclusivity());

@@ -16,6 +16,7 @@ class PodValidatorTest {
           "nvidia.com/gpu.product",
           Map.of(),
           null,
+          Map.of(),
           60,
           5);
 
@@ -110,7 +111,13 @@ class PodValidatorTest {
   void unmappedModelWithoutPlainEntry() {
     SchedulingConfig onlyA100 =
         new SchedulingConfig(
-            Map.of("nvidia.com/gpu=A100", "gpu:a100"), "nvidia.com/gpu.product", null, null, 60, 5);
+            Map.of("nvidia.com/gpu=A100", "gpu:a100"),
+            "nvidia.com/gpu.product",
+            null,
+            null,
+            null,
+            60,
+            5);
     PodRequest p =
         new PodRequest(
             "ns",

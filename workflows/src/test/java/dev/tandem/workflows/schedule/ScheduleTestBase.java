@@ -33,6 +33,7 @@ public abstract class ScheduleTestBase {
           "nvidia.com/gpu.product",
           Map.of("high", new PriorityMapping("high", null)),
           "batch",
+          Map.of(),
           60,
           5);
 
