@@ -6,7 +6,9 @@ import static dev.tandem.workers.SchedulingSettings.PRIORITY_CLASSES;
 import static dev.tandem.workers.SchedulingSettings.SLURM_NAME;
 
 import dev.tandem.workflows.schedule.PriorityMapping;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -43,20 +45,13 @@ final class SchedulingMaps {
       return def;
     }
     Map<String, String> out = new LinkedHashMap<>();
-    for (String entry : v.split(";", -1)) {
-      String e = entry.trim();
-      if (e.isEmpty()) {
-        continue;
-      }
-      String hint =
-          " (expected <resource>[@<gpu-model>]=<gres>[:<type>] entries separated by ';', e.g."
-              + " nvidia.com/gpu=gpu;nvidia.com/gpu@A100=gpu:a100)";
-      int eq = e.indexOf('=');
-      if (eq < 0 || eq != e.lastIndexOf('=')) {
-        throw new ConfigException(GRES + ": entry \"" + e + "\" is not key=value" + hint);
-      }
-      String key = e.substring(0, eq).trim();
-      String value = e.substring(eq + 1).trim();
+    String hint =
+        " (expected <resource>[@<gpu-model>]=<gres>[:<type>] entries separated by ';', e.g."
+            + " nvidia.com/gpu=gpu;nvidia.com/gpu@A100=gpu:a100)";
+    for (Entry en : entries(GRES, v, hint)) {
+      String e = en.text();
+      String key = en.key();
+      String value = en.value();
       String resource = key;
       String model = null;
       int at = key.indexOf('@');
@@ -111,24 +106,15 @@ final class SchedulingMaps {
     String hint =
         " (expected <PriorityClass>=qos:<name>[,nice:<n>] entries separated by ';', e.g."
             + " high=qos:high;batch=qos:low,nice:100)";
-    for (String entry : v.split(";", -1)) {
-      String e = entry.trim();
-      if (e.isEmpty()) {
-        continue;
-      }
-      int eq = e.indexOf('=');
-      if (eq < 0 || eq != e.lastIndexOf('=')) {
-        throw new ConfigException(
-            PRIORITY_CLASSES + ": entry \"" + e + "\" is not key=value" + hint);
-      }
-      String name = e.substring(0, eq).trim();
+    for (Entry en : entries(PRIORITY_CLASSES, v, hint)) {
+      String name = en.key();
       if (!PRIORITY_CLASS.matcher(name).matches() || name.length() > 253) {
         throw new ConfigException(
             PRIORITY_CLASSES + ": \"" + name + "\" is not a PriorityClass name" + hint);
       }
       String qos = null;
       Integer nice = null;
-      for (String setting : e.substring(eq + 1).split(",", -1)) {
+      for (String setting : en.value().split(",", -1)) {
         String s = setting.trim();
         int colon = s.indexOf(':');
         String k = colon < 0 ? s : s.substring(0, colon).trim();
@@ -167,18 +153,9 @@ final class SchedulingMaps {
     String hint =
         " (expected <namespace>=<Slurm account> entries separated by ';', e.g."
             + " team-a=physics;team-b=ml)";
-    for (String entry : v.split(";", -1)) {
-      String e = entry.trim();
-      if (e.isEmpty()) {
-        continue;
-      }
-      int eq = e.indexOf('=');
-      if (eq < 0 || eq != e.lastIndexOf('=')) {
-        throw new ConfigException(
-            NAMESPACE_ACCOUNTS + ": entry \"" + e + "\" is not key=value" + hint);
-      }
-      String ns = e.substring(0, eq).trim();
-      String account = e.substring(eq + 1).trim();
+    for (Entry en : entries(NAMESPACE_ACCOUNTS, v, hint)) {
+      String ns = en.key();
+      String account = en.value();
       if (!NAMESPACE.matcher(ns).matches()) {
         throw new ConfigException(
             NAMESPACE_ACCOUNTS + ": \"" + ns + "\" is not a namespace name" + hint);
@@ -190,6 +167,26 @@ final class SchedulingMaps {
       if (out.put(ns, account) != null) {
         throw new ConfigException(NAMESPACE_ACCOUNTS + ": \"" + ns + "\" appears twice");
       }
+    }
+    return out;
+  }
+
+  /** One {@code key=value} entry of a map setting, as written and split (both sides trimmed). */
+  private record Entry(String text, String key, String value) {}
+
+  /** The non-empty {@code ;}-separated entries of {@code setting}, each exactly one {@code =}. */
+  private static List<Entry> entries(String setting, String v, String hint) {
+    List<Entry> out = new ArrayList<>();
+    for (String entry : v.split(";", -1)) {
+      String e = entry.trim();
+      if (e.isEmpty()) {
+        continue;
+      }
+      int eq = e.indexOf('=');
+      if (eq < 0 || eq != e.lastIndexOf('=')) {
+        throw new ConfigException(setting + ": entry \"" + e + "\" is not key=value" + hint);
+      }
+      out.add(new Entry(e, e.substring(0, eq).trim(), e.substring(eq + 1).trim()));
     }
     return out;
   }
