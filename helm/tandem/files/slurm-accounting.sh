@@ -51,7 +51,9 @@ for q in ${SLURM_QOS:-}; do
   done
 done
 
-have_accounts=$(sacctmgr -n -P show account format=account)
+# Accounts of this cluster (an association without a user): an account may exist in the database
+# for another cluster only (one slurmdbd serves several), and then it is added here all the same.
+have_accounts=$(sacctmgr -n -P show assoc where cluster="$SLURM_CLUSTER" format=account,user | awk -F'|' '$2 == "" {print $1}')
 names=root
 for a in ${SLURM_ACCOUNTS:-}; do
   name=${a%%:*}
