@@ -133,9 +133,14 @@ EOF
 # Stops slurmdbd and MariaDB only (an accounting outage; `start` brings them back): slurmctld keeps
 # scheduling from its cached associations and queues its accounting records until slurmdbd returns.
 cmd_db_stop() {
+  stop_accounting
+  log "slurmdbd and MariaDB stopped; '$0 start' starts them again"
+}
+
+# slurmdbd, then its database (also the end of `stop`, after slurmctld).
+stop_accounting() {
   local pid
   if pid=$(our_pid "$DIR/run/slurmdbd.pid"); then terminate 10 "$pid"; fi
   if pid=$(our_pid "$DIR/run/mariadbd.pid"); then terminate 30 "$pid"; fi
   rm -f "$DIR/run/slurmdbd.pid" "$DIR/run/mariadbd.pid"
-  log "slurmdbd and MariaDB stopped; '$0 start' starts them again"
 }

@@ -255,12 +255,7 @@ cmd_stop() {
   pids=()
   if pid=$(our_pid "$DIR/run/slurmctld.pid"); then pids+=("$pid"); fi
   terminate 10 "${pids[@]}"
-  pids=()
-  if pid=$(our_pid "$DIR/run/slurmdbd.pid"); then pids+=("$pid"); fi
-  terminate 10 "${pids[@]}"
-  pids=()
-  if pid=$(our_pid "$DIR/run/mariadbd.pid"); then pids+=("$pid"); fi
-  terminate 30 "${pids[@]}"
+  stop_accounting
   pids=()
   if pid=$(our_pid "$DIR/run/munged.pid"); then pids+=("$pid"); fi
   terminate 5 "${pids[@]}"

@@ -188,26 +188,19 @@ final class PreemptionTrials {
   }
 
   private long sbatchHigh(String node) throws IOException, InterruptedException {
-    String answer =
-        command(
-            List.of(
-                "sbatch",
-                "--parsable",
-                "-p",
-                "high",
-                "--qos=high",
-                "-w",
-                node,
-                "--exclusive",
-                "-J",
-                "tandem-bench-high-" + runId,
-                "-o",
-                "/dev/null",
-                "-D",
-                "/tmp",
-                "--wrap",
-                "sleep 600"));
-    return Long.parseLong(answer.trim().split(";")[0]);
+    return SlurmCommand.sbatch(
+        slurmConf,
+        List.of(
+            "-p",
+            "high",
+            "--qos=high",
+            "-w",
+            node,
+            "--exclusive",
+            "-J",
+            "tandem-bench-high-" + runId,
+            "--wrap",
+            "sleep 600"));
   }
 
   void scancel(long id) throws IOException, InterruptedException {

@@ -2,6 +2,7 @@ package dev.tandem.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -27,5 +28,17 @@ public final class SlurmCommand {
       throw new IOException(cmd + " failed (" + p.exitValue() + "): " + text);
     }
     return text;
+  }
+
+  /**
+   * {@code sbatch --parsable -o /dev/null -D /tmp <args>} (the job's output discarded, run from
+   * /tmp); the job id.
+   */
+  public static long sbatch(String slurmConf, List<String> args)
+      throws IOException, InterruptedException {
+    List<String> cmd =
+        new ArrayList<>(List.of("sbatch", "--parsable", "-o", "/dev/null", "-D", "/tmp"));
+    cmd.addAll(args);
+    return Long.parseLong(run(slurmConf, cmd).trim().split(";")[0]);
   }
 }

@@ -133,25 +133,8 @@ final class BenchAutoscale implements Callable<Integer> {
       throws IOException, InterruptedException {
     long t0 = System.nanoTime();
     long id =
-        Long.parseLong(
-            run(
-                    slurmConf,
-                    List.of(
-                        "sbatch",
-                        "--parsable",
-                        "-p",
-                        "gpu",
-                        "-N",
-                        "1",
-                        "--exclusive",
-                        "-o",
-                        "/dev/null",
-                        "-D",
-                        "/tmp",
-                        "--wrap",
-                        "sleep 1"))
-                .trim()
-                .split(";")[0]);
+        SlurmCommand.sbatch(
+            slurmConf, List.of("-p", "gpu", "-N", "1", "--exclusive", "--wrap", "sleep 1"));
     Double started = null;
     long end = t0 + LIMIT.toNanos();
     while (System.nanoTime() < end) {
@@ -164,7 +147,7 @@ final class BenchAutoscale implements Callable<Integer> {
       }
       Thread.sleep(50);
     }
-    run(slurmConf, List.of("scancel", Long.toString(id)));
+    SlurmCommand.run(slurmConf, List.of("scancel", Long.toString(id)));
     return null;
   }
 
@@ -178,11 +161,6 @@ final class BenchAutoscale implements Callable<Integer> {
       throw new IllegalStateException(
           SET + " not back at zero within " + LIMIT + " (see its Autoscaled condition)");
     }
-  }
-
-  private static String run(String slurmConf, List<String> cmd)
-      throws IOException, InterruptedException {
-    return SlurmCommand.run(slurmConf, cmd);
   }
 
   private static double median(List<Double> xs) {

@@ -64,7 +64,9 @@ class AccountingE2EIT {
   void aPodOfAHighPriorityClassPreemptsALowQosSbatchJobAndIsBound() throws Exception {
     // docs/scheduling.md, "Worked example": a low-QOS job holds every node of the NodeSet whole
     // (one here, three in tandem dev's gpu-a).
-    long low = sbatch("-p", "tandem", "--qos=low", "-N", "1", "--exclusive", "--wrap", "sleep 600");
+    long low =
+        e2e.sbatchWith(
+            "-p", "tandem", "--qos=low", "-N", "1", "--exclusive", "--wrap", "sleep 600");
     try {
       SlurmJob running =
           Await.until(
@@ -170,7 +172,8 @@ class AccountingE2EIT {
     // Usage survives restarts in the accounting database: start both accounts from zero.
     cmd("sacctmgr", "-i", "modify", "account", "physics,ml", "set", "RawUsage=0");
     long used =
-        sbatch("-p", "tandem", "-A", "physics", "-N", "1", "--exclusive", "--wrap", "sleep 8");
+        e2e.sbatchWith(
+            "-p", "tandem", "-A", "physics", "-N", "1", "--exclusive", "--wrap", "sleep 8");
     Await.until(
         "physics' job ended", LIMIT, EVERY, () -> e2e.slurm.getJob(used), SlurmJob::finished);
     // slurmctld adds usage and computes fair share every PriorityCalcPeriod (1 minute on the
@@ -182,7 +185,7 @@ class AccountingE2EIT {
         () -> List.of(fairShare("physics"), fairShare("ml")),
         f -> f.get(0) < f.get(1));
 
-    long blocker = sbatch("-p", "tandem", "-N", "1", "--exclusive", "--wrap", "sleep 600");
+    long blocker = e2e.sbatchWith("-p", "tandem", "-N", "1", "--exclusive", "--wrap", "sleep 600");
     try {
       Await.until(
           "blocker running", LIMIT, EVERY, () -> e2e.slurm.getJob(blocker), SlurmJob::running);
@@ -223,7 +226,7 @@ class AccountingE2EIT {
       Pod p = pods.create("outage-1", Map.of());
       pods.awaitBound("outage-1");
       podJob = SchedulingE2EIT.onlyJob(uid(p), pods).jobId();
-      sbatchJob = sbatch("-p", "tandem", "-A", "ml", "-N", "1", "--wrap", "sleep 1");
+      sbatchJob = e2e.sbatchWith("-p", "tandem", "-A", "ml", "-N", "1", "--wrap", "sleep 1");
       Await.until(
           "sbatch job done", LIMIT, EVERY, () -> e2e.slurm.getJob(sbatchJob), SlurmJob::finished);
       pods.delete("outage-1");
@@ -242,14 +245,6 @@ class AccountingE2EIT {
             out -> out.lines().count() == 2 && out.contains("pod=default/outage-1"));
     assertTrue(both.contains("pod=default/outage-1"), both);
     assertTrue(both.contains(sbatchJob + "|ml|normal|COMPLETED|"), both);
-  }
-
-  private long sbatch(String... args) throws Exception {
-    List<String> cmd =
-        new java.util.ArrayList<>(List.of("sbatch", "--parsable", "-o", "/dev/null"));
-    cmd.addAll(List.of("-D", "/tmp"));
-    cmd.addAll(List.of(args));
-    return Long.parseLong(e2e.run(cmd).trim().split(";")[0]);
   }
 
   /** root's fair-share factor in {@code account} ({@code sshare}): 1 unused, lower used more. */

@@ -75,23 +75,7 @@ class AutoscaleE2EIT {
   }
 
   private static long sbatch(int seconds) throws Exception {
-    String out =
-        e2e.run(
-            List.of(
-                "sbatch",
-                "--parsable",
-                "-p",
-                "gpu",
-                "-N",
-                "1",
-                "--exclusive",
-                "-o",
-                "/dev/null",
-                "-D",
-                "/tmp",
-                "--wrap",
-                "sleep " + seconds));
-    return Long.parseLong(out.trim().split(";")[0]);
+    return e2e.sbatchWith("-p", "gpu", "-N", "1", "--exclusive", "--wrap", "sleep " + seconds);
   }
 
   private static List<String> events(String reason) {

@@ -1,5 +1,6 @@
 package dev.tandem.e2e;
 
+import dev.tandem.bench.SlurmCommand;
 import dev.tandem.dev.DevStack;
 import dev.tandem.dev.Manifests;
 import dev.tandem.devstack.kube.OnConflict;
@@ -40,7 +41,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
 /**
@@ -371,15 +371,17 @@ public final class E2EStack implements AutoCloseable {
   /** {@code sbatch -p partition --qos=qos -w node [--exclusive] --wrap "sleep seconds"}; the id. */
   long sbatch(String partition, String qos, String node, boolean exclusive, int seconds)
       throws IOException, InterruptedException {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of("sbatch", "--parsable", "-p", partition, "--qos=" + qos, "-w", node));
+    List<String> args = new ArrayList<>(List.of("-p", partition, "--qos=" + qos, "-w", node));
     if (exclusive) {
-      cmd.add("--exclusive");
+      args.add("--exclusive");
     }
-    cmd.addAll(List.of("-o", "/dev/null", "-D", "/tmp", "--wrap", "sleep " + seconds));
-    String out = run(cmd);
-    return Long.parseLong(out.trim().split(";")[0]);
+    args.addAll(List.of("--wrap", "sleep " + seconds));
+    return sbatchWith(args.toArray(String[]::new));
+  }
+
+  /** {@code sbatch <args>} on the stack's Slurm, output discarded ({@link SlurmCommand#sbatch}). */
+  long sbatchWith(String... args) throws IOException, InterruptedException {
+    return SlurmCommand.sbatch(stack.slurm().env().get("SLURM_CONF"), List.of(args));
   }
 
   /**
@@ -404,19 +406,9 @@ public final class E2EStack implements AutoCloseable {
     run(cmd);
   }
 
+  /** A Slurm command on the stack's Slurm ({@link SlurmCommand#run}); its output. */
   String run(List<String> cmd) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true);
-    pb.environment().put("SLURM_CONF", stack.slurm().env().get("SLURM_CONF"));
-    Process p = pb.start();
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(cmd + " timed out");
-    }
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new IOException(cmd + " failed (" + p.exitValue() + "): " + out);
-    }
-    return out;
+    return SlurmCommand.run(stack.slurm().env().get("SLURM_CONF"), cmd);
   }
 
   @Override
