@@ -43,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * attempt can have made a job for the pod (the workflow decides that from its first task's time,
  * docs/scheduling.md, "Scale"). It still takes what this worker itself knows of the tag, and an
  * activity retry goes through step 1.
+ *
+ * <p>A refusal is answered in the same words every time this worker is asked again for the tag (a
+ * workflow task that failed after the refusal is run again, and with it the submit): the pod's
+ * condition and its event are written by different runs of the task and must say the same thing.
+ * Slurm 22.05 also keeps a record of the refused job; another worker finding only that record
+ * answers with {@link #refusedAtSubmit}'s words.
  */
 final class PlaceholderSubmitter {
   private static final Logger log = LoggerFactory.getLogger(PlaceholderSubmitter.class);
@@ -50,6 +56,19 @@ final class PlaceholderSubmitter {
   private final SlurmClient slurm;
   private final Clock clock;
   private final PlaceholderIndex index;
+
+  /** Refusal messages by what was asked (tag and request), the newest {@value #REFUSALS_KEPT}. */
+  private final java.util.Map<dev.tandem.workflows.schedule.PlaceholderJob, String> refusals =
+      java.util.Collections.synchronizedMap(
+          new java.util.LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(
+                java.util.Map.Entry<dev.tandem.workflows.schedule.PlaceholderJob, String> eldest) {
+              return size() > REFUSALS_KEPT;
+            }
+          });
+
+  static final int REFUSALS_KEPT = 1000;
 
   PlaceholderSubmitter(SlurmClient slurm, Clock clock) {
     this(
@@ -68,6 +87,7 @@ final class PlaceholderSubmitter {
     String tag = checkedTag(job);
     String what = "submit placeholder " + job.name();
     try {
+      repeatRefusal(job);
       Optional<SlurmJobView> existing = existing(what, index.find(tag), job);
       return existing.isPresent() ? existing.get() : submitNow(what, tag, job);
     } catch (SlurmException e) {
@@ -88,10 +108,19 @@ final class PlaceholderSubmitter {
     String tag = checkedTag(job);
     String what = "submit placeholder " + job.name() + " (first)";
     try {
+      repeatRefusal(job);
       Optional<SlurmJobView> existing = existing(what, index.known(tag), job);
       return existing.isPresent() ? existing.get() : submitNow(what, tag, job);
     } catch (SlurmException e) {
       throw SlurmFailures.translate(what, e);
+    }
+  }
+
+  /** Throws the refusal this worker saw for the same {@code job} again, in the same words. */
+  private void repeatRefusal(dev.tandem.workflows.schedule.PlaceholderJob job) {
+    String refused = refusals.get(job);
+    if (refused != null) {
+      throw SlurmFailures.rejected(refused);
     }
   }
 
@@ -147,7 +176,10 @@ final class PlaceholderSubmitter {
     try {
       id = slurm.submit(submission(tag, job));
     } catch (SlurmRejectedException e) {
-      throw SlurmFailures.refusedSubmit(asked(job), job.nodes() > 1, e);
+      io.temporal.failure.ApplicationFailure refused =
+          SlurmFailures.refusedSubmit(asked(job), job.nodes() > 1, e);
+      refusals.put(job, refused.getOriginalMessage());
+      throw refused;
     }
     log.info("{}: submitted job {}", what, id);
     PlaceholderJob queued =

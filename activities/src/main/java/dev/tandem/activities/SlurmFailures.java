@@ -48,7 +48,8 @@ final class SlurmFailures {
   /**
    * Slurm refused a placeholder's submit for good: the workflow shows the message on the pod
    * ({@code InvalidPod}) or on every member of a gang ({@code GroupInvalid}), so it says what was
-   * asked and what to do, with Slurm's words first.
+   * asked and what to do, with Slurm's words first. The client's exception is not attached: its
+   * words are all in the message, and an attached cause would be appended to what the pod shows.
    */
   static ApplicationFailure refusedSubmit(String asked, boolean gang, SlurmRejectedException e) {
     String words = e.slurmMessage() == null ? "" : e.slurmMessage().trim();
@@ -64,7 +65,7 @@ final class SlurmFailures {
             + "), asking for "
             + asked
             + whatToDo(gang);
-    return ApplicationFailure.newNonRetryableFailureWithCause(message, SlurmActivities.REJECTED, e);
+    return rejected(message);
   }
 
   static ApplicationFailure rejected(String message) {

@@ -248,8 +248,8 @@ class PlaceholderSubmitterTest {
             + " the members' requests or tandem.dev/* annotations to what Slurm can give, then"
             + " create the gang's pods again",
         refused.getOriginalMessage());
-    // The client's exception stays attached (the workflows read the outer failure's type).
-    assertTrue(refused.getCause() instanceof SlurmRejectedException, String.valueOf(refused));
+    // Slurm's words are in the message: no cause, which the worker would append to it.
+    assertEquals(null, refused.getCause());
     // One pod's placeholder (one node) is told of its pod.
     PlaceholderJob one =
         new PlaceholderJob(
@@ -276,6 +276,30 @@ class PlaceholderSubmitterTest {
                 + " requests or tandem.dev/* annotations to what Slurm can give, then create the"
                 + " pod again"),
         single);
+  }
+
+  @Test
+  void aRefusalAskedForAgainOnThisWorkerIsTheSameWordsWithoutAskingSlurm() {
+    when(slurm.submit(any()))
+        .thenThrow(new SlurmRejectedException(2066, "Invalid qos specification", "submit"));
+    ApplicationFailure refused =
+        assertThrows(
+            ApplicationFailure.class, () -> submitter.submitFirst(placeholder(UID, "gpu"), 1));
+    // Its workflow task ran again (a signal landed on the one that took the refusal), and by then
+    // the watcher had listed Slurm's FAILED record of the refused job: still the first words, so
+    // the condition and the event that the two runs write agree.
+    listing(tagged(15L, UID, "FAILED", "BadConstraints", 0));
+    for (int attempt : new int[] {1, 2}) {
+      ApplicationFailure again =
+          assertThrows(
+              ApplicationFailure.class,
+              () -> submitter.submitFirst(placeholder(UID, "gpu"), attempt));
+      assertEquals(refused.getOriginalMessage(), again.getOriginalMessage());
+      assertEquals(SlurmActivities.REJECTED, again.getType());
+      assertTrue(again.isNonRetryable());
+    }
+    verify(slurm, org.mockito.Mockito.times(1)).submit(any());
+    verify(slurm, never()).listPlaceholderJobs(any());
   }
 
   @Test
