@@ -41,8 +41,14 @@ class AutoscaleE2EIT {
     }
   }
 
+  /** A job no node can run, cancelled after the test. */
+  private long wide;
+
   @AfterEach
-  void deleteTheNodeSet() {
+  void deleteTheNodeSet() throws Exception {
+    if (wide != 0) {
+      e2e.scancel(wide);
+    }
     if (e2e.nodeSet(SET) != null) {
       e2e.deleteNodeSet(SET, LIMIT);
     }
@@ -103,6 +109,15 @@ class AutoscaleE2EIT {
     assertTrue(
         events("Autoscaled").stream().anyMatch(m -> m.contains("0 → 2")),
         events("Autoscaled").toString());
+    // A job wider than the nodes (they registered with this machine's CPUs) waits on the
+    // partition for ever: it is unfit, so it keeps no node once the others are done.
+    wide = e2e.sbatchWith("-p", "gpu", "-N", "1", "-c", "512", "--wrap", "sleep 1");
+    Await.until(
+        "the NodeSet to count job " + wide + " as one no node of it can run",
+        LIMIT,
+        EVERY,
+        () -> autoscaledCondition(),
+        m -> m.contains("1 job(s) no node of this NodeSet can run"));
 
     // While the jobs run, their nodes stay.
     Await.until(
@@ -122,9 +137,25 @@ class AutoscaleE2EIT {
       assertEquals("COMPLETED", job.state(), "job " + j);
       assertEquals(0, job.restartCount(), "job " + j + " never requeued");
     }
-    // Idle for 20 s: both given back.
+    // Idle for 20 s: both given back, though the wide job still waits.
     Await.until("back to zero", LIMIT, EVERY, AutoscaleE2EIT::pods, List::isEmpty);
     assertEquals(0, specReplicas());
+    assertTrue(e2e.slurm.getJob(wide).pending(), "job " + wide + " still waits");
+  }
+
+  /** The message of the NodeSet's {@code Autoscaled} condition, or "". */
+  @SuppressWarnings("unchecked")
+  private static String autoscaledCondition() {
+    Object status = e2e.nodeSet(SET).getAdditionalProperties().get("status");
+    if (!(status instanceof Map<?, ?> st) || !(st.get("conditions") instanceof List<?> cs)) {
+      return "";
+    }
+    return cs.stream()
+        .map(c -> (Map<String, Object>) c)
+        .filter(c -> "Autoscaled".equals(c.get("type")))
+        .map(c -> String.valueOf(c.get("message")))
+        .findFirst()
+        .orElse("");
   }
 
   @Test

@@ -1,11 +1,13 @@
 package dev.tandem.watchers;
 
 import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNode;
 import dev.tandem.watchers.NodeSetDemands.Shape;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetRef;
 import dev.tandem.workflows.model.NodeSetSpecView;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +33,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A demand is sent when it differs from the last one sent to that NodeSet ({@code observedAt}
  *       aside), and to every autoscaled NodeSet on each full listing, which repairs a lost signal
  *       within a full resync. At rest that is one signal per NodeSet per full resync.
+ *   <li>Outside full listings, a NodeSet is sent at most one demand per {@link #MIN_GAP}: a change
+ *       within the gap is held and the demand of the first poll after it is sent (unless the queue
+ *       is back to what was sent). On a busy cluster, where jobs start and end on its nodes at
+ *       every poll, this bounds the NodeSet's workflow to one demand task per gap rather than one
+ *       per job listing (every 250 ms while pods wait); a change after a quiet gap goes at once.
  *   <li>Signals are plain (a NodeSet without its workflow has nothing to scale: never started from
  *       here) and go through the coalescer, one key per NodeSet, latest wins. A demand its workflow
  *       was not running for stays remembered (no signal per poll to a workflow that is not there);
@@ -39,19 +46,30 @@ import org.slf4j.LoggerFactory;
  *       is sent again at the next computation: the next changed listing at the latest.
  *   <li>A NodeSet no longer autoscaled (or gone) is forgotten; when it is autoscaled again it is
  *       new here.
+ *   <li>Each changed node listing tells the CPUs of each NodeSet's nodes (the most any of its
+ *       registered nodes has, {@code <name>-<ordinal>}), part of its shape. It is kept while the
+ *       NodeSet has no node in Slurm, so a NodeSet back at zero still knows a job too wide for its
+ *       nodes; these watchers' restart forgets it until a node registers again.
  * </ol>
  */
 final class DemandFeed {
   private static final Logger log = LoggerFactory.getLogger(DemandFeed.class);
 
-  /** What a NodeSet was last computed from, and the demand last sent (null: send at the next). */
-  private record Known(Shape shape, NodeSetDemand sent) {}
+  /**
+   * What a NodeSet was last computed from, the demand last sent (null: send at the next), and
+   * whether a different one waits for the gap to pass.
+   */
+  private record Known(Shape shape, NodeSetDemand sent, boolean held) {}
+
+  /** The least time between two demands sent to one NodeSet, full listings aside. */
+  static final Duration MIN_GAP = Duration.ofSeconds(2);
 
   private final Supplier<Map<NodeSetRef, NodeSetSpecView>> autoscaled;
   private final Coalescer coalescer;
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
   private final Map<NodeSetRef, Known> known = new ConcurrentHashMap<>();
+  private final Map<String, Integer> cpus = new ConcurrentHashMap<>(); // by NodeSet name
   private List<SlurmJob> waiting; // waiting or holding nodes; null until the first listing
 
   /**
@@ -84,6 +102,22 @@ final class DemandFeed {
     }
   }
 
+  /** After each changed node listing (all nodes), on the poller's thread. Never throws. */
+  void nodesListed(List<SlurmNode> listed) {
+    try {
+      Map<String, Integer> seen = new java.util.HashMap<>();
+      for (SlurmNode n : listed) {
+        String nodeSet = NodeSetDemands.nodeSetOf(n.name());
+        if (nodeSet != null && n.cpus() > 0) {
+          seen.merge(nodeSet, n.cpus(), Math::max);
+        }
+      }
+      cpus.putAll(seen);
+    } catch (RuntimeException e) {
+      log.warn("cannot read the NodeSets' CPUs from Slurm's nodes: {}", e.toString());
+    }
+  }
+
   private void update(List<SlurmJob> listed, boolean full, Instant now) {
     if (listed != null) {
       waiting =
@@ -98,16 +132,20 @@ final class DemandFeed {
     known.keySet().retainAll(views.keySet());
     for (Map.Entry<NodeSetRef, NodeSetSpecView> e : views.entrySet()) {
       NodeSetRef ref = e.getKey();
-      Shape shape = Shape.of(ref.name(), e.getValue());
+      Shape shape = Shape.of(ref.name(), e.getValue(), cpus.getOrDefault(ref.name(), 0));
       Known k = known.get(ref);
-      if (listed == null && !full && k != null && k.shape().equals(shape)) {
-        continue; // nothing it depends on changed
+      if (listed == null && !full && k != null && k.shape().equals(shape) && !k.held()) {
+        continue; // nothing it depends on changed, nothing waits
       }
       NodeSetDemand d = NodeSetDemands.of(waiting, shape, now);
-      if (full || k == null || k.sent() == null || !same(k.sent(), d)) {
-        send(ref, new Known(shape, d));
-      } else if (!k.shape().equals(shape)) {
-        known.replace(ref, k, new Known(shape, k.sent()));
+      if (full || k == null || k.sent() == null) {
+        send(ref, new Known(shape, d, false));
+      } else if (same(k.sent(), d)) {
+        known.replace(ref, k, new Known(shape, k.sent(), false));
+      } else if (now.isBefore(k.sent().observedAt().plus(MIN_GAP))) {
+        known.replace(ref, k, new Known(shape, k.sent(), true));
+      } else {
+        send(ref, new Known(shape, d, false));
       }
     }
   }
@@ -126,7 +164,7 @@ final class DemandFeed {
           boolean ok = signals.workflow(ref.workflowId(), Names.SIGNAL_DEMAND_OBSERVED, d);
           metrics.signal(Names.SIGNAL_DEMAND_OBSERVED, ok ? "sent" : "not-running");
         },
-        () -> known.replace(ref, k, new Known(k.shape(), null)));
+        () -> known.replace(ref, k, new Known(k.shape(), null, false)));
   }
 
   static boolean same(NodeSetDemand a, NodeSetDemand b) {

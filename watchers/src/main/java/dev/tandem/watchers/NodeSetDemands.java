@@ -43,10 +43,13 @@ import java.util.regex.Pattern;
  *       counts as fitting. A wrong "fit" adds a node that cannot run the job: wasted until the idle
  *       time gives it back, and never more than {@code maxReplicas}. A wrong "unfit" would leave a
  *       job that only this NodeSet can run waiting for ever. Bounded waste is the lesser harm.
- *   <li><b>Not checked: CPUs.</b> The watchers do not know how many CPUs a NodeSet's nodes have
- *       (its pod template says it as Kubernetes resources, and Slurm only once a node has
- *       registered), so a job asking for more CPUs per node than that fits here and adds nodes that
- *       cannot run it, up to {@code maxReplicas}.
+ *   <li><b>CPUs.</b> A job asking for more CPUs per node than the NodeSet's nodes have is unfit.
+ *       What they have is known from Slurm only: the most CPUs any of the NodeSet's nodes
+ *       registered with, as these watchers last saw them ({@link DemandFeed}; a pod template says
+ *       it as Kubernetes resources, which need not be what slurmd finds). Until one of its nodes
+ *       has registered (a new NodeSet at zero, or these watchers restarted while it was at zero) it
+ *       is unknown, and such a job fits: one node is started, registers, and from then on the job
+ *       is unfit, so the node is idle and given back. A CPU count the job does not give fits.
  *   <li><b>Busy.</b> From the same listing, the NodeSet's nodes ({@code <name>-<ordinal>}) that a
  *       job holds (running, suspended, completing...): the work it has now, read at the same moment
  *       as the queue, so a job that just started on new nodes is not also counted as waiting.
@@ -63,10 +66,16 @@ final class NodeSetDemands {
    * What of a NodeSet decides which waiting jobs count for it.
    *
    * @param maxReplicas {@code spec.autoscaling.maxReplicas}; no bound when not autoscaled
+   * @param cpus the CPUs of its nodes in Slurm; 0 when none has been seen
    */
   record Shape(
-      String name, List<String> partitions, List<String> features, String gres, int maxReplicas) {
-    static Shape of(String name, NodeSetSpecView v) {
+      String name,
+      List<String> partitions,
+      List<String> features,
+      String gres,
+      int maxReplicas,
+      int cpus) {
+    static Shape of(String name, NodeSetSpecView v, int cpus) {
       SlurmSettings s = v.template() == null ? SlurmSettings.none() : v.template().slurm();
       Autoscaling a = v.autoscaling();
       return new Shape(
@@ -74,24 +83,33 @@ final class NodeSetDemands {
           s.partitions(),
           s.features(),
           s.gres(),
-          a == null ? Integer.MAX_VALUE : a.maxReplicas());
+          a == null ? Integer.MAX_VALUE : a.maxReplicas(),
+          cpus);
     }
 
     /** Whether Slurm node {@code node} is one of this NodeSet's ({@code <name>-<ordinal>}). */
     boolean owns(String node) {
-      return node.length() > name.length() + 1
-          && node.startsWith(name)
-          && node.charAt(name.length()) == '-'
-          && node.substring(name.length() + 1).chars().allMatch(Character::isDigit);
+      return name.equals(nodeSetOf(node));
     }
   }
 
+  /** The NodeSet a Slurm node named {@code <name>-<ordinal>} would be of, else null. */
+  static String nodeSetOf(String node) {
+    int dash = node.lastIndexOf('-');
+    return dash > 0
+            && dash < node.length() - 1
+            && node.substring(dash + 1).chars().allMatch(Character::isDigit)
+        ? node.substring(0, dash)
+        : null;
+  }
+
   /**
-   * The demand on NodeSet {@code name} viewed as {@code v}, from {@code listed} (read at {@code
-   * at}).
+   * The demand on NodeSet {@code name} viewed as {@code v}, whose nodes have {@code cpus} CPUs (0:
+   * unknown), from {@code listed} (read at {@code at}).
    */
-  static NodeSetDemand of(List<SlurmJob> listed, String name, NodeSetSpecView v, Instant at) {
-    return of(listed, Shape.of(name, v), at);
+  static NodeSetDemand of(
+      List<SlurmJob> listed, String name, NodeSetSpecView v, int cpus, Instant at) {
+    return of(listed, Shape.of(name, v, cpus), at);
   }
 
   static NodeSetDemand of(List<SlurmJob> listed, Shape shape, Instant at) {
@@ -139,6 +157,7 @@ final class NodeSetDemands {
 
   private static boolean fits(SlurmJob.Request r, Shape shape, List<Gres> offered) {
     return size(r) <= shape.maxReplicas()
+        && (shape.cpus() == 0 || r.cpusPerNode() <= shape.cpus())
         && fitsGres(Gres.parse(r.gresPerNode()), offered)
         && fitsFeatures(r.features(), shape.features());
   }

@@ -54,6 +54,7 @@ final class SlurmNodeTracker {
 
   private Instant since;
   private volatile RemediationWatch remediation;
+  private volatile DemandFeed demand;
 
   SlurmNodeTracker(
       SlurmClient slurm,
@@ -81,6 +82,10 @@ final class SlurmNodeTracker {
       return;
     }
     metrics.queue().nodes(ln.items());
+    DemandFeed d = demand;
+    if (d != null) {
+      d.nodesListed(ln.items());
+    }
     Set<String> resend = full ? sweep.next(ln.items().stream().map(SlurmNode::name)) : Set.of();
     Map<String, SlurmNodeView> seen = new HashMap<>();
     for (SlurmNode n : ln.items()) {
@@ -109,6 +114,11 @@ final class SlurmNodeTracker {
       }
     }
     since = ln.updateTime();
+  }
+
+  /** Where node listings go for the autoscaled NodeSets' shapes; until set, nowhere. */
+  void demand(DemandFeed d) {
+    this.demand = d;
   }
 
   /** Also sends the remediation triggers and rechecks these Slurm nodes call for. */

@@ -117,8 +117,12 @@ public final class SlurmPoller implements AutoCloseable {
     jobs.routes(routes);
   }
 
-  /** Where job listings go for the autoscaled NodeSets' demand; until set, nowhere. */
+  /**
+   * Where job listings (for the autoscaled NodeSets' demand) and node listings (for their nodes'
+   * CPUs) go; until set, nowhere.
+   */
   void feedDemand(DemandFeed d) {
+    nodes.demand(d);
     jobs.demand(d);
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.slurm.SlurmJob;
+import dev.tandem.slurm.SlurmNode;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetRef;
@@ -105,6 +106,93 @@ class DemandFeedTest extends WatcherTestBase {
     poll(null, false, 4);
     assertEquals(2, sentTo(a).size());
     assertEquals(1, sentTo(b).size());
+  }
+
+  @Test
+  void aBusyQueueSendsANodeSetAtMostOneDemandPerGap() throws Exception {
+    autoscaled.put(a, GPU);
+    List<SlurmJob> one = List.of(waiting(1, "gpu", 1, null, null));
+    List<SlurmJob> two =
+        List.of(waiting(1, "gpu", 1, null, null), waiting(2, "gpu", 1, null, null));
+    List<SlurmJob> three =
+        List.of(
+            waiting(1, "gpu", 1, null, null),
+            waiting(2, "gpu", 1, null, null),
+            waiting(3, "gpu", 1, null, null));
+    pollAt(one, false, 0);
+    pollAt(two, false, 250); // changes every 250 ms (pods waiting): held
+    pollAt(three, false, 500);
+    pollAt(null, false, 1750);
+    assertEquals(List.of(new NodeSetDemand(1, 1, 0, 0, T0)), sentTo(a));
+    pollAt(null, false, 2000); // the gap has passed: the newest is sent
+    assertEquals(new NodeSetDemand(3, 3, 0, 0, T0.plusMillis(2000)), sentTo(a).get(1));
+
+    pollAt(one, false, 2250); // held...
+    pollAt(List.copyOf(three), false, 2500); // ...and back to what was sent: nothing to send
+    pollAt(null, false, 4500);
+    assertEquals(2, sentTo(a).size());
+
+    pollAt(two, false, 4750); // quiet for more than the gap: at once
+    assertEquals(new NodeSetDemand(2, 2, 0, 0, T0.plusMillis(4750)), sentTo(a).get(2));
+    pollAt(one, true, 5000); // a full listing is not held
+    assertEquals(new NodeSetDemand(1, 1, 0, 0, T0.plusMillis(5000)), sentTo(a).get(3));
+  }
+
+  private void pollAt(List<SlurmJob> listed, boolean full, long millisAfterT0) throws Exception {
+    feed.polled(listed, full, T0.plusMillis(millisAfterT0));
+    assertTrue(coalescer.drain(Duration.ofSeconds(10)));
+  }
+
+  /** A registered Slurm node with {@code cpus} CPUs. */
+  private static SlurmNode node(String name, int cpus) {
+    return new SlurmNode(
+        name,
+        "idle",
+        java.util.Set.of(),
+        null,
+        null,
+        null,
+        cpus,
+        0,
+        8000,
+        "",
+        "",
+        List.of("gpu"),
+        List.of(),
+        "127.0.0.1",
+        name,
+        T0,
+        T0,
+        "22.05.8");
+  }
+
+  @Test
+  void theCpusOfItsNodesInSlurmMakeAJobTooWideUnfitAndAreKeptAtZero() throws Exception {
+    autoscaled.put(a, GPU);
+    List<SlurmJob> wide =
+        List.of(
+            NodeSetDemandsTest.job(
+                1, "gpu", "PENDING", "PartitionConfig", new SlurmJob.Request(1, 64, null, null)));
+    poll(wide, false, 0);
+    assertEquals(
+        new NodeSetDemand(1, 1, 0, 0, T0),
+        sentTo(a).get(0),
+        "no node seen yet: it may fit, one node is asked for");
+
+    // A node of the NodeSet registered with 4 CPUs (another NodeSet's node, with more, is not it).
+    feed.nodesListed(List.of(node("gpu-a-0", 4), node("gpu-ab-0", 128), node("n1", 128)));
+    poll(null, false, 2);
+    assertEquals(new NodeSetDemand(0, 0, 0, 1, T0.plusSeconds(2)), sentTo(a).get(1));
+
+    // Back at zero (no node of it in Slurm), it still knows.
+    feed.nodesListed(List.of(node("n1", 128)));
+    poll(wide, true, 60);
+    assertEquals(new NodeSetDemand(0, 0, 0, 1, T0.plusSeconds(60)), sentTo(a).get(2));
+
+    // Nodes of a new template with more CPUs registered: the job fits again.
+    feed.nodesListed(List.of(node("gpu-a-0", 4), node("gpu-a-1", 96)));
+    poll(null, false, 62);
+    assertEquals(new NodeSetDemand(1, 1, 0, 0, T0.plusSeconds(62)), sentTo(a).get(3));
   }
 
   @Test

@@ -50,7 +50,7 @@ class NodeSetDemandsTest {
   }
 
   private static NodeSetDemand demand(NodeSetSpecView v, SlurmJob... jobs) {
-    return NodeSetDemands.of(List.of(jobs), "gpu", v, AT);
+    return NodeSetDemands.of(List.of(jobs), "gpu", v, 0, AT);
   }
 
   private final NodeSetSpecView gpu = view(List.of("gpu"), List.of(), null, 10);
@@ -111,7 +111,7 @@ class NodeSetDemandsTest {
     jobs.add(job(106, "cpu", "PENDING", "Resources", two));
     jobs.add(job(107, null, "PENDING", "Resources", two));
 
-    NodeSetDemand d = NodeSetDemands.of(jobs, "gpu", gpu, AT);
+    NodeSetDemand d = NodeSetDemands.of(jobs, "gpu", gpu, 0, AT);
 
     assertEquals(new NodeSetDemand(2 * counted, counted, 0, 0, AT), d);
   }
@@ -244,5 +244,29 @@ class NodeSetDemandsTest {
             waiting(4, "gpu", 1, "gpu:a100:1", null),
             waiting(5, "gpu", 1, null, "a100"));
     assertEquals(new NodeSetDemand(5, 2, 0, 3, AT), d);
+  }
+
+  @Test
+  void aJobAskingMoreCpusPerNodeThanTheNodesHaveIsUnfitOnceTheyAreKnown() {
+    List<SlurmJob> jobs =
+        List.of(
+            job(1, "gpu", "PENDING", "PartitionConfig", new SlurmJob.Request(1, 64, null, null)),
+            job(2, "gpu", "PENDING", "Resources", new SlurmJob.Request(2, 8, null, null)),
+            job(3, "gpu", "PENDING", "Resources", new SlurmJob.Request(1, 0, null, null)));
+    // Nodes not seen yet: unknown, everything fits.
+    assertEquals(new NodeSetDemand(4, 3, 0, 0, AT), NodeSetDemands.of(jobs, "gpu", gpu, 0, AT));
+    // 8-CPU nodes: the 64-CPU job can never start here; a CPU count Slurm did not give fits.
+    assertEquals(new NodeSetDemand(3, 2, 0, 1, AT), NodeSetDemands.of(jobs, "gpu", gpu, 8, AT));
+    assertEquals(new NodeSetDemand(1, 1, 0, 2, AT), NodeSetDemands.of(jobs, "gpu", gpu, 4, AT));
+  }
+
+  @Test
+  void aSlurmNodeIsOfTheNodeSetItsNameEndsAnOrdinalOf() {
+    assertEquals("gpu-a", NodeSetDemands.nodeSetOf("gpu-a-12"));
+    assertEquals("gpu-2", NodeSetDemands.nodeSetOf("gpu-2-0"));
+    assertNull(NodeSetDemands.nodeSetOf("n1"));
+    assertNull(NodeSetDemands.nodeSetOf("gpu-"));
+    assertNull(NodeSetDemands.nodeSetOf("-3"));
+    assertNull(NodeSetDemands.nodeSetOf("gpu-x"));
   }
 }
