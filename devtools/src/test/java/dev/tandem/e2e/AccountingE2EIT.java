@@ -15,8 +15,8 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +32,7 @@ class AccountingE2EIT {
   private static final String SET = "e2e";
   private static final String NODE = SET + "-0";
 
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
   private static SchedPods pods;
 
   @BeforeAll
@@ -51,13 +51,6 @@ class AccountingE2EIT {
   @AfterEach
   void cleanUp() {
     pods.deleteAll();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   @Test

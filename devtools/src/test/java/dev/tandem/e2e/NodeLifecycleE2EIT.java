@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -27,18 +27,11 @@ import org.junit.jupiter.api.Test;
 class NodeLifecycleE2EIT {
   private static final Duration LIMIT = Duration.ofSeconds(90);
   private static final Duration EVERY = Duration.ofMillis(250);
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.start(Map.of());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   private static boolean idleInSlurm(String node) {

@@ -22,8 +22,8 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -45,18 +45,11 @@ class NodeSetDeletionE2EIT {
   /** Ends a job may never have here: each means Slurm or Kubernetes killed it. */
   private static final Set<String> KILLED = Set.of("CANCELLED", "NODE_FAIL", "REQUEUED", "FAILED");
 
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.start(Map.of());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   /** Whatever a failed case left: its job cancelled, its NodeSet deleted and gone. */

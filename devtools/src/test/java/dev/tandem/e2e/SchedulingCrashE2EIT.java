@@ -17,8 +17,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * pod and its job stay paired across a restart; a 3-pod gang binds together and ends together.
  */
 class SchedulingCrashE2EIT {
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
   private static SchedPods pods;
   private final List<Long> fillers = new ArrayList<>();
 
@@ -36,13 +36,6 @@ class SchedulingCrashE2EIT {
   static void start() throws Exception {
     e2e = E2EStack.startWithNodeSet("e2e", 3);
     pods = new SchedPods(e2e);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   @AfterEach

@@ -18,8 +18,8 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +34,7 @@ class SchedulingE2EIT {
   /** The local Slurm's KillWait (scripts/lib/slurm-local-setup.sh). */
   private static final int KILL_WAIT = 5;
 
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
   private static SchedPods pods;
 
   @BeforeAll
@@ -46,13 +46,6 @@ class SchedulingE2EIT {
   @AfterEach
   void cleanUp() {
     pods.deleteAll();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   @Test

@@ -27,7 +27,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,18 +41,11 @@ class TandemCliIT {
   private static final Duration LIMIT = Duration.ofSeconds(60);
   private static final Duration EVERY = Duration.ofMillis(100);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.startWithNodeSet("cli", 2);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   /** Every test starts from two ready nodes that Slurm shows idle with no flag. */

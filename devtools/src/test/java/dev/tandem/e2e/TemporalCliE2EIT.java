@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -63,7 +63,7 @@ class TemporalCliE2EIT {
   private static final Duration LIMIT = Duration.ofSeconds(60);
   private static final Duration EVERY = Duration.ofMillis(250);
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
   private static Path temporal;
 
   @BeforeAll
@@ -71,13 +71,6 @@ class TemporalCliE2EIT {
     e2e = E2EStack.startWithNodeSet(SET, NODES.size());
     temporal = e2e.stack.temporal().binary();
     assertTrue(Files.isExecutable(temporal), "the temporal binary: " + temporal);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   /** Every test starts from ready nodes that Slurm shows idle with no flag. */

@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,19 +37,12 @@ class TemporalUiE2EIT {
   private static final Path SHOTS = Path.of("target", "ui-screenshots").toAbsolutePath();
 
   private static Path uiTests;
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     uiTests = requireBrowserTools(); // before the stack: a missing tool fails in a second
     e2e = E2EStack.startWithNodeSet("e2e", 2);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   @Test

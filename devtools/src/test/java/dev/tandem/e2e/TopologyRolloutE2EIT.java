@@ -16,7 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,18 +33,11 @@ class TopologyRolloutE2EIT {
   private static final Duration EVERY = Duration.ofMillis(250);
   private static final String KEY = "topology.tandem.dev/block";
   private static final String SET = "e2e";
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.start(Map.of());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   private static String nodeSet(String image) {

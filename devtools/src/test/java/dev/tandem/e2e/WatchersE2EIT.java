@@ -15,8 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,18 +34,11 @@ class WatchersE2EIT {
   /** The Slurm watcher's interval in {@link E2EStack#FAST}. */
   private static final Duration POLL = Duration.ofMillis(500);
 
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.startWithNodeSet("wt", 2);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   /** Back to the baseline: a supervised worker, nodes uncordoned, no admin drain, nodes ready. */

@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,18 +34,11 @@ class WorkerRestartE2EIT {
   private static final Duration LIMIT = Duration.ofSeconds(120);
   private static final Duration EVERY = Duration.ofMillis(100);
   private static final String SET = "e2e";
-  private static E2EStack e2e;
+  @AutoClose private static E2EStack e2e;
 
   @BeforeAll
   static void start() throws Exception {
     e2e = E2EStack.startWithNodeSet(SET, 3);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (e2e != null) {
-      e2e.close();
-    }
   }
 
   @Test
