@@ -71,20 +71,40 @@ public record SlurmJob(
    *
    * @param nodes the nodes the job asks for (pending) or holds (running); 0 when unknown
    * @param cpusPerNode the minimum CPUs the job needs on each node; 0 when unknown
+   * @param memoryMbPerNode the memory the job needs on each node in MiB ({@code --mem}, or {@code
+   *     --mem-per-cpu} times {@code cpusPerNode}; see {@link #memoryPerNode}); 0 when unknown or
+   *     not asked
    * @param gresPerNode the GRES the job needs on each node in slurm.conf form ({@code gpu:2},
    *     {@code gpu:h100:2,nic:1}; see {@link #gresFromTres}), or null for none
    * @param features the job's feature constraint expression as Slurm gives it ({@code h100&ib}), or
    *     null for none
    */
-  public record Request(int nodes, int cpusPerNode, String gresPerNode, String features) {
+  public record Request(
+      int nodes, int cpusPerNode, long memoryMbPerNode, String gresPerNode, String features) {
     /** Nothing known: what a job Slurm said nothing about, or a test about something else, has. */
-    public static final Request UNKNOWN = new Request(0, 0, null, null);
+    public static final Request UNKNOWN = new Request(0, 0, 0, null, null);
 
     public Request {
       nodes = Math.max(0, nodes);
       cpusPerNode = Math.max(0, cpusPerNode);
+      memoryMbPerNode = Math.max(0, memoryMbPerNode);
       gresPerNode = gresPerNode == null || gresPerNode.isBlank() ? null : gresPerNode;
       features = features == null || features.isBlank() ? null : features;
+    }
+
+    /**
+     * The MiB a job needs per node from Slurm's {@code memory_per_node} and {@code memory_per_cpu}
+     * (0 or less: not set; a job sets one of them): the first, or the second times {@code
+     * cpusPerNode}. A value of 2^62 or more (Slurm's NO_VAL and flag bits) is unknown (0).
+     */
+    public static long memoryPerNode(long perNode, long perCpu, int cpusPerNode) {
+      long cap = 1L << 62;
+      if (perNode > 0) {
+        return perNode < cap ? perNode : 0;
+      }
+      return perCpu > 0 && perCpu < cap && cpusPerNode > 0 && perCpu < cap / cpusPerNode
+          ? perCpu * cpusPerNode
+          : 0;
     }
 
     /**

@@ -36,12 +36,23 @@ class SlurmJobRequestTest {
 
   @Test
   void negativeCountsAndBlankTextsReadAsUnknown() {
-    assertEquals(Request.UNKNOWN, new Request(-1, -8, " ", ""));
-    Request r = new Request(2, 8, "gpu:2", "h100&ib");
+    assertEquals(Request.UNKNOWN, new Request(-1, -8, -5, " ", ""));
+    Request r = new Request(2, 8, 0, "gpu:2", "h100&ib");
     assertEquals(2, r.nodes());
     assertEquals(8, r.cpusPerNode());
     assertEquals("gpu:2", r.gresPerNode());
     assertEquals("h100&ib", r.features());
+  }
+
+  @Test
+  void memoryPerNodeIsTheNodesOrTheCpusTimesTheirsAndFlagBitsAreUnknown() {
+    assertEquals(5000, Request.memoryPerNode(5000, 0, 4));
+    assertEquals(12000, Request.memoryPerNode(0, 3000, 4));
+    assertEquals(0, Request.memoryPerNode(0, 3000, 0), "CPUs unknown");
+    assertEquals(0, Request.memoryPerNode(0, 0, 4), "not asked");
+    assertEquals(0, Request.memoryPerNode(-2, -2, 4));
+    assertEquals(0, Request.memoryPerNode(0xfffffffffffffffeL, 0, 4), "NO_VAL64");
+    assertEquals(0, Request.memoryPerNode(0, 1L << 61, 4), "beyond a long when multiplied");
   }
 
   @Test

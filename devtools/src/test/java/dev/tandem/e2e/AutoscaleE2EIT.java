@@ -34,13 +34,17 @@ class AutoscaleE2EIT {
     e2e = E2EStack.start(Map.of());
   }
 
-  /** A job no node can run, cancelled after the test. */
+  /** Jobs no node can run, cancelled after the test. */
   private long wide;
+
+  private long big;
 
   @AfterEach
   void deleteTheNodeSet() throws Exception {
-    if (wide != 0) {
-      e2e.scancel(wide);
+    for (long job : new long[] {wide, big}) {
+      if (job != 0) {
+        e2e.scancel(job);
+      }
     }
     if (e2e.nodeSet(SET) != null) {
       e2e.deleteNodeSet(SET, LIMIT);
@@ -134,6 +138,23 @@ class AutoscaleE2EIT {
     Await.until("back to zero", LIMIT, EVERY, AutoscaleE2EIT::pods, List::isEmpty);
     assertEquals(0, specReplicas());
     assertTrue(e2e.slurm.getJob(wide).pending(), "job " + wide + " still waits");
+    // With no node in the partition Slurm takes a job asking more memory than the nodes had (with
+    // nodes it refuses it at submit): the NodeSet still knows its nodes' size and starts none.
+    Await.until(
+        "the NodeSet's nodes deleted in Slurm",
+        LIMIT,
+        EVERY,
+        () -> e2e.slurmNode(SET + "-0").isEmpty() && e2e.slurmNode(SET + "-1").isEmpty(),
+        gone -> gone);
+    big = e2e.sbatchWith("-p", "gpu", "-N", "1", "--mem=4000000", "--wrap", "sleep 1");
+    Await.until(
+        "the NodeSet to count job " + big + " as one no node of it can run",
+        LIMIT,
+        EVERY,
+        () -> autoscaledCondition(),
+        m -> m.contains("2 job(s) no node of this NodeSet can run"));
+    assertEquals(0, specReplicas());
+    assertEquals(List.of(), pods());
   }
 
   /** The message of the NodeSet's {@code Autoscaled} condition, or "". */

@@ -2,6 +2,7 @@ package dev.tandem.watchers;
 
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.slurm.SlurmNode;
+import dev.tandem.watchers.NodeSetDemands.NodeSize;
 import dev.tandem.watchers.NodeSetDemands.Shape;
 import dev.tandem.workflows.Names;
 import dev.tandem.workflows.model.NodeSetDemand;
@@ -46,10 +47,10 @@ import org.slf4j.LoggerFactory;
  *       is sent again at the next computation: the next changed listing at the latest.
  *   <li>A NodeSet no longer autoscaled (or gone) is forgotten; when it is autoscaled again it is
  *       new here.
- *   <li>Each changed node listing tells the CPUs of each NodeSet's nodes (the most any of its
- *       registered nodes has, {@code <name>-<ordinal>}), part of its shape. It is kept while the
- *       NodeSet has no node in Slurm, so a NodeSet back at zero still knows a job too wide for its
- *       nodes; these watchers' restart forgets it until a node registers again.
+ *   <li>Each changed node listing tells the CPUs and memory of each NodeSet's nodes (the most any
+ *       of its registered nodes has, {@code <name>-<ordinal>}), part of its shape. It is kept while
+ *       the NodeSet has no node in Slurm, so a NodeSet back at zero still knows a job too wide for
+ *       its nodes; these watchers' restart forgets it until a node registers again.
  * </ol>
  */
 final class DemandFeed {
@@ -69,7 +70,7 @@ final class DemandFeed {
   private final WorkflowSignals signals;
   private final WatcherMetrics metrics;
   private final Map<NodeSetRef, Known> known = new ConcurrentHashMap<>();
-  private final Map<String, Integer> cpus = new ConcurrentHashMap<>(); // by NodeSet name
+  private final Map<String, NodeSize> sizes = new ConcurrentHashMap<>(); // by NodeSet name
   private List<SlurmJob> waiting; // waiting or holding nodes; null until the first listing
 
   /**
@@ -105,16 +106,20 @@ final class DemandFeed {
   /** After each changed node listing (all nodes), on the poller's thread. Never throws. */
   void nodesListed(List<SlurmNode> listed) {
     try {
-      Map<String, Integer> seen = new java.util.HashMap<>();
+      Map<String, NodeSize> seen = new java.util.HashMap<>();
       for (SlurmNode n : listed) {
         String nodeSet = NodeSetDemands.nodeSetOf(n.name());
-        if (nodeSet != null && n.cpus() > 0) {
-          seen.merge(nodeSet, n.cpus(), Math::max);
+        // A FUTURE node has not registered: its sizes are slurm.conf's, maybe Slurm's defaults.
+        if (nodeSet != null && !n.future()) {
+          seen.merge(
+              nodeSet,
+              new NodeSize(Math.max(0, n.cpus()), Math.max(0, n.realMemoryMb())),
+              NodeSize::max);
         }
       }
-      cpus.putAll(seen);
+      sizes.putAll(seen);
     } catch (RuntimeException e) {
-      log.warn("cannot read the NodeSets' CPUs from Slurm's nodes: {}", e.toString());
+      log.warn("cannot read the NodeSets' node sizes from Slurm's nodes: {}", e.toString());
     }
   }
 
@@ -132,7 +137,8 @@ final class DemandFeed {
     known.keySet().retainAll(views.keySet());
     for (Map.Entry<NodeSetRef, NodeSetSpecView> e : views.entrySet()) {
       NodeSetRef ref = e.getKey();
-      Shape shape = Shape.of(ref.name(), e.getValue(), cpus.getOrDefault(ref.name(), 0));
+      Shape shape =
+          Shape.of(ref.name(), e.getValue(), sizes.getOrDefault(ref.name(), NodeSize.UNKNOWN));
       Known k = known.get(ref);
       if (listed == null && !full && k != null && k.shape().equals(shape) && !k.held()) {
         continue; // nothing it depends on changed, nothing waits

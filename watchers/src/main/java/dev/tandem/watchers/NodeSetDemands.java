@@ -43,13 +43,14 @@ import java.util.regex.Pattern;
  *       counts as fitting. A wrong "fit" adds a node that cannot run the job: wasted until the idle
  *       time gives it back, and never more than {@code maxReplicas}. A wrong "unfit" would leave a
  *       job that only this NodeSet can run waiting for ever. Bounded waste is the lesser harm.
- *   <li><b>CPUs.</b> A job asking for more CPUs per node than the NodeSet's nodes have is unfit.
- *       What they have is known from Slurm only: the most CPUs any of the NodeSet's nodes
- *       registered with, as these watchers last saw them ({@link DemandFeed}; a pod template says
- *       it as Kubernetes resources, which need not be what slurmd finds). Until one of its nodes
- *       has registered (a new NodeSet at zero, or these watchers restarted while it was at zero) it
- *       is unknown, and such a job fits: one node is started, registers, and from then on the job
- *       is unfit, so the node is idle and given back. A CPU count the job does not give fits.
+ *   <li><b>CPUs and memory.</b> A job asking for more CPUs or memory per node than the NodeSet's
+ *       nodes have is unfit. What they have is known from Slurm only: the most CPUs and the most
+ *       memory ({@code RealMemory}) any of the NodeSet's nodes registered with, as these watchers
+ *       last saw them ({@link DemandFeed}; a pod template says it as Kubernetes resources, which
+ *       need not be what slurmd finds). Until one of its nodes has registered (a new NodeSet at
+ *       zero, or these watchers restarted while it was at zero) they are unknown, and such a job
+ *       fits: one node is started, registers, and from then on the job is unfit, so the node is
+ *       idle and given back. A CPU count or memory the job does not give fits.
  *   <li><b>Busy.</b> From the same listing, the NodeSet's nodes ({@code <name>-<ordinal>}) that a
  *       job holds (running, suspended, completing...): the work it has now, read at the same moment
  *       as the queue, so a job that just started on new nodes is not also counted as waiting.
@@ -66,7 +67,7 @@ final class NodeSetDemands {
    * What of a NodeSet decides which waiting jobs count for it.
    *
    * @param maxReplicas {@code spec.autoscaling.maxReplicas}; no bound when not autoscaled
-   * @param cpus the CPUs of its nodes in Slurm; 0 when none has been seen
+   * @param size what its nodes have in Slurm
    */
   record Shape(
       String name,
@@ -74,8 +75,8 @@ final class NodeSetDemands {
       List<String> features,
       String gres,
       int maxReplicas,
-      int cpus) {
-    static Shape of(String name, NodeSetSpecView v, int cpus) {
+      NodeSize size) {
+    static Shape of(String name, NodeSetSpecView v, NodeSize size) {
       SlurmSettings s = v.template() == null ? SlurmSettings.none() : v.template().slurm();
       Autoscaling a = v.autoscaling();
       return new Shape(
@@ -84,12 +85,30 @@ final class NodeSetDemands {
           s.features(),
           s.gres(),
           a == null ? Integer.MAX_VALUE : a.maxReplicas(),
-          cpus);
+          size);
     }
 
     /** Whether Slurm node {@code node} is one of this NodeSet's ({@code <name>-<ordinal>}). */
     boolean owns(String node) {
       return name.equals(nodeSetOf(node));
+    }
+  }
+
+  /**
+   * The CPUs and memory (MiB) of a NodeSet's nodes in Slurm: the most of any of them; 0 for what no
+   * registered node has told.
+   */
+  record NodeSize(int cpus, long memoryMb) {
+    static final NodeSize UNKNOWN = new NodeSize(0, 0);
+
+    NodeSize max(NodeSize o) {
+      return new NodeSize(Math.max(cpus, o.cpus), Math.max(memoryMb, o.memoryMb));
+    }
+
+    /** Whether a node of this size can give {@code r}; what is unknown on either side can. */
+    boolean fits(SlurmJob.Request r) {
+      return (cpus == 0 || r.cpusPerNode() <= cpus)
+          && (memoryMb == 0 || r.memoryMbPerNode() <= memoryMb);
     }
   }
 
@@ -104,12 +123,12 @@ final class NodeSetDemands {
   }
 
   /**
-   * The demand on NodeSet {@code name} viewed as {@code v}, whose nodes have {@code cpus} CPUs (0:
-   * unknown), from {@code listed} (read at {@code at}).
+   * The demand on NodeSet {@code name} viewed as {@code v}, whose nodes are of {@code size}, from
+   * {@code listed} (read at {@code at}).
    */
   static NodeSetDemand of(
-      List<SlurmJob> listed, String name, NodeSetSpecView v, int cpus, Instant at) {
-    return of(listed, Shape.of(name, v, cpus), at);
+      List<SlurmJob> listed, String name, NodeSetSpecView v, NodeSize size, Instant at) {
+    return of(listed, Shape.of(name, v, size), at);
   }
 
   static NodeSetDemand of(List<SlurmJob> listed, Shape shape, Instant at) {
@@ -157,7 +176,7 @@ final class NodeSetDemands {
 
   private static boolean fits(SlurmJob.Request r, Shape shape, List<Gres> offered) {
     return size(r) <= shape.maxReplicas()
-        && (shape.cpus() == 0 || r.cpusPerNode() <= shape.cpus())
+        && shape.size().fits(r)
         && fitsGres(Gres.parse(r.gresPerNode()), offered)
         && fitsFeatures(r.features(), shape.features());
   }

@@ -145,9 +145,13 @@ class DemandFeedTest extends WatcherTestBase {
 
   /** A registered Slurm node with {@code cpus} CPUs. */
   private static SlurmNode node(String name, int cpus) {
+    return node(name, "idle", cpus);
+  }
+
+  private static SlurmNode node(String name, String state, int cpus) {
     return new SlurmNode(
         name,
-        "idle",
+        state,
         java.util.Set.of(),
         null,
         null,
@@ -172,7 +176,13 @@ class DemandFeedTest extends WatcherTestBase {
     List<SlurmJob> wide =
         List.of(
             NodeSetDemandsTest.job(
-                1, "gpu", "PENDING", "PartitionConfig", new SlurmJob.Request(1, 64, null, null)));
+                1,
+                "gpu",
+                "PENDING",
+                "PartitionConfig",
+                new SlurmJob.Request(1, 64, 0, null, null)));
+    // A FUTURE node has not registered: slurm.conf's values, perhaps Slurm's defaults, not its.
+    feed.nodesListed(List.of(node("gpu-a-0", "future", 1)));
     poll(wide, false, 0);
     assertEquals(
         new NodeSetDemand(1, 1, 0, 0, T0),

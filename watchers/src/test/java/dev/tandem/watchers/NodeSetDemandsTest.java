@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.tandem.slurm.SlurmJob;
 import dev.tandem.watchers.NodeSetDemands.Gres;
+import dev.tandem.watchers.NodeSetDemands.NodeSize;
 import dev.tandem.workflows.model.Autoscaling;
 import dev.tandem.workflows.model.NodeSetDemand;
 import dev.tandem.workflows.model.NodeSetSpecView;
@@ -46,11 +47,11 @@ class NodeSetDemandsTest {
   /** A job waiting for resources on {@code partition}. */
   static SlurmJob waiting(long id, String partition, int nodes, String gres, String features) {
     return job(
-        id, partition, "PENDING", "Resources", new SlurmJob.Request(nodes, 4, gres, features));
+        id, partition, "PENDING", "Resources", new SlurmJob.Request(nodes, 4, 0, gres, features));
   }
 
   private static NodeSetDemand demand(NodeSetSpecView v, SlurmJob... jobs) {
-    return NodeSetDemands.of(List.of(jobs), "gpu", v, 0, AT);
+    return NodeSetDemands.of(List.of(jobs), "gpu", v, NodeSize.UNKNOWN, AT);
   }
 
   private final NodeSetSpecView gpu = view(List.of("gpu"), List.of(), null, 10);
@@ -77,7 +78,7 @@ class NodeSetDemandsTest {
         null,
         null,
         null,
-        new SlurmJob.Request(nodes.length, 1, null, null));
+        new SlurmJob.Request(nodes.length, 1, 0, null, null));
   }
 
   @Test
@@ -96,7 +97,7 @@ class NodeSetDemandsTest {
 
   @Test
   void onlyPendingJobsWaitingForResourcesOnItsPartitionsCount() {
-    SlurmJob.Request two = new SlurmJob.Request(2, 1, null, null);
+    SlurmJob.Request two = new SlurmJob.Request(2, 1, 0, null, null);
     List<SlurmJob> jobs = new ArrayList<>();
     for (String reason : SlurmQueue.WAITING_FOR_RESOURCES) {
       jobs.add(job(jobs.size(), "gpu", "PENDING", reason, two));
@@ -111,7 +112,7 @@ class NodeSetDemandsTest {
     jobs.add(job(106, "cpu", "PENDING", "Resources", two));
     jobs.add(job(107, null, "PENDING", "Resources", two));
 
-    NodeSetDemand d = NodeSetDemands.of(jobs, "gpu", gpu, 0, AT);
+    NodeSetDemand d = NodeSetDemands.of(jobs, "gpu", gpu, NodeSize.UNKNOWN, AT);
 
     assertEquals(new NodeSetDemand(2 * counted, counted, 0, 0, AT), d);
   }
@@ -247,17 +248,26 @@ class NodeSetDemandsTest {
   }
 
   @Test
-  void aJobAskingMoreCpusPerNodeThanTheNodesHaveIsUnfitOnceTheyAreKnown() {
+  void aJobAskingMoreCpusOrMemoryPerNodeThanTheNodesHaveIsUnfitOnceTheyAreKnown() {
     List<SlurmJob> jobs =
         List.of(
-            job(1, "gpu", "PENDING", "PartitionConfig", new SlurmJob.Request(1, 64, null, null)),
-            job(2, "gpu", "PENDING", "Resources", new SlurmJob.Request(2, 8, null, null)),
-            job(3, "gpu", "PENDING", "Resources", new SlurmJob.Request(1, 0, null, null)));
+            job(1, "gpu", "PENDING", "PartitionConfig", new SlurmJob.Request(1, 64, 0, null, null)),
+            job(2, "gpu", "PENDING", "Resources", new SlurmJob.Request(2, 8, 16000, null, null)),
+            job(3, "gpu", "PENDING", "Resources", new SlurmJob.Request(1, 0, 0, null, null)),
+            job(4, "gpu", "PENDING", "Resources", new SlurmJob.Request(1, 1, 900000, null, null)));
     // Nodes not seen yet: unknown, everything fits.
-    assertEquals(new NodeSetDemand(4, 3, 0, 0, AT), NodeSetDemands.of(jobs, "gpu", gpu, 0, AT));
-    // 8-CPU nodes: the 64-CPU job can never start here; a CPU count Slurm did not give fits.
-    assertEquals(new NodeSetDemand(3, 2, 0, 1, AT), NodeSetDemands.of(jobs, "gpu", gpu, 8, AT));
-    assertEquals(new NodeSetDemand(1, 1, 0, 2, AT), NodeSetDemands.of(jobs, "gpu", gpu, 4, AT));
+    assertEquals(new NodeSetDemand(5, 4, 0, 0, AT), demand(jobs, NodeSize.UNKNOWN));
+    // 8 CPUs, 64 GiB: the 64-CPU and the 900,000-MiB jobs can never start here; what a job does
+    // not give fits.
+    assertEquals(new NodeSetDemand(3, 2, 0, 2, AT), demand(jobs, new NodeSize(8, 65536)));
+    assertEquals(new NodeSetDemand(1, 1, 0, 3, AT), demand(jobs, new NodeSize(4, 8000)));
+    // What one side does not know fits.
+    assertEquals(new NodeSetDemand(4, 3, 0, 1, AT), demand(jobs, new NodeSize(0, 65536)));
+    assertEquals(new NodeSetDemand(4, 3, 0, 1, AT), demand(jobs, new NodeSize(8, 0)));
+  }
+
+  private NodeSetDemand demand(List<SlurmJob> jobs, NodeSize size) {
+    return NodeSetDemands.of(jobs, "gpu", gpu, size, AT);
   }
 
   @Test

@@ -37,7 +37,7 @@ class SlurmQueueTest {
         null,
         null,
         null,
-        new SlurmJob.Request(nodes, 1, null, null));
+        new SlurmJob.Request(nodes, 1, 0, null, null));
   }
 
   private static SlurmNode node(String name, String state, String partition, String... flags) {

@@ -52,6 +52,8 @@ final class ModernJobs {
           "exit_code",
           "node_count",
           "minimum_cpus_per_node",
+          "memory_per_node",
+          "memory_per_cpu",
           "tres_per_node",
           "features");
 

@@ -143,16 +143,25 @@ public final class ModernParsers {
   }
 
   /**
-   * The job's size: {@code node_count} and {@code minimum_cpus_per_node} are no-val structs (0 when
-   * unset, infinite or not a count), {@code tres_per_node} is {@code gres/gpu:2}, {@code features}
-   * the constraint expression.
+   * The job's size: {@code node_count}, {@code minimum_cpus_per_node}, {@code memory_per_node} and
+   * {@code memory_per_cpu} are no-val structs (0 when unset, infinite or not a count), {@code
+   * tres_per_node} is {@code gres/gpu:2}, {@code features} the constraint expression.
    */
   static SlurmJob.Request request(JsonNode j) {
+    int cpus = Json.count(j.get("minimum_cpus_per_node"));
     return new SlurmJob.Request(
         Json.count(j.get("node_count")),
-        Json.count(j.get("minimum_cpus_per_node")),
+        cpus,
+        SlurmJob.Request.memoryPerNode(
+            memory(j.get("memory_per_node")), memory(j.get("memory_per_cpu")), cpus),
         SlurmJob.Request.gresFromTres(Json.text(j.get("tres_per_node"))),
         Json.text(j.get("features")));
+  }
+
+  /** A memory no-val struct's MiB; 0 when unset or infinite. */
+  private static long memory(JsonNode n) {
+    Long v = Json.number(n);
+    return v == null ? 0 : v;
   }
 
   /**

@@ -38,6 +38,8 @@ final class V0038JobFields {
   private long timeLimit;
   private long nodeCount;
   private long minimumCpusPerNode;
+  private long memoryPerNode;
+  private long memoryPerCpu;
   private Integer exitCode;
 
   /** Reads the job at {@code t} (anything but an object reads as a job without fields). */
@@ -45,7 +47,7 @@ final class V0038JobFields {
     name = comment = jobState = stateReason = nodes = partition = account = qos = userName = null;
     tresPerNode = features = null;
     jobId = restartCnt = submitTime = startTime = endTime = preemptTime = 0;
-    nodeCount = minimumCpusPerNode = 0;
+    nodeCount = minimumCpusPerNode = memoryPerNode = memoryPerCpu = 0;
     timeLimit = -1;
     exitCode = null;
     if (t != JsonToken.START_OBJECT) {
@@ -75,6 +77,8 @@ final class V0038JobFields {
         case "exit_code" -> exitCode = intValue(p, v);
         case "node_count" -> nodeCount = number(p, v, 0);
         case "minimum_cpus_per_node" -> minimumCpusPerNode = number(p, v, 0);
+        case "memory_per_node" -> memoryPerNode = number(p, v, 0);
+        case "memory_per_cpu" -> memoryPerCpu = number(p, v, 0);
         case "tres_per_node" -> tresPerNode = text(p, v);
         case "features" -> features = text(p, v);
         default -> p.skipChildren();
@@ -107,7 +111,8 @@ final class V0038JobFields {
         instant(preemptTime),
         timeLimit < 0 || timeLimit >= V0038Json.NO_VAL32 ? null : timeLimit,
         exitCode == null ? null : V0038Json.exitCode(exitCode),
-        V0038Json.request(nodeCount, minimumCpusPerNode, tresPerNode, features));
+        V0038Json.request(
+            nodeCount, minimumCpusPerNode, memoryPerNode, memoryPerCpu, tresPerNode, features));
   }
 
   /** Epoch seconds, with 0 (Slurm's "never") and NO_VAL as null. */

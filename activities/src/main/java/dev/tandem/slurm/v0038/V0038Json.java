@@ -46,15 +46,23 @@ final class V0038Json {
   }
 
   /**
-   * A job's size from its {@code node_count} and {@code minimum_cpus_per_node} (as {@link #number}
-   * reads them, 0 when absent) and its {@code tres_per_node} and {@code features} (as {@link
-   * #text}). A count that is not positive, NO_VAL or beyond an int is unknown (0).
+   * A job's size from its {@code node_count}, {@code minimum_cpus_per_node}, {@code
+   * memory_per_node} and {@code memory_per_cpu} (as {@link #number} reads them, 0 when absent or
+   * null) and its {@code tres_per_node} and {@code features} (as {@link #text}). A count that is
+   * not positive, NO_VAL or beyond an int is unknown (0).
    */
   static SlurmJob.Request request(
-      long nodeCount, long minCpus, String tresPerNode, String features) {
+      long nodeCount,
+      long minCpus,
+      long memPerNode,
+      long memPerCpu,
+      String tresPerNode,
+      String features) {
+    int cpus = minCpus > 0 && minCpus < NO_VAL16 ? (int) minCpus : 0;
     return new SlurmJob.Request(
         nodeCount > 0 && nodeCount <= Integer.MAX_VALUE ? (int) nodeCount : 0,
-        minCpus > 0 && minCpus < NO_VAL16 ? (int) minCpus : 0,
+        cpus,
+        SlurmJob.Request.memoryPerNode(memPerNode, memPerCpu, cpus),
         SlurmJob.Request.gresFromTres(tresPerNode),
         features);
   }

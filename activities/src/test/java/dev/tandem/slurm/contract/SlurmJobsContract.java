@@ -134,7 +134,7 @@ public abstract class SlurmJobsContract extends JobsContractBase {
     SlurmJob j = awaitState(id, "RUNNING");
     assertTrue(List.of("n3", "n4").contains(j.nodeList().get(0)), j.nodes());
     assertEquals(30L, j.timeLimitMinutes());
-    assertEquals(new SlurmJob.Request(1, 2, "gpu:2", null), j.request());
+    assertEquals(new SlurmJob.Request(1, 2, 1000, "gpu:2", null), j.request());
   }
 
   /**
@@ -147,7 +147,7 @@ public abstract class SlurmJobsContract extends JobsContractBase {
     long id =
         submit(JobSubmission.builder("tandem-it-size").partition("low").nodeCount(TOO_MANY_NODES));
     SlurmJob j = awaitReason(id, "PartitionNodeLimit");
-    assertEquals(new SlurmJob.Request(TOO_MANY_NODES, 1, null, null), j.request());
+    assertEquals(new SlurmJob.Request(TOO_MANY_NODES, 1, 0, null, null), j.request());
     SlurmJob listed =
         client.listJobs(null).items().stream().filter(x -> x.id() == id).findFirst().orElseThrow();
     assertEquals(j.request(), listed.request(), "a listing reads it as a lookup does");
@@ -164,7 +164,7 @@ public abstract class SlurmJobsContract extends JobsContractBase {
                 .cpusPerNode(2)
                 .gresPerNode("gpu:2"));
     SlurmJob j = awaitReason(id, "PartitionNodeLimit");
-    assertEquals(new SlurmJob.Request(TOO_MANY_NODES, 2, "gpu:2", null), j.request());
+    assertEquals(new SlurmJob.Request(TOO_MANY_NODES, 2, 0, "gpu:2", null), j.request());
   }
 
   private SlurmJob awaitReason(long id, String reason) {

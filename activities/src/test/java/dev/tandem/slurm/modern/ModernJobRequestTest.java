@@ -29,13 +29,31 @@ class ModernJobRequestTest {
   @Test
   void setNumbersAndTresAreRead() {
     assertEquals(
-        new Request(2, 8, "gpu:2", "h100&ib"),
+        new Request(2, 8, 0, "gpu:2", "h100&ib"),
         read(SET.formatted(2), SET.formatted(8), "\"gres/gpu:2\"", "\"h100&ib\""));
     assertEquals(
-        new Request(1, 4, "gpu:h100:2,nic:1", null),
+        new Request(1, 4, 0, "gpu:h100:2,nic:1", null),
         read(SET.formatted(1), SET.formatted(4), "\"gres/gpu:h100=2,gres/nic=1\"", "\"\""));
     assertEquals(
-        new Request(3, 2, null, null), read("3", "2", "\"\"", "null"), "bare numbers count too");
+        new Request(3, 2, 0, null, null), read("3", "2", "\"\"", "null"), "bare numbers count too");
+  }
+
+  @Test
+  void memoryIsPerNodeOrPerCpuTimesTheCpus() throws Exception {
+    String perNode =
+        "{\"job_id\":7,\"job_state\":[\"PENDING\"],\"node_count\":%s,".formatted(SET.formatted(1))
+            + "\"minimum_cpus_per_node\":%s,\"memory_per_node\":%s,\"memory_per_cpu\":%s}"
+                .formatted(SET.formatted(4), SET.formatted(5000), "{\"set\":false,\"number\":0}");
+    assertEquals(
+        new Request(1, 4, 5000, null, null),
+        ModernParsers.job((ObjectNode) Json.MAPPER.readTree(perNode)).request());
+    String perCpu =
+        "{\"job_id\":7,\"job_state\":[\"PENDING\"],\"node_count\":%s,".formatted(SET.formatted(1))
+            + "\"minimum_cpus_per_node\":%s,\"memory_per_node\":%s,\"memory_per_cpu\":%s}"
+                .formatted(SET.formatted(2), "{\"set\":false,\"number\":0}", SET.formatted(3000));
+    assertEquals(
+        new Request(1, 2, 6000, null, null),
+        ModernParsers.job((ObjectNode) Json.MAPPER.readTree(perCpu)).request());
   }
 
   @Test

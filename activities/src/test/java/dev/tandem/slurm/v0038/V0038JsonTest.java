@@ -98,19 +98,33 @@ class V0038JsonTest {
     SlurmJob nodes =
         jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-pending-nodes.json")).get(0);
     assertTrue(nodes.pending());
-    assertEquals(new SlurmJob.Request(2, 1, null, null), nodes.request());
+    assertEquals(new SlurmJob.Request(2, 1, 0, null, null), nodes.request());
     SlurmJob gres =
         jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-pending-gres.json")).get(0);
     assertTrue(gres.pending());
-    assertEquals(new SlurmJob.Request(1, 8, "gpu:2", null), gres.request(), "gres:gpu:2");
+    assertEquals(new SlurmJob.Request(1, 8, 0, "gpu:2", null), gres.request(), "gres:gpu:2");
     SlurmJob running = jobs(FakeSlurmTransport.resource("/slurm/v0.0.38/job-running.json")).get(0);
-    assertEquals(new SlurmJob.Request(1, 1, null, null), running.request(), "the nodes it holds");
+    assertEquals(
+        new SlurmJob.Request(1, 1, 0, null, null), running.request(), "the nodes it holds");
+  }
+
+  @Test
+  void memoryIsPerNodeOrPerCpuTimesTheCpusAsSlurm2205WritesThem() {
+    // 22.05's answers to `sbatch -c 3 --mem=5000` and `sbatch -c 2 --mem-per-cpu=3000`.
+    String perNode =
+        "{\"jobs\":[{\"job_id\":7,\"job_state\":\"PENDING\",\"node_count\":1,"
+            + "\"minimum_cpus_per_node\":3,\"memory_per_node\":5000,\"memory_per_cpu\":null}]}";
+    assertEquals(new SlurmJob.Request(1, 3, 5000, null, null), jobs(perNode).get(0).request());
+    String perCpu =
+        "{\"jobs\":[{\"job_id\":7,\"job_state\":\"PENDING\",\"node_count\":1,"
+            + "\"minimum_cpus_per_node\":2,\"memory_per_node\":null,\"memory_per_cpu\":3000}]}";
+    assertEquals(new SlurmJob.Request(1, 2, 6000, null, null), jobs(perCpu).get(0).request());
   }
 
   @Test
   void oddSizesReadAsUnknown() {
     assertEquals(
-        new SlurmJob.Request(3, 16, "gpu:h100:2,nic:1", "h100&ib"),
+        new SlurmJob.Request(3, 16, 0, "gpu:h100:2,nic:1", "h100&ib"),
         request("3", "16", "\"gres:gpu:h100:2,gres:nic:1\"", "\"h100&ib\""));
     assertEquals(
         SlurmJob.Request.UNKNOWN,

@@ -63,6 +63,8 @@ final class V0038TreeJobs {
         V0038Json.request(
             V0038Json.number(j, "node_count", 0),
             V0038Json.number(j, "minimum_cpus_per_node", 0),
+            V0038Json.number(j, "memory_per_node", 0),
+            V0038Json.number(j, "memory_per_cpu", 0),
             V0038Json.text(j, "tres_per_node"),
             V0038Json.text(j, "features")));
   }

@@ -79,7 +79,7 @@ class SlurmClientV0041Test {
     assertEquals(Set.of("COMPLETING"), j.get(103L).stateFlags());
     assertEquals("PREEMPTED", j.get(104L).state());
     assertEquals(1, j.get(105L).restartCount());
-    assertEquals(new SlurmJob.Request(2, 8, "gpu:2", null), j.get(102L).request());
+    assertEquals(new SlurmJob.Request(2, 8, 65536, "gpu:2", null), j.get(102L).request());
   }
 
   @Test

@@ -138,10 +138,13 @@ class SlurmClientV0044ParsingTest extends V0044AnswersTestBase {
   @Test
   void jobsSayWhatTheyAskFor() {
     Map<Long, SlurmJob> all = jobs();
-    // node_count and minimum_cpus_per_node are no-val structs, tres_per_node "gres/gpu:2".
-    assertEquals(new SlurmJob.Request(1, 8, "gpu:2", null), all.get(101L).request());
+    // node_count, minimum_cpus_per_node and memory_per_node are no-val structs, tres_per_node
+    // "gres/gpu:2".
+    assertEquals(new SlurmJob.Request(1, 8, 65536, "gpu:2", null), all.get(101L).request());
     assertEquals(
-        new SlurmJob.Request(2, 8, "gpu:2", null), all.get(102L).request(), "the nodes it holds");
+        new SlurmJob.Request(2, 8, 65536, "gpu:2", null),
+        all.get(102L).request(),
+        "the nodes it holds");
   }
 
   @Test

@@ -117,6 +117,9 @@ final class FakeJson {
     // What the job asks for: node_count is the request while it waits, its allocation once placed.
     o.set("node_count", number((long) (j.nodes.isEmpty() ? j.nodeCount : j.nodes.size())));
     o.set("minimum_cpus_per_node", number((long) j.cpusPerNode));
+    // Tandem submits --mem (memory_per_node), never --mem-per-cpu.
+    o.set("memory_per_node", number(j.memoryMbPerNode > 0 ? j.memoryMbPerNode : null));
+    o.set("memory_per_cpu", number(null));
     o.put("tres_per_node", j.tresPerNode == null ? "" : j.tresPerNode);
     // Submitted constraints are not read (Tandem sends none): no job has features.
     o.put("features", "");

@@ -159,7 +159,7 @@ class FakeSchedulerTest {
                 .build());
     SlurmJob waiting = await(id, "PENDING");
     assertEquals("PartitionNodeLimit", waiting.stateReason(), "2 nodes exist, 3 are asked for");
-    assertEquals(new SlurmJob.Request(3, 2, "gpu:1", null), waiting.request());
+    assertEquals(new SlurmJob.Request(3, 2, 0, "gpu:1", null), waiting.request());
     // A third node makes the count possible, not the fit: b has no GPU.
     fake.registerNode("d2", 4, 4000, List.of(), "gpu:1");
     Await.until(
@@ -170,7 +170,7 @@ class FakeSchedulerTest {
     fake.registerNode("d3", 4, 4000, List.of(), "gpu:1");
     SlurmJob running = await(id, "RUNNING");
     assertEquals(3, running.nodeList().size(), running.nodes());
-    assertEquals(new SlurmJob.Request(3, 2, "gpu:1", null), running.request());
+    assertEquals(new SlurmJob.Request(3, 2, 0, "gpu:1", null), running.request());
   }
 
   @Test
