@@ -44,11 +44,11 @@ import org.slf4j.LoggerFactory;
  * docs/scheduling.md, "Scale"). It still takes what this worker itself knows of the tag, and an
  * activity retry goes through step 1.
  *
- * <p>A refusal is answered in the same words every time this worker is asked again for the tag (a
- * workflow task that failed after the refusal is run again, and with it the submit): the pod's
- * condition and its event are written by different runs of the task and must say the same thing.
- * Slurm 22.05 also keeps a record of the refused job; another worker finding only that record
- * answers with {@link #refusedAtSubmit}'s words.
+ * <p>A refusal is answered in the same words, without asking Slurm, every time this worker is asked
+ * again for the same job, tag and request alike (a workflow task that failed after the refusal is
+ * run again, and with it the submit): the pod's condition and its event are written by different
+ * runs of the task and must say the same thing. Slurm 22.05 also keeps a record of the refused job;
+ * another worker finding only that record answers with {@link #refusedAtSubmit}'s words.
  */
 final class PlaceholderSubmitter {
   private static final Logger log = LoggerFactory.getLogger(PlaceholderSubmitter.class);

@@ -109,12 +109,7 @@ class AutoscaleE2EIT {
     // A job wider than the nodes (they registered with this machine's CPUs) waits on the
     // partition for ever: it is unfit, so it keeps no node once the others are done.
     wide = e2e.sbatchWith("-p", "gpu", "-N", "1", "-c", "512", "--wrap", "sleep 1");
-    Await.until(
-        "the NodeSet to count job " + wide + " as one no node of it can run",
-        LIMIT,
-        EVERY,
-        () -> autoscaledCondition(),
-        m -> m.contains("1 job(s) no node of this NodeSet can run"));
+    awaitUnfit(wide, 1);
 
     // While the jobs run, their nodes stay.
     Await.until(
@@ -147,14 +142,19 @@ class AutoscaleE2EIT {
         () -> e2e.slurmNode(SET + "-0").isEmpty() && e2e.slurmNode(SET + "-1").isEmpty(),
         gone -> gone);
     big = e2e.sbatchWith("-p", "gpu", "-N", "1", "--mem=4000000", "--wrap", "sleep 1");
-    Await.until(
-        "the NodeSet to count job " + big + " as one no node of it can run",
-        LIMIT,
-        EVERY,
-        () -> autoscaledCondition(),
-        m -> m.contains("2 job(s) no node of this NodeSet can run"));
+    awaitUnfit(big, 2);
     assertEquals(0, specReplicas());
     assertEquals(List.of(), pods());
+  }
+
+  /** Waits for the NodeSet to count {@code job}, the {@code count}th, as one it cannot run. */
+  private static void awaitUnfit(long job, int count) {
+    Await.until(
+        "the NodeSet to count job " + job + " as one no node of it can run",
+        LIMIT,
+        EVERY,
+        AutoscaleE2EIT::autoscaledCondition,
+        m -> m.contains(count + " job(s) no node of this NodeSet can run"));
   }
 
   /** The message of the NodeSet's {@code Autoscaled} condition, or "". */
