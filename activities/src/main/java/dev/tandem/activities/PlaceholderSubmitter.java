@@ -10,10 +10,14 @@ import dev.tandem.slurm.SlurmNotFoundException;
 import dev.tandem.slurm.SlurmRejectedException;
 import dev.tandem.slurm.SlurmViews;
 import dev.tandem.workflows.model.SlurmJobView;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,12 +62,12 @@ final class PlaceholderSubmitter {
   private final PlaceholderIndex index;
 
   /** Refusal messages by what was asked (tag and request), the newest {@value #REFUSALS_KEPT}. */
-  private final java.util.Map<dev.tandem.workflows.schedule.PlaceholderJob, String> refusals =
-      java.util.Collections.synchronizedMap(
-          new java.util.LinkedHashMap<>() {
+  private final Map<dev.tandem.workflows.schedule.PlaceholderJob, String> refusals =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>() {
             @Override
             protected boolean removeEldestEntry(
-                java.util.Map.Entry<dev.tandem.workflows.schedule.PlaceholderJob, String> eldest) {
+                Map.Entry<dev.tandem.workflows.schedule.PlaceholderJob, String> eldest) {
               return size() > REFUSALS_KEPT;
             }
           });
@@ -176,8 +180,7 @@ final class PlaceholderSubmitter {
     try {
       id = slurm.submit(submission(tag, job));
     } catch (SlurmRejectedException e) {
-      io.temporal.failure.ApplicationFailure refused =
-          SlurmFailures.refusedSubmit(asked(job), job.nodes() > 1, e);
+      ApplicationFailure refused = SlurmFailures.refusedSubmit(asked(job), job.nodes() > 1, e);
       refusals.put(job, refused.getOriginalMessage());
       throw refused;
     }

@@ -102,9 +102,7 @@ public record SlurmJob(
       if (perNode > 0) {
         return perNode < cap ? perNode : 0;
       }
-      return perCpu > 0 && perCpu < cap && cpusPerNode > 0 && perCpu < cap / cpusPerNode
-          ? perCpu * cpusPerNode
-          : 0;
+      return perCpu > 0 && cpusPerNode > 0 && perCpu < cap / cpusPerNode ? perCpu * cpusPerNode : 0;
     }
 
     /**

@@ -147,7 +147,9 @@ final class DemandFeed {
       if (full || k == null || k.sent() == null) {
         send(ref, new Known(shape, d, false));
       } else if (same(k.sent(), d)) {
-        known.replace(ref, k, new Known(shape, k.sent(), false));
+        if (k.held() || !k.shape().equals(shape)) {
+          known.replace(ref, k, new Known(shape, k.sent(), false));
+        }
       } else if (now.isBefore(k.sent().observedAt().plus(MIN_GAP))) {
         known.replace(ref, k, new Known(shape, k.sent(), true));
       } else {

@@ -36,8 +36,7 @@ class DemandFeedTest extends WatcherTestBase {
 
   /** One poll; {@code listed} null: an unchanged listing. */
   private void poll(List<SlurmJob> listed, boolean full, long secondsAfterT0) throws Exception {
-    feed.polled(listed, full, T0.plusSeconds(secondsAfterT0));
-    assertTrue(coalescer.drain(Duration.ofSeconds(10)));
+    pollAt(listed, full, secondsAfterT0 * 1000);
   }
 
   private List<NodeSetDemand> sentTo(NodeSetRef ref) {
